@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+// Shelf: a Swift engine for local music libraries. Depends only on the toolchain and on
+// Debian's C libraries (see the Makefile's `deps`), because outside packages cannot be fetched.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Shelf",
+    products: [
+        .library(name: "Shelf", targets: ["Shelf"]),
+        .executable(name: "shelf", targets: ["ShelfCLI"]),
+        .executable(name: "shelf-bench", targets: ["ShelfBench"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "ShelfDatabase", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(name: "ShelfCore", swiftSettings: swiftSettings),
+        .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto"], swiftSettings: swiftSettings),
+        .executableTarget(name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
+        .target(name: "ShelfTestSupport", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ShelfBench", dependencies: ["Shelf", "ShelfCore", "ShelfTestSupport", "ShelfDatabase"],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "ShelfDatabaseTests", dependencies: ["ShelfDatabase"], swiftSettings: swiftSettings),
+        .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ShelfTests", dependencies: ["Shelf", "ShelfCore", "ShelfDatabase", "ShelfTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfBench", "ShelfTestSupport"],
+            swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,135 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// Facts about a library, as `shelf info` prints them.
+public struct LibraryInfo: Sendable, Codable, Equatable {
+    /// The library directory.
+    public var path: String
+    /// `PRAGMA user_version` of the store.
+    public var schemaVersion: Int
+    /// The store's UUID; a restored or recreated library has another one.
+    public var storeID: UUID
+    public var trackCount: Int
+    public var artworkCount: Int
+    public var playlistCount: Int
+    /// Bytes of the store, its WAL files and the mirror.
+    public var bytesOnDisk: Int64
+}
+
+/// One page of a sorted track list, with the total number of tracks in the list.
+public struct TrackPage: Sendable, Codable, Equatable {
+    public var items: [Track]
+    public var total: Int
+}
+
+/// The answer to "these IDs, please": the tracks that still exist, in the order asked, and the IDs
+/// that no longer do (which a syncing client treats as deleted).
+public struct TrackLookup: Sendable, Codable, Equatable {
+    public var tracks: [Track]
+    public var missing: [TrackID]
+}
+
+/// One raw `change_log` row, as written in the same transaction as the change it describes.
+public struct ChangeLogEntry: Sendable, Equatable {
+    public var seq: Int64
+    public var transaction: Int64
+    public var objectType: ObjectType
+    /// The integer ID of a track or playlist; nil for artwork.
+    public var objectID: Int64?
+    /// The UUID of an artwork row; nil for tracks and playlists.
+    public var artworkID: ArtworkID?
+    public var operation: ChangeOperation
+    public var groups: PropertyGroups
+}
+
+extension Library {
+    /// The library's path, schema, store ID, counts and size on disk.
+    public func info() async throws -> LibraryInfo {
+        let opened = try await openedStore()
+        let directory = self.directory.path
+        let bytes = location.bytesOnDisk()
+        return try await read { db in
+            try db.transaction(.deferred) {
+                LibraryInfo(
+                    path: directory, schemaVersion: try db.scalar(Int.self, "PRAGMA user_version") ?? 0,
+                    storeID: opened.storeID,
+                    trackCount: try db.scalar(Int.self, "SELECT count(*) FROM track") ?? 0,
+                    artworkCount: try db.scalar(Int.self, "SELECT count(*) FROM artwork") ?? 0,
+                    playlistCount: try db.scalar(Int.self, "SELECT count(*) FROM playlist") ?? 0,
+                    bytesOnDisk: bytes)
+            }
+        }
+    }
+
+    /// The track with this ID, or nil.
+    public func track(_ id: TrackID) async throws -> Track? {
+        try await read { db in try db.queryOne(TrackRow.select + " WHERE id = ?", [id.rawValue], TrackRow.decode) }
+    }
+
+    /// The tracks with these IDs that still exist (in the order asked) and the IDs that do not.
+    public func tracks(ids: [TrackID]) async throws -> TrackLookup {
+        try await read { db in
+            try db.transaction(.deferred) {
+                var found: [Track] = []
+                var missing: [TrackID] = []
+                for id in ids {
+                    if let track = try db.queryOne(TrackRow.select + " WHERE id = ?", [id.rawValue], TrackRow.decode) {
+                        found.append(track)
+                    } else {
+                        missing.append(id)
+                    }
+                }
+                return TrackLookup(tracks: found, missing: missing)
+            }
+        }
+    }
+
+    /// A page of the whole library in `query`'s order, by offset, through the direct path.
+    public func page(_ query: LibraryQuery, offset: Int = 0, limit: Int = 50) async throws -> TrackPage {
+        guard offset >= 0 else { throw LibraryError.invalidValue(field: "offset", value: String(offset), reason: "must be ≥ 0") }
+        guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
+        return try await read { db in try DirectQueryEngine(db: db).page(query, offset: offset, limit: limit) }
+    }
+
+    /// Every playlist and folder, by ID.
+    public func playlists() async throws -> [Playlist] {
+        try await read { db in try db.query(PlaylistRow.select + " ORDER BY id", [], PlaylistRow.decode) }
+    }
+
+    /// A playlist's items in playlist order (a track may appear more than once).
+    public func playlistItems(_ id: PlaylistID) async throws -> [TrackID] {
+        try await read { db in
+            guard try db.scalar(Int.self, "SELECT 1 FROM playlist WHERE id = ?", [id.rawValue]) != nil else {
+                throw LibraryError.playlistNotFound(id)
+            }
+            return try db.query("SELECT track_id FROM playlist_item WHERE playlist_id = ? ORDER BY position", [id.rawValue]) {
+                TrackID(try $0.int64(0))
+            }
+        }
+    }
+
+    /// The bytes of a stored picture, or nil when no artwork has this ID.
+    public func artworkData(_ id: ArtworkID) async throws -> Data? {
+        try await read { db in try db.scalar(Data.self, "SELECT data FROM artwork WHERE id = ?", [id.rawValue]) }
+    }
+
+    /// Raw change-log rows after `seq`, oldest first: the low-level feed under the history API.
+    public func changeLog(afterSeq seq: Int64 = 0, limit: Int = 10_000) async throws -> [ChangeLogEntry] {
+        try await read { db in
+            try db.query(
+                "SELECT seq, tx, object_type, object_id, op, groups FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?",
+                [seq, limit]
+            ) { row in
+                let type = ObjectType(rawValue: Int(try row.int64(2))) ?? .track
+                let isArtwork = type == .artwork
+                return ChangeLogEntry(
+                    seq: try row.int64(0), transaction: try row.int64(1), objectType: type,
+                    objectID: isArtwork ? nil : try row.int64(3),
+                    artworkID: isArtwork ? ArtworkID(try row.get(3, as: UUID.self)) : nil,
+                    operation: ChangeOperation(rawValue: Int(try row.int64(4))) ?? .update,
+                    groups: PropertyGroups(rawValue: Int(try row.int64(5))))
+            }
+        }
+    }
+}

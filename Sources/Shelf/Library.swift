@@ -1,0 +1,135 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+import Synchronization
+
+/// A music library on disk: the public, `Sendable` entry point of the engine.
+///
+/// Creating a `Library` does no I/O. The store is opened on first use, once, however many tasks
+/// ask at the same moment (seed 003). Writes are serialized on `LibraryActor`; reads run on a pool
+/// of read-only connections and never wait behind a write.
+public final class Library: Sendable {
+    /// Tunables for opening a library.
+    public struct Configuration: Sendable {
+        /// How long a statement waits for another process's lock before failing with `.busy`.
+        public var busyTimeoutMilliseconds: Int
+        /// How many read-only connections reads may use at once.
+        public var readerCount: Int
+
+        /// The defaults: a 5 s busy timeout and as many readers as cores (at least two).
+        public init(busyTimeoutMilliseconds: Int = 5_000, readerCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)) {
+            self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+            self.readerCount = readerCount
+        }
+    }
+
+    /// The library directory (holding `library.sqlite`).
+    public let directory: URL
+    /// The settings this library was opened with.
+    public let configuration: Configuration
+    let location: StoreLocation
+    let opener: StoreOpener
+    /// Set once the store is open, so that reads reach the pool without a hop to `LibraryActor`.
+    let openedReaders = Mutex<OpenedStore?>(nil)
+
+    /// A library in `directory`; nothing is read or created until the first call.
+    public init(directory: URL, configuration: Configuration = Configuration()) {
+        self.directory = directory.standardizedFileURL
+        self.configuration = configuration
+        self.location = StoreLocation(directory: self.directory)
+        self.opener = StoreOpener()
+    }
+
+    /// The path of the canonical store, `library.sqlite`.
+    public var storeURL: URL { location.storePath }
+
+    /// The library directory used when none is given: `$SHELF_LIBRARY`, else `$XDG_DATA_HOME/shelf`,
+    /// else `~/.local/share/shelf`.
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let explicit = environment["SHELF_LIBRARY"], !explicit.isEmpty { return URL(fileURLWithPath: explicit) }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            return URL(fileURLWithPath: data).appendingPathComponent("shelf")
+        }
+        let home = environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
+        return home.appendingPathComponent(".local/share/shelf")
+    }
+
+    /// Opens the store now (it is otherwise opened by the first call); useful to surface errors early.
+    public func open() async throws {
+        _ = try await openedStore()
+    }
+
+    /// The open store's read side, opening the store when this is the first use.
+    func openedStore() async throws -> OpenedStore {
+        if let opened = openedReaders.withLock({ $0 }) { return opened }
+        let store = try await store()
+        let opened = OpenedStore(readers: store.readers, storeID: store.storeID, path: location.storePath.path,
+                                 busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        openedReaders.withLock { $0 = opened }
+        return opened
+    }
+
+    /// The write side, opening the store when this is the first use.
+    @LibraryActor
+    func store() async throws -> Store {
+        try await opener.store(location: location, configuration: configuration)
+    }
+
+    /// Runs `body` in one write transaction and returns its result. Every change it makes, and the
+    /// change-log rows describing them, commit together or not at all: a throw rolls everything back.
+    @LibraryActor
+    public func write<T: Sendable>(_ body: @LibraryActor (WriteBatch) throws -> T) async throws -> T {
+        let store = try await store()
+        try Task.checkCancellation()
+        return try store.write(body)
+    }
+
+    /// Runs `body` with a pooled read-only connection; for the engine's own query code.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let opened = try await openedStore()
+        do {
+            return try await opened.readers.read(body)
+        } catch {
+            throw LibraryError.wrap(error, path: opened.path, busyTimeoutMilliseconds: opened.busyTimeoutMilliseconds)
+        }
+    }
+}
+
+/// What reads need of an open store; `Sendable`, so it can be cached outside the actor.
+struct OpenedStore: Sendable {
+    let readers: ReadPool
+    let storeID: UUID
+    let path: String
+    let busyTimeoutMilliseconds: Int
+}
+
+/// Opens a library's store exactly once: concurrent first callers await the same opening task, and
+/// a failed opening is forgotten so that a later call can retry (after the user fixes the cause).
+@LibraryActor
+final class StoreOpener: Sendable {
+    private var opened: Store?
+    private var opening: Task<Store, any Error>?
+    /// How many times the store was actually opened (tests check that it is once).
+    private(set) var openCount = 0
+
+    nonisolated init() {}
+
+    func store(location: StoreLocation, configuration: Library.Configuration) async throws -> Store {
+        if let opened { return opened }
+        if let opening { return try await opening.value }
+        let task = Task { @LibraryActor in
+            self.openCount += 1
+            return try Store.open(location, configuration: configuration)
+        }
+        opening = task
+        do {
+            let store = try await task.value
+            opened = store
+            opening = nil
+            return store
+        } catch {
+            opening = nil
+            throw error
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// Every failure the engine reports: what failed (a path, an ID, a value) and why.
+public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The library directory does not exist and could not be created.
+    case cannotCreateDirectory(path: String, reason: String)
+    /// The store file could not be opened (permissions, a directory in its place, …).
+    case cannotOpen(path: String, reason: String)
+    /// The file is not a Shelf library: not SQLite, corrupt, or another program's database.
+    case notALibrary(path: String, reason: String)
+    /// The store was written by a newer Shelf whose schema this version does not know.
+    case newerSchema(path: String, found: Int, supported: Int)
+    /// The store uses an older layout that must be migrated first.
+    case migrationRequired(path: String, from: Int)
+    /// Another connection or process held the write lock for longer than the busy timeout.
+    case busy(path: String, waitedMilliseconds: Int)
+    /// No track has this ID.
+    case trackNotFound(TrackID)
+    /// No playlist has this ID.
+    case playlistNotFound(PlaylistID)
+    /// No artwork has this ID.
+    case artworkNotFound(ArtworkID)
+    /// The artwork is still referenced by a track and cannot be deleted.
+    case artworkInUse(ArtworkID)
+    /// Another track already has this file path.
+    case duplicatePath(String)
+    /// A value is out of range or malformed.
+    case invalidValue(field: String, value: String, reason: String)
+    /// Any other database failure, with SQLite's codes, message and SQL.
+    case database(path: String, code: Int32, extendedCode: Int32, message: String, sql: String?)
+
+    /// A stable machine-readable name, used as `error.code` in the command line's JSON.
+    public var code: String {
+        switch self {
+        case .cannotCreateDirectory: "cannotCreateDirectory"
+        case .cannotOpen: "cannotOpen"
+        case .notALibrary: "notALibrary"
+        case .newerSchema: "newerSchema"
+        case .migrationRequired: "migrationRequired"
+        case .busy: "busy"
+        case .trackNotFound: "trackNotFound"
+        case .playlistNotFound: "playlistNotFound"
+        case .artworkNotFound: "artworkNotFound"
+        case .artworkInUse: "artworkInUse"
+        case .duplicatePath: "duplicatePath"
+        case .invalidValue: "invalidValue"
+        case .database: "database"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .cannotCreateDirectory(let path, let reason): "cannot create library directory \(path): \(reason)"
+        case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
+        case .notALibrary(let path, let reason): "\(path) is not a Shelf library: \(reason)"
+        case .newerSchema(let path, let found, let supported):
+            "\(path) was written by a newer Shelf (schema \(found); this version reads up to \(supported)); upgrade Shelf to open it"
+        case .migrationRequired(let path, let from):
+            "\(path) uses the legacy schema \(from) (artwork stored inline) and must be migrated before use"
+        case .busy(let path, let waited):
+            "\(path) is locked by another connection or process; gave up after waiting \(waited) ms"
+        case .trackNotFound(let id): "no track with ID \(id)"
+        case .playlistNotFound(let id): "no playlist with ID \(id)"
+        case .artworkNotFound(let id): "no artwork with ID \(id)"
+        case .artworkInUse(let id): "artwork \(id) is still used by a track"
+        case .duplicatePath(let path): "a track with path \(path) is already in the library"
+        case .invalidValue(let field, let value, let reason): "invalid \(field) \(value): \(reason)"
+        case .database(let path, _, _, let message, let sql):
+            "database error in \(path): \(message)" + (sql.map { " — in \($0.prefix(200))" } ?? "")
+        }
+    }
+
+    /// Maps any error from the SQLite layer to a library error naming `path`; other errors pass through.
+    static func wrap(_ error: any Error, path: String, busyTimeoutMilliseconds: Int) -> any Error {
+        guard let sqlite = error as? SQLiteError else { return error }
+        switch sqlite.code {
+        case .busy, .locked: return LibraryError.busy(path: path, waitedMilliseconds: busyTimeoutMilliseconds)
+        case .notADatabase, .corrupt: return LibraryError.notALibrary(path: path, reason: sqlite.message)
+        default:
+            return LibraryError.database(
+                path: path, code: sqlite.code.rawValue, extendedCode: sqlite.extendedCode.rawValue,
+                message: sqlite.message, sql: sqlite.sql)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import ShelfDatabase
+
+/// Named, ordered steps from one `PRAGMA user_version` to the next; each runs in one transaction
+/// and sets the version it reaches in that same transaction.
+enum Migrations {
+    struct Step: Sendable {
+        let name: String
+        let from: Int
+        let to: Int
+        let apply: @Sendable (Connection) throws -> Void
+    }
+
+    /// A new file (version 0) goes straight to the current layout. Version 1 → 2 moves inline
+    /// artwork out in resumable chunks and is run by its own migrator, not here.
+    static let steps: [Step] = [
+        Step(name: "createVersion2", from: 0, to: 2) { db in
+            try db.execute(script: Schema.version2)
+            try db.execute("INSERT INTO meta (key, value) VALUES ('store_id', ?)", [UUID().uuidString])
+            try db.execute("INSERT INTO meta (key, value) VALUES ('created', ?)", [ISO8601DateFormatter().string(from: Date())])
+        }
+    ]
+
+    /// Applies every step from `version` up to `Schema.currentVersion`.
+    static func run(on db: Connection, from version: Int) throws {
+        var version = version
+        while version < Schema.currentVersion {
+            guard let step = steps.first(where: { $0.from == version }) else {
+                throw LibraryError.migrationRequired(path: db.path, from: version)
+            }
+            try db.transaction(.immediate) {
+                // Re-read inside the write lock: another process may have migrated meanwhile.
+                let current = try db.scalar(Int.self, "PRAGMA user_version") ?? 0
+                guard current == step.from else { return }
+                try step.apply(db)
+                try db.execute(script: "PRAGMA user_version = \(step.to)")
+            }
+            version = try db.scalar(Int.self, "PRAGMA user_version") ?? step.to
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// The canonical store's layouts, one per `PRAGMA user_version`.
+enum Schema {
+    /// The version this build writes and reads.
+    static let currentVersion = 2
+
+    /// The track columns shared by both versions, in `TrackRow` order after `id`.
+    private static let trackColumns = """
+          path              TEXT    NOT NULL UNIQUE,
+          file_size         INTEGER NOT NULL DEFAULT 0,
+          file_modified     REAL,
+          title             TEXT,
+          artist            TEXT,
+          album             TEXT,
+          album_artist      TEXT,
+          composer          TEXT,
+          genre             TEXT,
+          year              INTEGER,
+          track_number      INTEGER,
+          track_count       INTEGER,
+          disc_number       INTEGER,
+          disc_count        INTEGER,
+          duration          REAL,
+          bitrate           INTEGER,
+          sample_rate       INTEGER,
+          channels          INTEGER,
+          codec             TEXT,
+          compilation       INTEGER NOT NULL DEFAULT 0,
+          comment           TEXT,
+          lyrics            TEXT,
+          sort_title        TEXT,
+          sort_artist       TEXT,
+          sort_album        TEXT,
+          sort_album_artist TEXT,
+          sort_composer     TEXT,
+        """
+
+    private static let trackStats = """
+          date_added        REAL    NOT NULL,
+          date_modified     REAL    NOT NULL,
+          play_count        INTEGER NOT NULL DEFAULT 0,
+          skip_count        INTEGER NOT NULL DEFAULT 0,
+          last_played       REAL,
+          rating            INTEGER NOT NULL DEFAULT 0 CHECK (rating BETWEEN 0 AND 100),
+          audio_hash        TEXT
+        """
+
+    private static let playlists = """
+        CREATE TABLE playlist (
+          id            INTEGER PRIMARY KEY AUTOINCREMENT,
+          name          TEXT    NOT NULL,
+          parent_id     INTEGER REFERENCES playlist(id) ON DELETE CASCADE,
+          kind          INTEGER NOT NULL DEFAULT 0,
+          rules         TEXT,
+          date_added    REAL    NOT NULL,
+          date_modified REAL    NOT NULL
+        );
+        CREATE INDEX playlist_parent ON playlist(parent_id) WHERE parent_id IS NOT NULL;
+        -- Ordered items; a track may appear more than once, so the position is the key.
+        CREATE TABLE playlist_item (
+          playlist_id INTEGER NOT NULL REFERENCES playlist(id) ON DELETE CASCADE,
+          position    INTEGER NOT NULL,
+          track_id    INTEGER NOT NULL REFERENCES track(id) ON DELETE CASCADE,
+          PRIMARY KEY (playlist_id, position)
+        ) WITHOUT ROWID;
+        CREATE INDEX playlist_item_track ON playlist_item(track_id);
+        """
+
+    /// Version 2: artwork in its own content-addressed table, the change log, the store's UUID.
+    static let version2 = """
+        CREATE TABLE meta (
+          key   TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        -- Immutable, content-addressed pictures shared by every track that shows them. The bytes come
+        -- last so that reading the other columns never touches the blob's overflow pages.
+        CREATE TABLE artwork (
+          id         BLOB    PRIMARY KEY,
+          sha256     BLOB    NOT NULL UNIQUE,
+          byte_count INTEGER NOT NULL,
+          created    REAL    NOT NULL,
+          data       BLOB    NOT NULL
+        );
+        CREATE TABLE track (
+          id                INTEGER PRIMARY KEY AUTOINCREMENT,
+        \(trackColumns)
+          artwork_id        BLOB REFERENCES artwork(id),
+        \(trackStats)
+        );
+        CREATE INDEX track_artwork ON track(artwork_id) WHERE artwork_id IS NOT NULL;
+        CREATE INDEX track_audio_hash ON track(audio_hash) WHERE audio_hash IS NOT NULL;
+        \(playlists)
+        -- One row per committed write transaction that changed anything.
+        CREATE TABLE change_transaction (
+          id           INTEGER PRIMARY KEY AUTOINCREMENT,
+          committed_at REAL NOT NULL
+        );
+        -- One row per object changed in a transaction; object_id is an INTEGER (tracks, playlists)
+        -- or a 16-byte UUID blob (artwork), hence no declared type.
+        CREATE TABLE change_log (
+          seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+          tx          INTEGER NOT NULL,
+          object_type INTEGER NOT NULL,
+          object_id            NOT NULL,
+          op          INTEGER NOT NULL,
+          groups      INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX change_log_tx ON change_log(tx);
+        """
+
+    /// Version 1, the legacy layout: artwork bytes inline in the track row, no artwork table and no
+    /// change log. Kept so that migration code and its tests can build such a store.
+    static let legacyVersion1 = """
+        CREATE TABLE meta (
+          key   TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE track (
+          id                INTEGER PRIMARY KEY AUTOINCREMENT,
+        \(trackColumns)
+          artwork_data      BLOB,
+        \(trackStats)
+        );
+        \(playlists)
+        """
+}

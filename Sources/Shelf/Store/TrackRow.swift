@@ -1,0 +1,77 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// How a `Track` maps to a `track` row: one column list, one decoder, one binder, so reads and
+/// writes cannot drift apart.
+enum TrackRow {
+    /// Every column, in the order `decode` and `bindAll` use.
+    static let columns = [
+        "id", "path", "file_size", "file_modified", "title", "artist", "album", "album_artist", "composer", "genre",
+        "year", "track_number", "track_count", "disc_number", "disc_count", "duration", "bitrate", "sample_rate",
+        "channels", "codec", "compilation", "comment", "lyrics", "sort_title", "sort_artist", "sort_album",
+        "sort_album_artist", "sort_composer", "artwork_id", "date_added", "date_modified", "play_count", "skip_count",
+        "last_played", "rating", "audio_hash",
+    ]
+
+    static let columnList = columns.joined(separator: ", ")
+    static let select = "SELECT \(columnList) FROM track"
+    static let insert =
+        "INSERT INTO track (\(columnList)) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+    static let update =
+        "UPDATE track SET \(columns.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+
+    /// Decodes a row selected with `select`.
+    static func decode(_ row: Row) throws -> Track {
+        Track(
+            id: TrackID(try row.int64(0)), path: try row.string(1), fileSize: try row.int64(2),
+            fileModified: try row.get(3), title: row.optionalString(4), artist: row.optionalString(5),
+            album: row.optionalString(6), albumArtist: row.optionalString(7), composer: row.optionalString(8),
+            genre: row.optionalString(9), year: try row.get(10), trackNumber: try row.get(11),
+            trackCount: try row.get(12), discNumber: try row.get(13), discCount: try row.get(14),
+            duration: row.optionalDouble(15), bitrate: try row.get(16), sampleRate: try row.get(17),
+            channels: try row.get(18), codec: row.optionalString(19), compilation: try row.get(20),
+            comment: row.optionalString(21), lyrics: row.optionalString(22), sortTitle: row.optionalString(23),
+            sortArtist: row.optionalString(24), sortAlbum: row.optionalString(25),
+            sortAlbumArtist: row.optionalString(26), sortComposer: row.optionalString(27),
+            artworkID: try row.get(28, as: UUID?.self).map { ArtworkID($0) }, dateAdded: try row.get(29),
+            dateModified: try row.get(30), playCount: try row.get(31), skipCount: try row.get(32),
+            lastPlayed: try row.get(33), rating: try row.get(34), audioHash: row.optionalString(35))
+    }
+
+    /// Binds every column but `id` starting at parameter `first`; returns the next free index.
+    @discardableResult
+    static func bindFields(_ t: Track, to s: Statement, from first: Int32) throws -> Int32 {
+        let values: [(any SQLiteBindable)?] = [
+            t.path, t.fileSize, t.fileModified, t.title, t.artist, t.album, t.albumArtist, t.composer, t.genre,
+            t.year, t.trackNumber, t.trackCount, t.discNumber, t.discCount, t.duration, t.bitrate, t.sampleRate,
+            t.channels, t.codec, t.compilation, t.comment, t.lyrics, t.sortTitle, t.sortArtist, t.sortAlbum,
+            t.sortAlbumArtist, t.sortComposer, t.artworkID?.rawValue, t.dateAdded, t.dateModified, t.playCount,
+            t.skipCount, t.lastPlayed, t.rating, t.audioHash,
+        ]
+        var index = first
+        for value in values {
+            if let value { try value.bind(to: s, at: index) } else { try s.bindNull(at: index) }
+            index += 1
+        }
+        return index
+    }
+
+    /// Checks the values the schema constrains, so a bad value is reported by name, not as a
+    /// constraint failure.
+    static func validate(_ track: Track) throws {
+        if track.path.isEmpty { throw LibraryError.invalidValue(field: "path", value: "\"\"", reason: "must not be empty") }
+        if !(0...100).contains(track.rating) {
+            throw LibraryError.invalidValue(field: "rating", value: String(track.rating), reason: "must be 0–100")
+        }
+        for (name, value) in [("playCount", track.playCount), ("skipCount", track.skipCount)] where value < 0 {
+            throw LibraryError.invalidValue(field: name, value: String(value), reason: "must not be negative")
+        }
+        if track.fileSize < 0 {
+            throw LibraryError.invalidValue(field: "fileSize", value: String(track.fileSize), reason: "must not be negative")
+        }
+        if let duration = track.duration, !(duration.isFinite && duration >= 0) {
+            throw LibraryError.invalidValue(field: "duration", value: String(duration), reason: "must be a finite number ≥ 0")
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Shelf
+import ShelfTestSupport
+
+/// `shelf-bench`: the dataset generator and the benchmark tables. Timings are only meaningful in
+/// release builds, so a debug build says so loudly on every run.
+@main
+struct BenchMain {
+    static let usage = """
+        usage: shelf-bench generate --tracks N [--seed S] --library DIR [--chunk N]
+            Fill a new library with a deterministic catalogue through the batch API; print the time and bytes per track.
+        """
+
+    static func main() async {
+        #if DEBUG
+        FileHandle.standardError.write(Data("warning: shelf-bench is a DEBUG build; timings are not representative (use -c release)\n".utf8))
+        #endif
+        var words = Array(CommandLine.arguments.dropFirst())
+        guard let command = words.first else { usageError("missing command") }
+        words.removeFirst()
+        do {
+            switch command {
+            case "generate": try await Generate(words).run()
+            case "help", "--help", "-h": print(usage)
+            default: usageError("unknown command '\(command)'")
+            }
+        } catch let error as BenchUsageError {
+            usageError(error.message)
+        } catch {
+            FileHandle.standardError.write(Data("shelf-bench: \(error)\n".utf8))
+            exit(2)
+        }
+    }
+
+    static func usageError(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("shelf-bench: \(message)\n\n\(usage)\n".utf8))
+        exit(1)
+    }
+}
+
+struct BenchUsageError: Error {
+    let message: String
+}
+
+/// Reads `--name value` pairs; every flag must be known and every value well-formed.
+struct Flags {
+    private var values: [String: String] = [:]
+
+    init(_ words: [String], known: Set<String>) throws {
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            guard known.contains(word) else { throw BenchUsageError(message: "unknown argument '\(word)'") }
+            guard index + 1 < words.count else { throw BenchUsageError(message: "\(word) needs a value") }
+            values[word] = words[index + 1]
+            index += 2
+        }
+    }
+
+    func string(_ name: String) -> String? { values[name] }
+
+    func int(_ name: String, default fallback: Int? = nil) throws -> Int {
+        guard let text = values[name] else {
+            if let fallback { return fallback }
+            throw BenchUsageError(message: "\(name) is required")
+        }
+        guard let value = Int(text.replacingOccurrences(of: "_", with: "")), value >= 0 else {
+            throw BenchUsageError(message: "\(name) expects a whole number, got '\(text)'")
+        }
+        return value
+    }
+}

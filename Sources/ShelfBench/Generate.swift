@@ -1,0 +1,57 @@
+import Foundation
+import Shelf
+import ShelfTestSupport
+
+/// `shelf-bench generate`: fills a fresh library with the deterministic catalogue.
+struct Generate {
+    let tracks: Int
+    let seed: UInt64
+    let directory: URL
+    let chunk: Int
+
+    init(_ words: [String]) throws {
+        let flags = try Flags(words, known: ["--tracks", "--seed", "--library", "--chunk"])
+        tracks = try flags.int("--tracks")
+        seed = UInt64(try flags.int("--seed", default: 1))
+        chunk = max(1, try flags.int("--chunk", default: 5_000))
+        guard let path = flags.string("--library") else { throw BenchUsageError(message: "--library is required") }
+        directory = URL(fileURLWithPath: path)
+    }
+
+    struct Line: Encodable {
+        let benchmark = "generate"
+        let tracks: Int
+        let albums: Int
+        let artists: Int
+        let seconds: Double
+        let tracksPerSecond: Double
+        let bytesOnDisk: Int64
+        let bytesPerTrack: Double
+    }
+
+    func run() async throws {
+        let library = Library(directory: directory)
+        let before = try await library.info()
+        if before.trackCount > 0 {
+            throw BenchUsageError(message: "\(directory.path) already holds \(before.trackCount) tracks; generate into a fresh directory")
+        }
+        let report = try await DatasetGenerator(tracks: tracks, seed: seed).fill(library, chunkSize: chunk) { done in
+            if isatty(STDERR_FILENO) == 1 {
+                FileHandle.standardError.write(Data("\rgenerating \(done)/\(tracks)".utf8))
+            }
+        }
+        if isatty(STDERR_FILENO) == 1 { FileHandle.standardError.write(Data("\n".utf8)) }
+        let info = try await library.info()
+        let line = Line(
+            tracks: info.trackCount, albums: report.albums, artists: report.artists, seconds: report.seconds,
+            tracksPerSecond: Double(report.tracks) / max(report.seconds, 1e-9), bytesOnDisk: info.bytesOnDisk,
+            bytesPerTrack: Double(info.bytesOnDisk) / Double(max(info.trackCount, 1)))
+        print("| tracks | albums | artists | seconds | tracks/s | bytes on disk | bytes/track |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        print(String(format: "| %d | %d | %d | %.2f | %.0f | %lld | %.0f |", line.tracks, line.albums, line.artists,
+                     line.seconds, line.tracksPerSecond, line.bytesOnDisk, line.bytesPerTrack))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        print(String(decoding: try encoder.encode(line), as: UTF8.self))
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// Parses a track ID given on the command line.
+func parseTrackID(_ text: String) throws -> TrackID {
+    guard let value = Int64(text), value > 0 else { throw UsageError("'\(text)' is not a track ID (a positive integer)") }
+    return TrackID(value)
+}
+
+/// `shelf track ID`: every stored field of one track.
+struct TrackCommand: Command {
+    static let name = "track"
+    static let abstract = "Show every field of one track."
+    static let synopsis = "ID [--json]"
+
+    let id: TrackID
+
+    init(arguments: inout Arguments) throws {
+        let words = try arguments.positionals()
+        guard words.count == 1 else { throw UsageError("track expects exactly one track ID") }
+        id = try parseTrackID(words[0])
+    }
+
+    func run(library: Library, output: Output) async throws {
+        guard let track = try await library.track(id) else { throw LibraryError.trackNotFound(id) }
+        if output.json { return try output.printJSON(track) }
+        // The text form lists the same fields as the JSON, in the JSON's order.
+        let data = try Output.encoder().encode(track)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        for key in object.keys.sorted() {
+            let value = object[key].map { $0 is NSNull ? "" : "\($0)" } ?? ""
+            output.line("\(key): \(value)")
+        }
+    }
+}
+
+/// `shelf delete ID…`: removes tracks from the library (never their files), all in one transaction.
+struct DeleteCommand: Command {
+    static let name = "delete"
+    static let abstract = "Remove tracks from the library (the audio files stay); all or none."
+    static let synopsis = "ID... [--json]"
+
+    let ids: [TrackID]
+
+    init(arguments: inout Arguments) throws {
+        let words = try arguments.positionals()
+        guard !words.isEmpty else { throw UsageError("delete expects at least one track ID") }
+        ids = try words.map(parseTrackID)
+    }
+
+    struct Result: Encodable {
+        let deleted: [TrackID]
+    }
+
+    func run(library: Library, output: Output) async throws {
+        var seen = Set<TrackID>()
+        let unique = ids.filter { seen.insert($0).inserted }
+        try await library.write { batch in
+            for id in unique { try batch.deleteTrack(id) }
+        }
+        if output.json { return try output.printJSON(Result(deleted: unique)) }
+        output.line("deleted \(unique.count) track\(unique.count == 1 ? "" : "s")")
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A track's identity: a 64-bit integer assigned by the store and never reused, so a client that
+/// remembers an ID can never confuse a deleted track with a new one.
+public struct TrackID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible,
+    ExpressibleByIntegerLiteral
+{
+    /// The stored integer.
+    public let rawValue: Int64
+    /// Wraps a stored integer.
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    /// Wraps a stored integer.
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+    public init(integerLiteral value: Int64) { rawValue = value }
+    /// The placeholder a track carries before the store assigns its ID.
+    public static let unassigned = TrackID(0)
+
+    public static func < (lhs: TrackID, rhs: TrackID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { String(rawValue) }
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// A picture's identity: a UUID, fixed for the life of the (immutable) artwork row, so a new
+/// picture always means a new ID and caches can tell old from new.
+public struct ArtworkID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The UUID.
+    public let rawValue: UUID
+    /// Wraps a UUID.
+    public init(rawValue: UUID) { self.rawValue = rawValue }
+    /// Wraps a UUID.
+    public init(_ rawValue: UUID) { self.rawValue = rawValue }
+    /// A new random ID.
+    public init() { rawValue = UUID() }
+    public var description: String { rawValue.uuidString }
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(UUID.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// A playlist's (or playlist folder's) identity: a 64-bit integer, never reused.
+public struct PlaylistID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible,
+    ExpressibleByIntegerLiteral
+{
+    /// The stored integer.
+    public let rawValue: Int64
+    /// Wraps a stored integer.
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    /// Wraps a stored integer.
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+    public init(integerLiteral value: Int64) { rawValue = value }
+
+    public static func < (lhs: PlaylistID, rhs: PlaylistID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { String(rawValue) }
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

@@ -1,0 +1,67 @@
+import CSQLite
+import Foundation
+
+/// The current row of a stepping statement. Valid only inside the closure that received it:
+/// copy what you need into values there (this is how nothing of SQLite leaves its executor).
+public struct Row {
+    let statement: Statement
+
+    init(statement: Statement) { self.statement = statement }
+
+    private var handle: OpaquePointer { statement.handle }
+
+    /// The number of columns.
+    public var count: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The name of a column, for error messages.
+    public func name(_ index: Int32) -> String { String(cString: sqlite3_column_name(handle, index)) }
+
+    /// True when the column holds NULL.
+    public func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
+    private func typeError(_ index: Int32, _ expected: String) -> SQLiteError {
+        SQLiteError.columnType(name(index), expected: expected, sql: statement.sql)
+    }
+
+    /// An integer column; NULL is an error.
+    public func int64(_ index: Int32) throws -> Int64 {
+        guard !isNull(index) else { throw typeError(index, "an integer, found NULL") }
+        return sqlite3_column_int64(handle, index)
+    }
+    /// An integer column or nil.
+    public func optionalInt64(_ index: Int32) -> Int64? { isNull(index) ? nil : sqlite3_column_int64(handle, index) }
+    /// A floating-point column; NULL is an error.
+    public func double(_ index: Int32) throws -> Double {
+        guard !isNull(index) else { throw typeError(index, "a number, found NULL") }
+        return sqlite3_column_double(handle, index)
+    }
+    /// A floating-point column or nil.
+    public func optionalDouble(_ index: Int32) -> Double? { isNull(index) ? nil : sqlite3_column_double(handle, index) }
+    /// A text column; NULL is an error.
+    public func string(_ index: Int32) throws -> String {
+        guard let text = optionalString(index) else { throw typeError(index, "text, found NULL") }
+        return text
+    }
+    /// A text column or nil; text may hold any bytes, invalid UTF-8 is repaired rather than trapped.
+    public func optionalString(_ index: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(handle, index) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+    /// A blob column; NULL is an error.
+    public func data(_ index: Int32) throws -> Data {
+        guard let data = optionalData(index) else { throw typeError(index, "a blob, found NULL") }
+        return data
+    }
+    /// A blob column or nil.
+    public func optionalData(_ index: Int32) -> Data? {
+        if isNull(index) { return nil }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: pointer, count: count)
+    }
+    /// Decodes a column as any `SQLiteColumnDecodable` type (optional types accept NULL).
+    public func get<T: SQLiteColumnDecodable>(_ index: Int32, as type: T.Type = T.self) throws -> T {
+        try T.decode(from: self, at: index)
+    }
+}

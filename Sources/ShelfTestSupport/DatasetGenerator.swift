@@ -1,0 +1,279 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// Builds a realistic, deterministic music catalogue for benchmarks, tests and the demo.
+///
+/// The same `(tracks, seed)` always gives the same tracks. Artists (about one per 12 tracks) are
+/// drawn with a Zipf law, so a few own many albums and most own one; albums have 8–16 tracks, some
+/// two discs; about 8% are compilations of various artists. Names mix English (many with a leading
+/// "The"), accented Latin, Japanese kanji and kana (half the kanji names with kana sort tags),
+/// Korean, Cyrillic, and digits and symbols. About a fifth of the tracks carry sort tags, some of
+/// them blank or whitespace-only (ASCII and U+3000), as real taggers leave them.
+public struct DatasetGenerator: Sendable {
+    /// How many tracks to make.
+    public let trackCount: Int
+    /// The seed fixing every choice.
+    public let seed: UInt64
+
+    /// A generator for `tracks` tracks from `seed`.
+    public init(tracks: Int, seed: UInt64 = 1) {
+        self.trackCount = tracks
+        self.seed = seed
+    }
+
+    /// What `fill` did.
+    public struct Report: Sendable {
+        public var tracks: Int
+        public var albums: Int
+        public var artists: Int
+        public var seconds: Double
+    }
+
+    struct Artist {
+        var name: String
+        var sortName: String?
+        var script: Script
+    }
+
+    enum Script: CaseIterable { case english, accented, kanji, kana, korean, cyrillic, symbolic }
+
+    /// The reference date all generated dates are relative to, so output never depends on "now".
+    static let epoch = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
+
+    /// A stream of the catalogue's tracks, album by album; memory stays bounded by one chunk.
+    public func makeStream() -> Stream { Stream(generator: self) }
+
+    /// Hands out the catalogue in chunks; `next(upTo:)` returns nil when every track was made.
+    public struct Stream {
+        let generator: DatasetGenerator
+        var random: SeededRandom
+        let artists: [Artist]
+        let zipf: ZipfSampler
+        var album: AlbumContext?
+        /// Tracks made so far.
+        public private(set) var made = 0
+        /// Albums started so far.
+        public private(set) var albums = 0
+        var usedArtists = Set<Int>()
+        var previousHash: String?
+
+        /// Distinct artists credited so far.
+        public var artistsUsed: Int { usedArtists.count }
+
+        init(generator: DatasetGenerator) {
+            self.generator = generator
+            random = SeededRandom(seed: generator.seed)
+            artists = generator.makeArtists(count: max(1, generator.trackCount / 12), random: &random)
+            zipf = ZipfSampler(count: artists.count, exponent: 0.75)
+        }
+
+        /// Up to `limit` more tracks, or nil at the end.
+        public mutating func next(upTo limit: Int) -> [Track]? {
+            guard made < generator.trackCount else { return nil }
+            var chunk: [Track] = []
+            chunk.reserveCapacity(limit)
+            while chunk.count < limit, made < generator.trackCount {
+                if album == nil || album!.next >= album!.size { startAlbum() }
+                chunk.append(makeTrack())
+                made += 1
+            }
+            return chunk
+        }
+
+        private mutating func startAlbum() {
+            albums += 1
+            let isCompilation = random.chance(0.08)
+            let artistIndex = zipf.sample(using: &random)
+            if !isCompilation { usedArtists.insert(artistIndex) }
+            let albumArtist = artists[artistIndex]
+            let size = min(random.int(8...16), generator.trackCount - made)
+            let discs = size >= 12 && random.chance(0.1) ? 2 : 1
+            let (title, sortTitle) = generator.makeTitle(
+                for: isCompilation ? .english : albumArtist.script, album: true, random: &random)
+            let genre: String? =
+                random.chance(0.02) ? nil : random.chance(0.03) ? random.pick(NamePools.blanks) : random.pick(NamePools.genres)
+            let added = DatasetGenerator.epoch.addingTimeInterval(-random.double(0..<(10 * 365 * 86_400)))
+            let format = random.pick([
+                ("FLAC", 900, 44_100, "flac"), ("FLAC", 2_300, 96_000, "flac"), ("MP3", 320, 44_100, "mp3"),
+                ("MP3", 192, 44_100, "mp3"), ("AAC", 256, 44_100, "m4a"), ("Opus", 160, 48_000, "opus"),
+            ])
+            album = AlbumContext(
+                number: albums, artist: albumArtist, isCompilation: isCompilation, size: size, discs: discs,
+                perDisc: (size + discs - 1) / discs, title: title, sortTitle: sortTitle, year: random.int(1960...2025),
+                genre: genre, added: added, codec: format.0, bitrate: format.1, sampleRate: format.2, ext: format.3)
+        }
+
+        private mutating func makeTrack() -> Track {
+            let a = album!
+            album!.next += 1
+            let index = a.next
+            let disc = index / a.perDisc + 1
+            let number = index % a.perDisc + 1
+            let trackArtist: Artist
+            if a.isCompilation {
+                let pickIndex = random.int(0...(artists.count - 1))
+                usedArtists.insert(pickIndex)
+                trackArtist = artists[pickIndex]
+            } else {
+                trackArtist = a.artist
+            }
+            let (title, titleSort) = generator.makeTitle(for: trackArtist.script, album: false, random: &random)
+            let duration = (60 + random.double(0..<180) + random.double(0..<180) + random.double(0..<120)).rounded()
+            let playCount = random.chance(0.4) ? 0 : Int(pow(random.double(0..<1), 3) * 200)
+            var hash = String(format: "%016llx%016llx", random.next(), random.next())
+            if let previousHash, random.chance(0.005) { hash = previousHash }  // a few duplicates
+            previousHash = hash
+            let albumArtistName = a.isCompilation ? "Various Artists" : a.artist.name
+            var track = Track(
+                path: "/music/\(DatasetGenerator.safe(albumArtistName))/\(a.number) \(DatasetGenerator.safe(a.title))/"
+                    + "\(disc)-\(number < 10 ? "0" : "")\(number) \(DatasetGenerator.safe(title)).\(a.ext)",
+                fileSize: Int64(duration * Double(a.bitrate) * 125), fileModified: a.added,
+                title: title, artist: trackArtist.name, album: a.title, albumArtist: albumArtistName,
+                composer: random.chance(0.3) ? random.pick(artists).name : nil,
+                genre: a.genre, year: a.year, trackNumber: number, trackCount: a.perDisc,
+                discNumber: disc, discCount: a.discs, duration: duration, bitrate: a.bitrate, sampleRate: a.sampleRate,
+                channels: 2, codec: a.codec, compilation: a.isCompilation,
+                comment: random.chance(0.1) ? "Ripped \(a.year)" : nil,
+                lyrics: random.chance(0.05) ? "\(title)\n\(title), \(title)\nla la la" : nil,
+                sortTitle: titleSort,
+                sortArtist: random.chance(0.03) ? random.pick(NamePools.blanks) : trackArtist.sortName,
+                sortAlbum: a.sortTitle,
+                sortAlbumArtist: a.isCompilation ? nil : a.artist.sortName,
+                dateAdded: a.added.addingTimeInterval(Double(index)),
+                playCount: playCount, skipCount: playCount / 10,
+                lastPlayed: playCount > 0
+                    ? a.added.addingTimeInterval(random.double(0..<DatasetGenerator.epoch.timeIntervalSince(a.added))) : nil,
+                rating: random.chance(0.6) ? 0 : 20 * random.int(1...5),
+                audioHash: hash)
+            if random.chance(0.01) { track.title = random.pick(NamePools.blanks) }
+            return track
+        }
+    }
+
+    struct AlbumContext {
+        var number: Int
+        var artist: Artist
+        var isCompilation: Bool
+        var size: Int
+        var discs: Int
+        var perDisc: Int
+        var title: String
+        var sortTitle: String?
+        var year: Int
+        var genre: String?
+        var added: Date
+        var codec: String
+        var bitrate: Int
+        var sampleRate: Int
+        var ext: String
+        var next = 0
+    }
+
+    /// Fills `library` through the engine's batch API, one transaction per chunk.
+    public func fill(_ library: Library, chunkSize: Int = 5_000, progress: @Sendable (Int) -> Void = { _ in }) async throws -> Report {
+        let start = Date()
+        var stream = makeStream()
+        while let chunk = stream.next(upTo: chunkSize) {
+            try await library.write { batch in
+                for track in chunk { try batch.insert(track) }
+            }
+            progress(stream.made)
+        }
+        return Report(tracks: stream.made, albums: stream.albums, artists: stream.artistsUsed, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// Every track in memory; for tests on small catalogues.
+    public func allTracks() -> [Track] {
+        var stream = makeStream()
+        var tracks: [Track] = []
+        while let chunk = stream.next(upTo: 10_000) { tracks += chunk }
+        return tracks
+    }
+
+    static func safe(_ component: String) -> String {
+        let cleaned = component.replacingOccurrences(of: "/", with: "_").trimmingCharacters(in: .whitespacesAndNewlines)
+        return cleaned.isEmpty ? "_" : cleaned
+    }
+
+    func makeArtists(count: Int, random: inout SeededRandom) -> [Artist] {
+        var used = Set<String>()
+        var artists: [Artist] = []
+        artists.reserveCapacity(count)
+        let weights: [(Script, Double)] = [
+            (.english, 0.52), (.accented, 0.1), (.kanji, 0.12), (.kana, 0.05), (.korean, 0.07), (.cyrillic, 0.07), (.symbolic, 0.07),
+        ]
+        while artists.count < count {
+            var u = random.double(0..<1)
+            var script = Script.english
+            for (candidate, weight) in weights {
+                if u < weight { script = candidate; break }
+                u -= weight
+            }
+            var artist = makeArtist(script, random: &random)
+            if !used.insert(artist.name).inserted {
+                let suffix = " \(artists.count)"
+                artist.name += suffix
+                if let sort = artist.sortName, !SortKey.isBlank(sort) { artist.sortName = sort + suffix }
+                used.insert(artist.name)
+            }
+            artists.append(artist)
+        }
+        return artists
+    }
+
+    private func makeArtist(_ script: Script, random: inout SeededRandom) -> Artist {
+        switch script {
+        case .english:
+            let core = "\(random.pick(NamePools.adjectives)) \(random.pick(NamePools.nouns))"
+            if random.chance(0.35) {
+                let name = "The \(core)s"
+                return Artist(name: name, sortName: random.chance(0.6) ? "\(core)s, The" : nil, script: script)
+            }
+            if random.chance(0.1) { return Artist(name: "A \(core)", sortName: nil, script: script) }
+            return Artist(name: core, sortName: nil, script: script)
+        case .accented:
+            let base = random.pick(NamePools.accented)
+            return Artist(name: random.chance(0.5) ? base : "\(base) \(random.pick(NamePools.nouns))", sortName: nil, script: script)
+        case .kanji:
+            let family = random.pick(NamePools.japaneseFamily)
+            let given = random.pick(NamePools.japaneseGiven)
+            return Artist(name: family.0 + given.0, sortName: random.chance(0.5) ? family.1 + given.1 : nil, script: script)
+        case .kana:
+            let base = random.pick(NamePools.kanaArtists)
+            return Artist(name: random.chance(0.5) ? base : base + random.pick(NamePools.kanaWords), sortName: nil, script: script)
+        case .korean:
+            let length = random.int(2...4)
+            return Artist(name: String((0..<length).map { _ in random.pick(NamePools.hangulSyllables) }), sortName: nil, script: script)
+        case .cyrillic:
+            return Artist(name: "\(random.pick(NamePools.cyrillicWords)) \(random.pick(NamePools.cyrillicWords))", sortName: nil, script: script)
+        case .symbolic:
+            return Artist(name: random.pick(NamePools.symbolic), sortName: nil, script: script)
+        }
+    }
+
+    /// A title and, sometimes, its sort tag.
+    func makeTitle(for script: Script, album: Bool, random: inout SeededRandom) -> (String, String?) {
+        switch script {
+        case .kanji, .kana:
+            let first = random.pick(NamePools.japaneseWords)
+            let second = random.pick(NamePools.japaneseWords)
+            if random.chance(0.3) { return (random.pick(NamePools.kanaWords), nil) }
+            return (first.0 + "の" + second.0, random.chance(0.5) ? first.1 + "の" + second.1 : nil)
+        case .korean:
+            return (String((0..<random.int(2...5)).map { _ in random.pick(NamePools.hangulSyllables) }), nil)
+        case .cyrillic:
+            return (random.pick(NamePools.cyrillicWords), nil)
+        default:
+            let core = "\(random.pick(NamePools.adjectives)) \(random.pick(NamePools.nouns))"
+            switch random.int(0...9) {
+            case 0: return ("The \(core)", random.chance(0.5) ? "\(core), The" : random.chance(0.2) ? random.pick(NamePools.blanks) : nil)
+            case 1: return (album ? "Vol. \(random.int(1...20))" : "Track \(random.int(1...30))", nil)
+            case 2: return ("\(core), Part \(random.int(1...12))", nil)
+            case 3: return ("\(random.int(1...2025))", nil)
+            case 4: return ("A \(core)", random.chance(0.3) ? "\(core), A" : nil)
+            default: return (core, nil)
+            }
+        }
+    }
+}

@@ -62,22 +62,29 @@ public final class Library: Sendable {
     /// The open store's read side, opening the store when this is the first use.
     func openedStore() async throws -> OpenedStore {
         if let opened = openedReaders.withLock({ $0 }) { return opened }
-        let store = try await store()
-        let opened = OpenedStore(readers: store.readers, storeID: store.storeID, path: location.storePath.path,
-                                 busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
-        openedReaders.withLock { $0 = opened }
+        _ = try await store()
+        guard let opened = openedReaders.withLock({ $0 }) else { throw CancellationError() }
         return opened
     }
 
-    /// The write side, opening the store when this is the first use.
+    /// The write side, opening the store when this is the first use. Publishes the read side as
+    /// soon as the store is open, whoever opened it, so later reads never hop to `LibraryActor`.
     @LibraryActor
     func store() async throws -> Store {
-        try await opener.store(location: location, configuration: configuration)
+        let store = try await opener.store(location: location, configuration: configuration)
+        openedReaders.withLock { opened in
+            if opened == nil {
+                opened = OpenedStore(
+                    readers: store.readers, storeID: store.storeID, path: location.storePath.path,
+                    busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+            }
+        }
+        return store
     }
 
     /// Runs `body` in one write transaction and returns its result. Every change it makes, and the
     /// change-log rows describing them, commit together or not at all: a throw rolls everything back.
-    @LibraryActor
+    @LibraryActor @discardableResult
     public func write<T: Sendable>(_ body: @LibraryActor (WriteBatch) throws -> T) async throws -> T {
         let store = try await store()
         try Task.checkCancellation()
@@ -131,5 +138,20 @@ final class StoreOpener: Sendable {
             opening = nil
             throw error
         }
+    }
+}
+
+extension Library {
+    /// Installs (or removes) a hook called before each commit of the write connection; tests use it
+    /// to prove that one batch is one commit.
+    @LibraryActor
+    func setWriterCommitHandler(_ handler: (@Sendable () -> Void)?) async {
+        try? await store().writer.setCommitHandler(handler)
+    }
+
+    /// Installs (or removes) a handler that sees the SQL of every statement the read pool runs;
+    /// with `Connection.tablesRead(by:)` it proves which tables a query touched.
+    func setReadTraceHandler(_ handler: (@Sendable (String) -> Void)?) async throws {
+        try await openedStore().readers.setTraceHandler(handler)
     }
 }

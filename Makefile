@@ -1,0 +1,48 @@
+# Shelf's build entry points. Only the Swift toolchain and Debian packages are needed;
+# `make deps` installs the missing packages when run as root, and otherwise prints the command.
+
+DEBIAN_PACKAGES := libsqlite3-dev libssl-dev python3
+SWIFT ?= swift
+DEMO_DIR ?= demo-library
+BENCH_DIR ?= bench-library
+
+.PHONY: deps build release test demo bench clean
+
+deps:
+	@missing=""; \
+	for pkg in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$pkg"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	else \
+	  echo "missing Debian packages:$$missing"; \
+	  echo "run: sudo apt-get update && sudo apt-get install -y$$missing"; \
+	  exit 1; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+demo: release
+	rm -rf $(DEMO_DIR)
+	.build/release/shelf-bench generate --tracks 3000 --library $(DEMO_DIR)
+	.build/release/shelf --library $(DEMO_DIR) info
+	.build/release/shelf --library $(DEMO_DIR) tracks --sort artist --limit 20
+
+bench: release
+	rm -rf $(BENCH_DIR)
+	.build/release/shelf-bench generate --tracks 500500 --library $(BENCH_DIR)
+	.build/release/shelf --library $(BENCH_DIR) info --json
+
+clean:
+	rm -rf .build $(DEMO_DIR) $(BENCH_DIR)

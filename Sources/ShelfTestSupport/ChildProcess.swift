@@ -1,0 +1,96 @@
+import Foundation
+
+/// What a finished child process printed and how it ended.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs programs for end-to-end tests: the built `shelf` binaries, and Python as a second process
+/// contending for a library's locks.
+public enum ChildProcess {
+    /// The directory holding the built products (`shelf`, `shelf-bench`) of the current build.
+    public static func productsDirectory(file: String = #filePath) -> URL {
+        // The test bundle lives in the products directory; fall back to the package's debug folder.
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent(".build/debug"),
+        ]
+        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("shelf").path) {
+            return candidate
+        }
+        return candidates.last!
+    }
+
+    /// Runs `executable` with `arguments` to completion and captures its output.
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return ProcessResult(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A second process (Python's sqlite3) holding a database's write lock until stopped.
+public final class LockHolder {
+    private let process = Process()
+    private let input = Pipe()
+
+    /// Starts the holder and returns once it owns the write lock.
+    public init(databasePath: String) throws {
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=0)
+            db.execute("BEGIN IMMEDIATE")
+            print("locked", flush=True)
+            sys.stdin.read()
+            db.execute("ROLLBACK")
+            """
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, databasePath]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("locked") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "lock holder exited"]) }
+            seen += chunk
+        }
+    }
+
+    /// Releases the lock and waits for the process to end.
+    public func release() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit { if process.isRunning { release() } }
+}

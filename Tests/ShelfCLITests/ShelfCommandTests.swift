@@ -1,0 +1,121 @@
+import Foundation
+import ShelfTestSupport
+import Testing
+
+/// End-to-end tests of the built `shelf` and `shelf-bench` executables: exit codes, the JSON
+/// shapes scripts depend on, and one-line errors on stderr.
+@Suite struct ShelfCommandTests {
+    let products = ChildProcess.productsDirectory()
+
+    func shelf(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+        try ChildProcess.run(products.appendingPathComponent("shelf"), arguments, environment: environment)
+    }
+
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// A library of `tracks` generated tracks in a fresh directory.
+    func generated(_ tracks: Int) throws -> TemporaryDirectory {
+        let dir = try TemporaryDirectory()
+        let result = try ChildProcess.run(
+            products.appendingPathComponent("shelf-bench"),
+            ["generate", "--tracks", String(tracks), "--seed", "5", "--library", dir.url.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("bytes/track"))
+        let line = try #require(result.stdout.split(separator: "\n").last)
+        #expect(try json(String(line))["tracks"] as? Int == tracks)
+        return dir
+    }
+
+    @Test func infoOnANewLibrary() throws {
+        let dir = try TemporaryDirectory()
+        let result = try shelf(["--library", dir.path("lib").path, "info", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let info = try json(result.stdout)
+        #expect(info["trackCount"] as? Int == 0)
+        #expect(info["schemaVersion"] as? Int == 2)
+        #expect(info["path"] as? String == dir.path("lib").path)
+        for key in ["storeID", "artworkCount", "playlistCount", "bytesOnDisk"] { #expect(info[key] != nil, "missing \(key)") }
+        let text = try shelf(["info"], environment: ["SHELF_LIBRARY": dir.path("lib").path])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("schema version: 2"))
+    }
+
+    @Test func tracksPageSortedWithJSONShape() throws {
+        let dir = try generated(300)
+        let result = try shelf(["--library", dir.url.path, "tracks", "--sort", "albumArtist:desc", "--limit", "7", "--offset", "3", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let page = try json(result.stdout)
+        #expect(page["total"] as? Int == 300)
+        let items = try #require(page["items"] as? [[String: Any]])
+        #expect(items.count == 7)
+        for key in ["id", "path", "title", "albumArtist", "hasArtwork", "sortArtist", "dateAdded", "rating"] {
+            #expect(items[0][key] != nil, "missing \(key)")
+        }
+        let all = try json(try shelf(["--library", dir.url.path, "tracks", "--sort", "albumArtist:desc", "--limit", "10", "--json"]).stdout)
+        let allIDs = try #require(all["items"] as? [[String: Any]]).compactMap { $0["id"] as? Int }
+        #expect(Array(allIDs[3..<10]) == items.compactMap { $0["id"] as? Int })
+        let text = try shelf(["--library", dir.url.path, "tracks", "--limit", "5"])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("(5 of 300 tracks, from 0)"))
+    }
+
+    @Test func trackAndDelete() throws {
+        let dir = try generated(20)
+        let one = try shelf(["--library", dir.url.path, "track", "3", "--json"])
+        #expect(one.status == 0)
+        #expect(try json(one.stdout)["id"] as? Int == 3)
+        let deleted = try shelf(["--library", dir.url.path, "delete", "3", "4", "3", "--json"])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(try json(deleted.stdout)["deleted"] as? [Int] == [3, 4])
+        let gone = try shelf(["--library", dir.url.path, "track", "3", "--json"])
+        #expect(gone.status == 2)
+        let error = try #require(try json(gone.stdout)["error"] as? [String: Any])
+        #expect(error["code"] as? String == "trackNotFound")
+        #expect(gone.stderr.hasPrefix("shelf: no track with ID 3"))
+        // All or nothing: one missing ID deletes none.
+        let partial = try shelf(["--library", dir.url.path, "delete", "5", "999"])
+        #expect(partial.status == 2)
+        #expect(try json(try shelf(["--library", dir.url.path, "info", "--json"]).stdout)["trackCount"] as? Int == 18)
+    }
+
+    @Test func usageErrorsExitOne() throws {
+        let dir = try TemporaryDirectory()
+        for arguments in [["frobnicate"], ["tracks", "--sort", "nope"], ["tracks", "--bogus"], ["track"], ["track", "x"], [],
+                          ["tracks", "--limit", "-3"], ["delete"]] {
+            let result = try shelf(["--library", dir.url.path] + arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.stderr.contains("usage: shelf"), "\(arguments)")
+            #expect(result.stdout.isEmpty)
+        }
+        let jsonResult = try shelf(["--library", dir.url.path, "frobnicate", "--json"])
+        #expect(try (json(jsonResult.stdout)["error"] as? [String: Any])?["code"] as? String == "usage")
+    }
+
+    @Test func corruptStoreIsAFailureNamingThePath() throws {
+        let dir = try TemporaryDirectory()
+        let store = dir.path("library.sqlite")
+        let garbage = Data(repeating: 0x42, count: 8_192)
+        try garbage.write(to: store)
+        let result = try shelf(["--library", dir.url.path, "info", "--json"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(store.path))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(try (json(result.stdout)["error"] as? [String: Any])?["code"] as? String == "notALibrary")
+        #expect(try Data(contentsOf: store) == garbage)
+    }
+
+    @Test func lockHeldByAnotherProcessWaitsThenFails() throws {
+        let dir = try generated(10)
+        let holder = try LockHolder(databasePath: dir.path("library.sqlite").path)
+        let start = Date()
+        let result = try shelf(["--library", dir.url.path, "delete", "1", "--json"], environment: ["SHELF_BUSY_TIMEOUT_MS": "300"])
+        #expect(Date().timeIntervalSince(start) >= 0.25)
+        #expect(result.status == 2)
+        #expect(try (json(result.stdout)["error"] as? [String: Any])?["code"] as? String == "busy")
+        #expect(result.stderr.contains("locked"))
+        holder.release()
+        #expect(try shelf(["--library", dir.url.path, "delete", "1"]).status == 0)
+    }
+}

@@ -24,6 +24,7 @@ struct Generate {
         let albums: Int
         let artists: Int
         let seconds: Double
+        let generatorSeconds: Double
         let tracksPerSecond: Double
         let bytesOnDisk: Int64
         let bytesPerTrack: Double
@@ -43,13 +44,13 @@ struct Generate {
         if isatty(STDERR_FILENO) == 1 { FileHandle.standardError.write(Data("\n".utf8)) }
         let info = try await library.info()
         let line = Line(
-            tracks: info.trackCount, albums: report.albums, artists: report.artists, seconds: report.seconds,
+            tracks: info.trackCount, albums: report.albums, artists: report.artists, seconds: report.seconds, generatorSeconds: report.generatorSeconds,
             tracksPerSecond: Double(report.tracks) / max(report.seconds, 1e-9), bytesOnDisk: info.bytesOnDisk,
             bytesPerTrack: Double(info.bytesOnDisk) / Double(max(info.trackCount, 1)))
-        print("| tracks | albums | artists | seconds | tracks/s | bytes on disk | bytes/track |")
-        print("|---:|---:|---:|---:|---:|---:|---:|")
-        print(String(format: "| %d | %d | %d | %.2f | %.0f | %lld | %.0f |", line.tracks, line.albums, line.artists,
-                     line.seconds, line.tracksPerSecond, line.bytesOnDisk, line.bytesPerTrack))
+        print("| tracks | albums | artists | seconds | of which generating | tracks/s | bytes on disk | bytes/track |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print(String(format: "| %d | %d | %d | %.2f | %.2f | %.0f | %lld | %.0f |", line.tracks, line.albums, line.artists,
+                     line.seconds, line.generatorSeconds, line.tracksPerSecond, line.bytesOnDisk, line.bytesPerTrack))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         print(String(decoding: try encoder.encode(line), as: UTF8.self))

@@ -83,6 +83,13 @@ public final class Statement {
         try check(rc)
     }
 
+    /// Binds any bindable value, or NULL for nil, at a 1-based parameter index. Generic rather than
+    /// existential, so hot insert loops bind without boxing each value.
+    @inlinable
+    public func bind<T: SQLiteBindable>(optional value: T?, at index: Int32) throws {
+        if let value { try value.bind(to: self, at: index) } else { try bindNull(at: index) }
+    }
+
     /// Steps once; returns true when a row is available. A failed step evicts the statement from
     /// the cache, because SQLite documents a statement as untrustworthy after such a failure.
     @discardableResult

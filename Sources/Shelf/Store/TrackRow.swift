@@ -40,21 +40,50 @@ enum TrackRow {
     }
 
     /// Binds every column but `id` starting at parameter `first`; returns the next free index.
+    /// One typed call per column: this runs for every imported track, so no boxing.
     @discardableResult
     static func bindFields(_ t: Track, to s: Statement, from first: Int32) throws -> Int32 {
-        let values: [(any SQLiteBindable)?] = [
-            t.path, t.fileSize, t.fileModified, t.title, t.artist, t.album, t.albumArtist, t.composer, t.genre,
-            t.year, t.trackNumber, t.trackCount, t.discNumber, t.discCount, t.duration, t.bitrate, t.sampleRate,
-            t.channels, t.codec, t.compilation, t.comment, t.lyrics, t.sortTitle, t.sortArtist, t.sortAlbum,
-            t.sortAlbumArtist, t.sortComposer, t.artworkID?.rawValue, t.dateAdded, t.dateModified, t.playCount,
-            t.skipCount, t.lastPlayed, t.rating, t.audioHash,
-        ]
-        var index = first
-        for value in values {
-            if let value { try value.bind(to: s, at: index) } else { try s.bindNull(at: index) }
-            index += 1
+        var i = first
+        func next() -> Int32 {
+            defer { i += 1 }
+            return i
         }
-        return index
+        try s.bind(t.path, at: next())
+        try s.bind(t.fileSize, at: next())
+        try s.bind(optional: t.fileModified, at: next())
+        try s.bind(optional: t.title, at: next())
+        try s.bind(optional: t.artist, at: next())
+        try s.bind(optional: t.album, at: next())
+        try s.bind(optional: t.albumArtist, at: next())
+        try s.bind(optional: t.composer, at: next())
+        try s.bind(optional: t.genre, at: next())
+        try s.bind(optional: t.year, at: next())
+        try s.bind(optional: t.trackNumber, at: next())
+        try s.bind(optional: t.trackCount, at: next())
+        try s.bind(optional: t.discNumber, at: next())
+        try s.bind(optional: t.discCount, at: next())
+        try s.bind(optional: t.duration, at: next())
+        try s.bind(optional: t.bitrate, at: next())
+        try s.bind(optional: t.sampleRate, at: next())
+        try s.bind(optional: t.channels, at: next())
+        try s.bind(optional: t.codec, at: next())
+        try s.bind(optional: t.compilation, at: next())
+        try s.bind(optional: t.comment, at: next())
+        try s.bind(optional: t.lyrics, at: next())
+        try s.bind(optional: t.sortTitle, at: next())
+        try s.bind(optional: t.sortArtist, at: next())
+        try s.bind(optional: t.sortAlbum, at: next())
+        try s.bind(optional: t.sortAlbumArtist, at: next())
+        try s.bind(optional: t.sortComposer, at: next())
+        try s.bind(optional: t.artworkID?.rawValue, at: next())
+        try s.bind(optional: t.dateAdded, at: next())
+        try s.bind(optional: t.dateModified, at: next())
+        try s.bind(optional: t.playCount, at: next())
+        try s.bind(optional: t.skipCount, at: next())
+        try s.bind(optional: t.lastPlayed, at: next())
+        try s.bind(optional: t.rating, at: next())
+        try s.bind(optional: t.audioHash, at: next())
+        return i
     }
 
     /// Checks the values the schema constrains, so a bad value is reported by name, not as a

@@ -15,11 +15,18 @@ public final class Library: Sendable {
         public var busyTimeoutMilliseconds: Int
         /// How many read-only connections reads may use at once.
         public var readerCount: Int
+        /// How much per-transaction change history `compactHistory()` keeps.
+        public var historyRetention: HistoryRetention
 
-        /// The defaults: a 5 s busy timeout and as many readers as cores (at least two).
-        public init(busyTimeoutMilliseconds: Int = 5_000, readerCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)) {
+        /// The defaults: a 5 s busy timeout, as many readers as cores (at least two), and history
+        /// kept for 90 days or 1,000,000 entries, whichever keeps more.
+        public init(
+            busyTimeoutMilliseconds: Int = 5_000, readerCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
+            historyRetention: HistoryRetention = HistoryRetention()
+        ) {
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.readerCount = readerCount
+            self.historyRetention = historyRetention
         }
     }
 

@@ -28,6 +28,15 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     case duplicatePath(String)
     /// A value is out of range or malformed.
     case invalidValue(field: String, value: String, reason: String)
+    /// The change token can no longer be answered: it is older than the retained history, names
+    /// another store (the library was recreated or restored), or lies beyond the current position.
+    /// The client should refetch what it tracks (`Library.tracks(ids:)`) and start from `currentToken()`.
+    case tokenExpired(token: String, reason: String)
+    /// The token is still summarized, but the per-transaction details after it were compacted: use
+    /// `changeSummary(since:)`, or refetch what the client tracks.
+    case detailsUnavailable(token: String)
+    /// The text is not a change token.
+    case malformedToken(String)
     /// Any other database failure, with SQLite's codes, message and SQL.
     case database(path: String, code: Int32, extendedCode: Int32, message: String, sql: String?)
 
@@ -46,6 +55,9 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .artworkInUse: "artworkInUse"
         case .duplicatePath: "duplicatePath"
         case .invalidValue: "invalidValue"
+        case .tokenExpired: "tokenExpired"
+        case .detailsUnavailable: "detailsUnavailable"
+        case .malformedToken: "malformedToken"
         case .database: "database"
         }
     }
@@ -67,6 +79,11 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .artworkInUse(let id): "artwork \(id) is still used by a track"
         case .duplicatePath(let path): "a track with path \(path) is already in the library"
         case .invalidValue(let field, let value, let reason): "invalid \(field) \(value): \(reason)"
+        case .tokenExpired(let token, let reason):
+            "change token \(token) has expired (\(reason)); refetch the tracked objects and start again from the current token"
+        case .detailsUnavailable(let token):
+            "the history after \(token) was compacted; ask for a change summary, or refetch the tracked objects"
+        case .malformedToken(let text): "'\(text)' is not a change token (expected shelf1.<store id>.<number>)"
         case .database(let path, _, _, let message, let sql):
             "database error in \(path): \(message)" + (sql.map { " — in \($0.prefix(200))" } ?? "")
         }

@@ -34,6 +34,18 @@ struct Arguments {
         return found
     }
 
+    /// Removes the first `--name VALUE` only, for options that may repeat; nil when none is left.
+    mutating func firstOption(_ name: String) throws -> String? {
+        guard let index = words.firstIndex(where: { $0 == name || $0.hasPrefix(name + "=") }) else { return nil }
+        if words[index] == name {
+            guard index + 1 < words.count else { throw UsageError("\(name) needs a value") }
+            defer { words.removeSubrange(index...(index + 1)) }
+            return words[index + 1]
+        }
+        defer { words.remove(at: index) }
+        return String(words[index].dropFirst(name.count + 1))
+    }
+
     /// Removes `--name VALUE` and parses VALUE as an integer within `range`.
     mutating func intOption(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = try option(name) else { return nil }

@@ -20,7 +20,8 @@ protocol Command: Sendable {
 @main
 struct ShelfMain {
     static let commands: [any Command.Type] = [
-        InfoCommand.self, TracksCommand.self, TrackCommand.self, DeleteCommand.self,
+        InfoCommand.self, TracksCommand.self, TrackCommand.self, DeleteCommand.self, TokenCommand.self, ChangesCommand.self,
+        HistoryCommand.self,
     ]
 
     static var usage: String {

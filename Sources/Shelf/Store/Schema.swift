@@ -107,6 +107,25 @@ enum Schema {
           groups      INTEGER NOT NULL DEFAULT 0
         );
         CREATE INDEX change_log_tx ON change_log(tx);
+        -- Net playlist membership changes per transaction (a track entering or leaving a playlist),
+        -- so that history scoped to playlists can tell which tracks came into or left its view.
+        CREATE TABLE playlist_item_log (
+          tx          INTEGER NOT NULL,
+          playlist_id INTEGER NOT NULL,
+          track_id    INTEGER NOT NULL,
+          delta       INTEGER NOT NULL,
+          PRIMARY KEY (tx, playlist_id, track_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX playlist_item_log_playlist ON playlist_item_log(playlist_id, tx);
+        -- The net effect of the compacted part of the history, one row per object touched in it.
+        CREATE TABLE change_summary (
+          object_type    INTEGER NOT NULL,
+          object_id              NOT NULL,
+          existed_before INTEGER NOT NULL,
+          exists_after   INTEGER NOT NULL,
+          groups         INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (object_type, object_id)
+        ) WITHOUT ROWID;
         """
 
     /// Version 1, the legacy layout: artwork bytes inline in the track row, no artwork table and no

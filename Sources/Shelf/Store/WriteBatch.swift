@@ -14,8 +14,10 @@ public final class WriteBatch {
     let db: Connection
     /// The time stamped on rows this batch adds or modifies.
     public let now: Date
-    private var pending: [ChangeKey: PendingChange] = [:]
-    private var order: [ChangeKey] = []
+    private var pending: [ObjectKey: PendingChange] = [:]
+    private var order: [ObjectKey] = []
+    /// Net change in how many times each track appears in each playlist during this batch.
+    private var membership: [PlaylistID: [TrackID: Int]] = [:]
     private var artworkToCollect: Set<ArtworkID> = []
 
     init(db: Connection, now: Date) {
@@ -97,10 +99,14 @@ public final class WriteBatch {
         guard let artwork = try db.queryOne("SELECT artwork_id FROM track WHERE id = ?", [id.rawValue], {
             try $0.get(0, as: UUID?.self)
         }) else { throw LibraryError.trackNotFound(id) }
-        let playlists = try db.query(
-            "SELECT DISTINCT playlist_id FROM playlist_item WHERE track_id = ?", [id.rawValue]) { try $0.int64(0) }
+        let appearances = try db.query(
+            "SELECT playlist_id, count(*) FROM playlist_item WHERE track_id = ? GROUP BY playlist_id", [id.rawValue]
+        ) { (PlaylistID(try $0.int64(0)), Int(try $0.int64(1))) }
         try db.execute("DELETE FROM track WHERE id = ?", [id.rawValue])
-        for playlist in playlists { record(.playlist(PlaylistID(playlist)), .update, .items) }
+        for (playlist, count) in appearances {
+            record(.playlist(playlist), .update, .items)
+            membership[playlist, default: [:]][id, default: 0] -= count
+        }
         if let artwork { artworkToCollect.insert(ArtworkID(artwork)) }
         record(.track(id), .delete)
     }
@@ -197,6 +203,9 @@ public final class WriteBatch {
             """, [id.rawValue]
         ) { PlaylistID(try $0.int64(0)) }
         guard !doomed.isEmpty else { throw LibraryError.playlistNotFound(id) }
+        for playlist in doomed {
+            for (track, count) in try itemCounts(playlist) { membership[playlist, default: [:]][track, default: 0] -= count }
+        }
         try db.execute("DELETE FROM playlist WHERE id = ?", [id.rawValue])
         for playlist in doomed { record(.playlist(playlist), .delete) }
     }
@@ -204,6 +213,7 @@ public final class WriteBatch {
     /// Replaces a playlist's items with `tracks`, in order (duplicates allowed).
     public func setPlaylistItems(_ id: PlaylistID, _ tracks: [TrackID]) throws {
         try checkItemsPlaylist(id)
+        for (track, count) in try itemCounts(id) { membership[id, default: [:]][track, default: 0] -= count }
         try db.execute("DELETE FROM playlist_item WHERE playlist_id = ?", [id.rawValue])
         try insertItems(id, tracks, from: 0)
         try touchItems(id)
@@ -212,7 +222,7 @@ public final class WriteBatch {
     /// Appends `tracks` to the end of a playlist.
     public func appendToPlaylist(_ id: PlaylistID, _ tracks: [TrackID]) throws {
         try checkItemsPlaylist(id)
-        let next = try db.scalar(Int64.self, "SELECT max(position) + 1 FROM playlist_item WHERE playlist_id = ?", [id.rawValue]) ?? 0
+        let next = try db.scalar(Int64.self, "SELECT coalesce(max(position) + 1, 0) FROM playlist_item WHERE playlist_id = ?", [id.rawValue]) ?? 0
         try insertItems(id, tracks, from: next)
         try touchItems(id)
     }
@@ -226,6 +236,14 @@ public final class WriteBatch {
             } catch let error as SQLiteError where error.code == .constraint {
                 throw LibraryError.trackNotFound(track)
             }
+            membership[id, default: [:]][track, default: 0] += 1
+        }
+    }
+
+    /// How many times each track appears in a playlist now.
+    private func itemCounts(_ id: PlaylistID) throws -> [(TrackID, Int)] {
+        try db.query("SELECT track_id, count(*) FROM playlist_item WHERE playlist_id = ? GROUP BY track_id", [id.rawValue]) {
+            (TrackID(try $0.int64(0)), Int(try $0.int64(1)))
         }
     }
 
@@ -267,7 +285,7 @@ public final class WriteBatch {
 
     // MARK: The change log
 
-    private func record(_ key: ChangeKey, _ operation: ChangeOperation, _ groups: PropertyGroups = []) {
+    private func record(_ key: ObjectKey, _ operation: ChangeOperation, _ groups: PropertyGroups = []) {
         guard let existing = pending[key] else {
             pending[key] = PendingChange(operation: operation, groups: operation == .update ? groups : [])
             order.append(key)
@@ -310,23 +328,17 @@ public final class WriteBatch {
             try statement.bind(Int64(change.groups.rawValue), at: 5)
             try statement.run()
         }
+        let membershipStatement = try db.cachedStatement(
+            "INSERT INTO playlist_item_log (tx, playlist_id, track_id, delta) VALUES (?, ?, ?, ?)")
+        for (playlist, deltas) in membership {
+            for (track, delta) in deltas where delta != 0 {
+                try membershipStatement.bind([tx, playlist.rawValue, track.rawValue, delta])
+                try membershipStatement.run()
+            }
+        }
         pending.removeAll()
         order.removeAll()
-    }
-}
-
-/// The object a change-log row is about.
-enum ChangeKey: Hashable {
-    case track(TrackID)
-    case artwork(ArtworkID)
-    case playlist(PlaylistID)
-
-    var type: ObjectType {
-        switch self {
-        case .track: .track
-        case .artwork: .artwork
-        case .playlist: .playlist
-        }
+        membership.removeAll()
     }
 }
 

@@ -1,0 +1,76 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// The persistent change history (seed 004): save a token, come back later, and learn exactly what
+/// was inserted, updated and deleted since — in order, cheaply, deletions included.
+extension Library {
+    /// The library's current position in its history; store it after processing what you read.
+    public func currentToken() async throws -> ChangeToken {
+        let storeID = try await openedStore().storeID
+        return try await read { db in
+            ChangeToken(storeID: storeID, transaction: try HistoryBounds.read(db).current)
+        }
+    }
+
+    /// Parses a token's string form, with a typed error for text that is not a token.
+    public static func token(_ text: String) throws -> ChangeToken {
+        guard let token = ChangeToken(text) else { throw LibraryError.malformedToken(text) }
+        return token
+    }
+
+    /// One `PersistentChange` per committed write transaction after `token`, oldest first.
+    ///
+    /// - Parameters:
+    ///   - scope: when given, only the changes seen through these playlists: the playlists
+    ///     themselves and their tracks (a track added to one is inserted, one removed is deleted).
+    ///   - limit: at most this many transactions; the feed's `token` then says where to continue.
+    /// - Throws: `LibraryError.tokenExpired` (too old, another store, or from the future) and
+    ///   `.detailsUnavailable` (compacted: use `changeSummary(since:)`); both mean "refetch".
+    public func changes(since token: ChangeToken, scope: Set<PlaylistID>? = nil, limit: Int? = nil) async throws -> ChangeFeed {
+        if let limit, limit < 1 { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 1") }
+        let storeID = try await openedStore().storeID
+        return try await read { db in
+            let history = ChangeHistory(db: db, storeID: storeID)
+            if let scope { return try history.scopedChanges(since: token, playlists: scope, limit: limit) }
+            return try history.changes(since: token, limit: limit)
+        }
+    }
+
+    /// Everything since `token` as one net difference per object type (inserted then deleted is
+    /// nothing; inserted then updated is inserted; repeated updates are one, with the union of
+    /// groups), with the current token. Works across compacted history; scoped summaries need the
+    /// per-transaction details.
+    public func changeSummary(since token: ChangeToken, scope: Set<PlaylistID>? = nil) async throws -> PersistentChange {
+        let storeID = try await openedStore().storeID
+        return try await read { db in
+            let history = ChangeHistory(db: db, storeID: storeID)
+            guard let scope else { return try history.summary(since: token) }
+            let feed = try history.scopedChanges(since: token, playlists: scope, limit: nil)
+            var net = NetChanges()
+            for change in feed.changes {
+                for type in ObjectType.allCases {
+                    let details = change.details(for: type)
+                    for key in details.inserted { net.add(key, .insert, []) }
+                    for updated in details.updated { net.add(updated.id, .update, updated.groups) }
+                    for key in details.deleted { net.add(key, .delete, []) }
+                }
+            }
+            var summary = PersistentChange(token: feed.token, date: feed.changes.last?.date ?? Date())
+            net.apply(to: &summary)
+            return summary
+        }
+    }
+
+    /// Folds per-transaction history older than the retention policy into the net summary, in
+    /// chunks (one write transaction each) that never block reads and let other writes interleave.
+    @LibraryActor
+    public func compactHistory(retention: HistoryRetention? = nil, now: Date = Date()) async throws -> CompactionReport {
+        let store = try await store()
+        do {
+            return try await HistoryCompactor(store: store).compact(retention: retention ?? configuration.historyRetention, now: now)
+        } catch {
+            throw LibraryError.wrap(error, path: store.location.storePath.path, busyTimeoutMilliseconds: store.busyTimeoutMilliseconds)
+        }
+    }
+}

@@ -43,6 +43,7 @@ bench: release
 	rm -rf $(BENCH_DIR)
 	.build/release/shelf-bench generate --tracks 500500 --library $(BENCH_DIR)
 	.build/release/shelf --library $(BENCH_DIR) info --json
+	.build/release/shelf-bench history --library $(BENCH_DIR)-history --small-library $(BENCH_DIR)-history-small
 
 clean:
-	rm -rf .build $(DEMO_DIR) $(BENCH_DIR)
+	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small

@@ -9,6 +9,10 @@ struct BenchMain {
     static let usage = """
         usage: shelf-bench generate --tracks N [--seed S] --library DIR [--chunk N]
             Fill a new library with a deterministic catalogue through the batch API; print the time and bytes per track.
+        usage: shelf-bench history [--tracks N] [--bulk-updates N] [--tail N] [--small-tracks N] [--library DIR] [--small-library DIR]
+            Time changes(since:) over the last 100 transactions and changeSummary over the last --tail (10,000),
+            on a 500,500-track library with a log of over 1,000,000 entries beside a 1,000-track one; print the ratios.
+            Given directories are filled once and reused by later runs.
         """
 
     static func main() async {
@@ -21,6 +25,7 @@ struct BenchMain {
         do {
             switch command {
             case "generate": try await Generate(words).run()
+            case "history": try await HistoryBench(words).run()
             case "help", "--help", "-h": print(usage)
             default: usageError("unknown command '\(command)'")
             }

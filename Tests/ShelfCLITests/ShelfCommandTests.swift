@@ -118,4 +118,52 @@ import Testing
         holder.release()
         #expect(try shelf(["--library", dir.url.path, "delete", "1"]).status == 0)
     }
+
+    @Test func tokenChangesAndCompaction() throws {
+        let dir = try generated(20)
+        let lib = ["--library", dir.url.path]
+        let tokenResult = try shelf(lib + ["token", "--json"])
+        #expect(tokenResult.status == 0)
+        let token = try #require(try json(tokenResult.stdout)["token"] as? String)
+        #expect(token.hasPrefix("shelf1."))
+        #expect(try shelf(lib + ["token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == token)
+        #expect(try shelf(lib + ["delete", "3", "5"]).status == 0)
+
+        let changes = try shelf(lib + ["changes", "--since", token, "--json"])
+        #expect(changes.status == 0, "\(changes.stderr)")
+        let document = try json(changes.stdout)
+        let list = try #require(document["changes"] as? [[String: Any]])
+        #expect(list.count == 1)
+        let tracks = try #require(list[0]["tracks"] as? [String: Any])
+        #expect(tracks["deleted"] as? [Int] == [3, 5])
+        #expect((tracks["inserted"] as? [Any])?.isEmpty == true)
+        #expect(list[0]["playlists"] is [String: Any])
+        #expect(list[0]["artwork"] is [String: Any])
+        #expect((list[0]["token"] as? String)?.hasPrefix("shelf1.") == true)
+        let newToken = try #require(document["token"] as? String)
+        #expect(newToken != token)
+
+        let summary = try json(try shelf(lib + ["changes", "--since", token, "--summary", "--json"]).stdout)
+        #expect((summary["changes"] as? [Any])?.count == 1)
+
+        let storeID = token.split(separator: ".")[1]
+        let future = "shelf1.\(storeID).999"
+        let expired = try shelf(lib + ["changes", "--since", future, "--json"])
+        #expect(expired.status == 2)
+        #expect(try (json(expired.stdout)["error"] as? [String: Any])?["code"] as? String == "tokenExpired")
+        let malformed = try shelf(lib + ["changes", "--since", "nonsense", "--json"])
+        #expect(malformed.status == 2)
+        #expect(try (json(malformed.stdout)["error"] as? [String: Any])?["code"] as? String == "malformedToken")
+        #expect(try shelf(lib + ["changes"]).status == 1)
+
+        let compact = try shelf(lib + ["history", "compact", "--all", "--json"])
+        #expect(compact.status == 0, "\(compact.stderr)")
+        #expect(try json(compact.stdout)["transactions"] as? Int == 2)
+        let unavailable = try shelf(lib + ["changes", "--since", token, "--json"])
+        #expect(unavailable.status == 2)
+        #expect(try (json(unavailable.stdout)["error"] as? [String: Any])?["code"] as? String == "detailsUnavailable")
+        let afterCompaction = try json(try shelf(lib + ["changes", "--since", token, "--summary", "--json"]).stdout)
+        let net = try #require((afterCompaction["changes"] as? [[String: Any]])?.first?["tracks"] as? [String: Any])
+        #expect(net["deleted"] as? [Int] == [3, 5])
+    }
 }

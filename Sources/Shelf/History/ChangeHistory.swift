@@ -34,21 +34,12 @@ struct ChangeHistory {
             let upper = try upperBound(after: since.transaction, bounds: bounds, limit: limit)
             var changes: [PersistentChange] = []
             var current: (change: PersistentChange, net: NetChanges)?
-            try db.forEachRow(
-                """
-                SELECT l.tx, t.committed_at, l.object_type, l.object_id, l.op, l.groups
-                FROM change_log AS l JOIN change_transaction AS t ON t.id = l.tx
-                WHERE l.tx > ? AND l.tx <= ?
-                ORDER BY l.tx, l.seq
-                """, [since.transaction, upper]
-            ) { row in
-                let tx = try row.int64(0)
-                if current?.change.token.transaction != tx {
+            try LogEntry.forEach(db, after: since.transaction, through: upper) { entry in
+                if current?.change.token.transaction != entry.transaction {
                     if let done = current { changes.append(finished(done)) }
-                    current = (PersistentChange(token: token(tx), date: try row.get(1)), NetChanges())
+                    current = (PersistentChange(token: token(entry.transaction), date: entry.date), NetChanges())
                 }
-                let key = try LogEntry.key(row, typeColumn: 2)
-                current?.net.add(key, ChangeOperation(rawValue: Int(try row.int64(4))) ?? .update, PropertyGroups(rawValue: Int(try row.int64(5))))
+                current?.net.add(entry.key, entry.operation, entry.groups)
             }
             if let done = current { changes.append(finished(done)) }
             return ChangeFeed(changes: changes, token: token(upper), hasMore: upper < bounds.current)
@@ -95,13 +86,7 @@ struct ChangeHistory {
                 from = bounds.compacted
             }
             let date = try db.scalar(Date.self, "SELECT committed_at FROM change_transaction WHERE id = ?", [bounds.current])
-            try db.forEachRow(
-                "SELECT object_type, object_id, op, groups FROM change_log WHERE tx > ? AND tx <= ? ORDER BY tx, seq",
-                [from, bounds.current]
-            ) { row in
-                net.add(try LogEntry.key(row, typeColumn: 0), ChangeOperation(rawValue: Int(try row.int64(2))) ?? .update,
-                        PropertyGroups(rawValue: Int(try row.int64(3))))
-            }
+            try LogEntry.forEach(db, after: from, through: bounds.current) { net.add($0.key, $0.operation, $0.groups) }
             var change = PersistentChange(token: token(bounds.current), date: date ?? Date())
             net.apply(to: &change)
             return change
@@ -138,30 +123,20 @@ struct ChangeHistory {
             }
 
             var changes: [PersistentChange] = []
-            var entries: [(Int64, Date, ObjectKey, ChangeOperation, PropertyGroups)] = []
-            try db.forEachRow(
-                """
-                SELECT l.tx, t.committed_at, l.object_type, l.object_id, l.op, l.groups
-                FROM change_log AS l JOIN change_transaction AS t ON t.id = l.tx
-                WHERE l.tx > ? AND l.tx <= ?
-                ORDER BY l.tx, l.seq
-                """, [since.transaction, upper]
-            ) { row in
-                entries.append((try row.int64(0), try row.get(1), try LogEntry.key(row, typeColumn: 2),
-                                ChangeOperation(rawValue: Int(try row.int64(4))) ?? .update, PropertyGroups(rawValue: Int(try row.int64(5)))))
-            }
+            var entries: [LogEntry] = []
+            try LogEntry.forEach(db, after: since.transaction, through: upper) { entries.append($0) }
             var index = 0
             while index < entries.count {
-                let tx = entries[index].0
-                var change = PersistentChange(token: token(tx), date: entries[index].1)
+                let tx = entries[index].transaction
+                var change = PersistentChange(token: token(tx), date: entries[index].date)
                 var before: [TrackID: Bool] = [:]
                 for (track, delta) in deltas[tx] ?? [:] {
                     before[track] = count[track, default: 0] > 0
                     count[track, default: 0] += delta
                 }
                 var reported = Set<TrackID>()
-                while index < entries.count, entries[index].0 == tx {
-                    let (_, _, key, operation, groups) = entries[index]
+                while index < entries.count, entries[index].transaction == tx {
+                    let (key, operation, groups) = (entries[index].key, entries[index].operation, entries[index].groups)
                     index += 1
                     switch key {
                     case .playlist(let id) where playlists.contains(id):

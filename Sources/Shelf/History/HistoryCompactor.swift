@@ -105,13 +105,7 @@ struct HistoryCompactor {
     private func fold(from: Int64, through: Int64) throws -> (transactions: Int, entries: Int) {
         let db = store.writer
         var logged: [(ObjectKey, ChangeOperation, PropertyGroups)] = []
-        try db.forEachRow(
-            "SELECT object_type, object_id, op, groups FROM change_log WHERE tx > ? AND tx <= ? ORDER BY tx, seq",
-            [from, through]
-        ) { row in
-            logged.append((try LogEntry.key(row, typeColumn: 0), ChangeOperation(rawValue: Int(try row.int64(2))) ?? .update,
-                           PropertyGroups(rawValue: Int(try row.int64(3)))))
-        }
+        try LogEntry.forEach(db, after: from, through: through) { logged.append(($0.key, $0.operation, $0.groups)) }
         // Existing summary rows come first: they describe what happened before this chunk.
         var net = NetChanges()
         var seen = Set<ObjectKey>()

@@ -20,12 +20,31 @@ struct HistoryBounds {
     }
 }
 
-/// One `change_log` row, decoded.
+/// One `change_log` row, decoded, with its transaction's commit date.
 struct LogEntry {
     var transaction: Int64
+    var date: Date
     var key: ObjectKey
     var operation: ChangeOperation
     var groups: PropertyGroups
+
+    /// Calls `body` with every change-log row of the transactions `(after, through]`, in commit
+    /// order: the one query the feed, the summary and the compactor all read the log with.
+    static func forEach(_ db: Connection, after: Int64, through: Int64, _ body: (LogEntry) throws -> Void) throws {
+        try db.forEachRow(
+            """
+            SELECT l.tx, t.committed_at, l.object_type, l.object_id, l.op, l.groups
+            FROM change_log AS l JOIN change_transaction AS t ON t.id = l.tx
+            WHERE l.tx > ? AND l.tx <= ?
+            ORDER BY l.tx, l.seq
+            """, [after, through]
+        ) { row in
+            try body(LogEntry(
+                transaction: try row.int64(0), date: try row.get(1), key: try key(row, typeColumn: 2),
+                operation: ChangeOperation(rawValue: Int(try row.int64(4))) ?? .update,
+                groups: PropertyGroups(rawValue: Int(try row.int64(5)))))
+        }
+    }
 
     /// Decodes `object_type, object_id` at columns `typeColumn` and `typeColumn + 1`.
     static func key(_ row: Row, typeColumn: Int32) throws -> ObjectKey {

@@ -100,10 +100,10 @@ struct HistoryBench {
         let lastTail = ChangeToken(storeID: current.storeID, transaction: current.transaction - Int64(tail))
         var changesAnswer = 0
         var summaryAnswer = 0
-        let changes = try await Measure.median(runs: 30) {
+        let changes = try await Measure.median(runs: 300, warmup: 20) {
             changesAnswer = try await library.changes(since: last100).changes.count
         }
-        let summary = try await Measure.median(runs: 10) {
+        let summary = try await Measure.median(runs: 31, warmup: 3) {
             summaryAnswer = try await library.changeSummary(since: lastTail).tracks.updated.count
         }
         // The limit: the same rows stepped through sqlite3 without building a single Swift value.
@@ -115,8 +115,8 @@ struct HistoryBench {
             while try statement.step() {}
             statement.reset()
         }
-        let rawChanges = try await Measure.median(runs: 30) { try raw(last100.transaction) }
-        let rawSummary = try await Measure.median(runs: 10) { try raw(lastTail.transaction) }
+        let rawChanges = try await Measure.median(runs: 300, warmup: 20) { try raw(last100.transaction) }
+        let rawSummary = try await Measure.median(runs: 31, warmup: 3) { try raw(lastTail.transaction) }
         let entries = try db.scalar(Int.self, "SELECT count(*) FROM change_log") ?? 0
         let tracks = try await library.info().trackCount
         return Line(

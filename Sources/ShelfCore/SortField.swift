@@ -24,33 +24,35 @@ public enum SortField: String, Sendable, Codable, CaseIterable {
     }
 
     /// The fixed order of fields compared when this one ties; the track ID always ends the chain,
-    /// so every order is total and keyset paging is exact.
+    /// so every order is total and keyset paging is exact. Chains stay short because the mirror
+    /// keeps one index per chain: text sorts fall through to where the track sits on its album,
+    /// `year` groups albums within a year, and the other numbers and dates go straight to the ID.
     ///
-    /// Text fields fall through to where the track sits on its album (an artist's tracks by album,
-    /// then disc, track, title); numbers and dates fall back to the title; `path` is unique already.
+    /// - title: title, artist, ID
+    /// - artist: artist, album, disc, track, title, ID
+    /// - album: album, album artist, disc, track, ID
+    /// - albumArtist: album artist, album, disc, track, ID
+    /// - composer: composer, album, disc, track, ID
+    /// - genre: genre, album artist, album, disc, track, ID
+    /// - year: year, album artist, album, disc, track, ID
+    /// - discNumber: disc, track, ID
+    /// - every other field: the field, ID
     public var tieBreakChain: [SortField] {
         switch self {
-        case .title: [.title, .artist, .album, .discNumber, .trackNumber]
+        case .title: [.title, .artist]
         case .artist: [.artist, .album, .discNumber, .trackNumber, .title]
-        case .album: [.album, .albumArtist, .discNumber, .trackNumber, .title]
-        case .albumArtist: [.albumArtist, .album, .discNumber, .trackNumber, .title]
-        case .composer: [.composer, .album, .discNumber, .trackNumber, .title]
-        case .genre: [.genre, .artist, .album, .discNumber, .trackNumber, .title]
-        case .year: [.year, .albumArtist, .album, .discNumber, .trackNumber, .title]
-        case .trackNumber: [.trackNumber, .title]
-        case .discNumber: [.discNumber, .trackNumber, .title]
-        case .duration: [.duration, .title]
-        case .bitrate: [.bitrate, .title]
-        case .sampleRate: [.sampleRate, .title]
-        case .fileSize: [.fileSize, .title]
-        case .path: [.path]
-        case .dateAdded: [.dateAdded, .title]
-        case .dateModified: [.dateModified, .title]
-        case .lastPlayed: [.lastPlayed, .title]
-        case .playCount: [.playCount, .title]
-        case .rating: [.rating, .title]
+        case .album: [.album, .albumArtist, .discNumber, .trackNumber]
+        case .albumArtist: [.albumArtist, .album, .discNumber, .trackNumber]
+        case .composer: [.composer, .album, .discNumber, .trackNumber]
+        case .genre: [.genre, .albumArtist, .album, .discNumber, .trackNumber]
+        case .year: [.year, .albumArtist, .album, .discNumber, .trackNumber]
+        case .discNumber: [.discNumber, .trackNumber]
+        default: [self]
         }
     }
+
+    /// True when the order depends on the sort-tags setting: some field of the chain has a sort tag.
+    public var dependsOnSortTags: Bool { tieBreakChain.contains(where: \.hasSortTag) }
 }
 
 /// A sort order for a track list: the field, the direction, and whether sort tags replace display

@@ -1,56 +1,202 @@
 import Foundation
 
-/// One comparable component of a track's position in a sorted list.
-///
-/// Missing values — nil, empty, or only whitespace — are `.missing`, which sorts after every
-/// present value in ascending order (and so first when descending): one defined place.
+/// One comparable component of a track's position in a sorted list: the bytes of a text key
+/// (compared as SQLite compares BLOBs, with memcmp) or a number. Both query paths build their
+/// order from these same values, so they agree by construction.
 public enum SortComponent: Comparable, Sendable, Hashable {
-    case text(String)
+    case bytes([UInt8])
     case number(Double)
-    case missing
+
+    public static func < (lhs: SortComponent, rhs: SortComponent) -> Bool {
+        switch (lhs, rhs) {
+        case (.bytes(let a), .bytes(let b)): a.lexicographicallyPrecedes(b)
+        case (.number(let a), .number(let b)): a < b
+        case (.bytes, .number): false
+        case (.number, .bytes): true
+        }
+    }
 }
 
-/// Turns field values into comparable components. Text is folded (case, diacritics, width) so that
-/// "beyonce", "Beyoncé" and "ＢＥＹＯＮＣＥ" sort together.
+/// Settings of the text collation.
+public struct SortKeyOptions: Sendable, Hashable, Codable {
+    /// Leading words skipped when they start a value followed by more text, lowercase, with the
+    /// separator that follows them ("the ", "l'").
+    public var articles: [String]
+    /// Folded values never stripped of an article (a band called "The The" keeps its name).
+    public var exceptions: Set<String>
+
+    /// English articles ("the", "a", "an") by default.
+    public init(articles: [String] = SortKeyOptions.english, exceptions: Set<String> = []) {
+        self.articles = articles
+        self.exceptions = exceptions
+    }
+
+    public static let english = ["the ", "a ", "an "]
+    public static let french = ["le ", "la ", "les ", "l'", "un ", "une "]
+    public static let german = ["der ", "die ", "das ", "ein ", "eine "]
+    public static let spanish = ["el ", "la ", "los ", "las ", "un ", "una "]
+    public static let italian = ["il ", "lo ", "la ", "i ", "gli ", "le ", "l'"]
+    /// No article is skipped.
+    public static let none = SortKeyOptions(articles: [])
+}
+
+/// The collation: turns display values (and sort tags) into byte keys and sections.
+///
+/// A text key is one section byte followed by the body, so every section is one contiguous range
+/// of keys in both directions and a jump to a section is one index probe:
+/// - `A`–`Z` (0x41–0x5A) for a first letter a–z after folding;
+/// - kana rows あかさたなはまやらわ (0x61–0x6A) for a first kana, katakana folded to hiragana;
+/// - `#` (0x7E) for everything else: digits, symbols, other scripts;
+/// - a missing value (nil, empty, or only whitespace) is the single byte 0xFF: after every value,
+///   in the `#` section, which it keeps contiguous because nothing sorts between them.
+/// The body folds case, diacritics, width (Ａ = A) and kana (カ = か, が = か), skips a leading
+/// article when `options` say so, turns each run of whitespace into one 0x02 byte, and writes each
+/// run of ASCII digits as 0x01, its length, then the digits without leading zeros, so "Track 2"
+/// sorts before "Track 10". Other characters keep their UTF-8 bytes (code point order).
 public enum SortKey {
+    /// The key of a missing value.
+    public static let missingKey: [UInt8] = [0xFF]
+    /// The number standing for a missing numeric value: above every real one.
+    public static let missingNumber = 9.0e18
+
+    /// The section names in ascending key order.
+    public static let sectionNames: [String] =
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).map { String(UnicodeScalar($0)) } + kanaRows.map(\.name) + ["#"]
+
+    private static let kanaRows: [(name: String, last: UInt32)] = [
+        ("あ", 0x304A), ("か", 0x3054), ("さ", 0x305E), ("た", 0x3069), ("な", 0x306E),
+        ("は", 0x307D), ("ま", 0x3082), ("や", 0x3088), ("ら", 0x308D), ("わ", 0x3093),
+    ]
+
     /// True when a value is nil, empty, or only Unicode whitespace (including U+3000 and NBSP).
     public static func isBlank(_ value: String?) -> Bool {
         guard let value else { return true }
         return value.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
     }
 
-    /// The folded comparison form of a display value, or `.missing` when it is blank.
-    public static func text(_ value: String?) -> SortComponent {
-        guard let value, !isBlank(value) else { return .missing }
-        return .text(
-            value.trimmingCharacters(in: .whitespacesAndNewlines)
-                .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil))
+    /// The key of a text value; a blank value gives `missingKey`.
+    public static func textKey(_ value: String?, options: SortKeyOptions = SortKeyOptions()) -> [UInt8] {
+        guard let value, !isBlank(value) else { return missingKey }
+        var scalars = normalize(value)
+        skipArticle(&scalars, options: options)
+        guard let first = scalars.first else { return missingKey }
+        var key: [UInt8] = [sectionByte(first)]
+        key.reserveCapacity(scalars.count + 4)
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar.isASCII, (0x30...0x39).contains(scalar.value) {
+                var end = index
+                while end < scalars.count, scalars[end].isASCII, (0x30...0x39).contains(scalars[end].value) { end += 1 }
+                var start = index
+                while start < end - 1, scalars[start].value == 0x30 { start += 1 }  // leading zeros
+                let digits = scalars[start..<end].prefix(250)
+                key.append(0x01)
+                key.append(UInt8(digits.count))
+                for digit in digits { key.append(UInt8(digit.value)) }
+                index = end
+            } else if scalar.properties.isWhitespace {
+                key.append(0x02)
+                while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
+            } else {
+                key.append(contentsOf: String(scalar).utf8)
+                index += 1
+            }
+        }
+        return key
     }
 
-    /// The component for a text field, taking the sort tag instead of the display value when sort
-    /// tags are on and the tag is not blank.
-    public static func text(_ value: String?, sortTag: String?, useSortTags: Bool) -> SortComponent {
-        if useSortTags, !isBlank(sortTag) { return text(sortTag) }
-        return text(value)
+    /// The key of a text field: the sort tag when sort tags are on and the tag is not blank, else
+    /// the display value.
+    public static func textKey(_ value: String?, sortTag: String?, useSortTags: Bool, options: SortKeyOptions = SortKeyOptions()) -> [UInt8] {
+        if useSortTags, !isBlank(sortTag) { return textKey(sortTag, options: options) }
+        return textKey(value, options: options)
     }
 
-    /// The component of one field of a track.
-    public static func component(_ field: SortField, of track: Track, useSortTags: Bool) -> SortComponent {
-        func number<T: BinaryInteger>(_ value: T?) -> SortComponent { value.map { .number(Double($0)) } ?? .missing }
-        func date(_ value: Date?) -> SortComponent { value.map { .number($0.timeIntervalSince1970) } ?? .missing }
+    /// The section a key files under: read from the key, never from the display value.
+    public static func section(ofKey key: [UInt8]) -> String { section(ofByte: key.first ?? 0xFF) }
+
+    /// The section named by a key's first byte.
+    public static func section(ofByte byte: UInt8) -> String {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): String(UnicodeScalar(byte))
+        case 0x61...0x6A: kanaRows[Int(byte - 0x61)].name
+        default: "#"
+        }
+    }
+
+    /// The first key byte of a section name and the last, both inclusive; nil for an unknown name.
+    public static func byteRange(ofSection name: String) -> ClosedRange<UInt8>? {
+        if name == "#" { return 0x7E...0xFF }
+        if let index = kanaRows.firstIndex(where: { $0.name == name }) { return UInt8(0x61 + index)...UInt8(0x61 + index) }
+        let upper = name.uppercased()
+        if upper.count == 1, let ascii = upper.unicodeScalars.first, (0x41...0x5A).contains(ascii.value) {
+            return UInt8(ascii.value)...UInt8(ascii.value)
+        }
+        return nil
+    }
+
+    private static func sectionByte(_ scalar: Unicode.Scalar) -> UInt8 {
+        let value = scalar.value
+        if (0x61...0x7A).contains(value) { return UInt8(value - 0x20) }
+        if (0x3041...0x3096).contains(value) {
+            if value >= 0x3094 { return value == 0x3094 ? 0x61 : 0x62 }  // ゔ files under あ, ゕゖ under か
+            return UInt8(0x61 + kanaRows.firstIndex { value <= $0.last }!)
+        }
+        return 0x7E
+    }
+
+    /// Case, diacritic, width and kana folding. ASCII, most of any library, takes a fast path
+    /// that avoids Foundation's folding.
+    static func normalize(_ value: String) -> [Unicode.Scalar] {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.utf8.allSatisfy({ $0 < 0x80 }) {
+            return trimmed.utf8.map { Unicode.Scalar($0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0) }
+        }
+        let folded = trimmed.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        var scalars: [Unicode.Scalar] = []
+        for scalar in folded.decomposedStringWithCanonicalMapping.unicodeScalars {
+            switch scalar.value {
+            case 0x3099, 0x309A, 0xFF9E, 0xFF9F, 0x0300...0x036F: continue  // voicing marks and accents
+            case 0x30A1...0x30F6: scalars.append(Unicode.Scalar(scalar.value - 0x60)!)  // katakana → hiragana
+            case 0x30FD, 0x30FE: scalars.append(Unicode.Scalar(scalar.value - 0x60)!)
+            default: scalars.append(scalar)
+            }
+        }
+        return scalars
+    }
+
+    private static func skipArticle(_ scalars: inout [Unicode.Scalar], options: SortKeyOptions) {
+        guard !options.articles.isEmpty, scalars.count > 1 else { return }
+        for article in options.articles {
+            let prefix = Array(article.unicodeScalars)
+            guard scalars.count > prefix.count, scalars.starts(with: prefix) else { continue }
+            if !options.exceptions.isEmpty, options.exceptions.contains(String(String.UnicodeScalarView(scalars))) { return }
+            let rest = scalars[prefix.count...].drop { $0.properties.isWhitespace }
+            if !rest.isEmpty { scalars = Array(rest) }
+            return
+        }
+    }
+
+    /// The component of one field of a track (numbers and dates as themselves, missing values as
+    /// `missingNumber`; `path` as its raw UTF-8 bytes).
+    public static func component(_ field: SortField, of track: Track, useSortTags: Bool, options: SortKeyOptions = SortKeyOptions()) -> SortComponent {
+        func number<T: BinaryInteger>(_ value: T?) -> SortComponent { .number(value.map { Double($0) } ?? missingNumber) }
+        func date(_ value: Date?) -> SortComponent { .number(value?.timeIntervalSince1970 ?? missingNumber) }
         switch field {
-        case .title: return text(track.title, sortTag: track.sortTitle, useSortTags: useSortTags)
-        case .artist: return text(track.artist, sortTag: track.sortArtist, useSortTags: useSortTags)
-        case .album: return text(track.album, sortTag: track.sortAlbum, useSortTags: useSortTags)
+        case .title: return .bytes(textKey(track.title, sortTag: track.sortTitle, useSortTags: useSortTags, options: options))
+        case .artist: return .bytes(textKey(track.artist, sortTag: track.sortArtist, useSortTags: useSortTags, options: options))
+        case .album: return .bytes(textKey(track.album, sortTag: track.sortAlbum, useSortTags: useSortTags, options: options))
         case .albumArtist:
-            return text(track.albumArtist, sortTag: track.sortAlbumArtist, useSortTags: useSortTags)
-        case .composer: return text(track.composer, sortTag: track.sortComposer, useSortTags: useSortTags)
-        case .genre: return text(track.genre)
-        case .path: return .text(track.path)
+            return .bytes(textKey(track.albumArtist, sortTag: track.sortAlbumArtist, useSortTags: useSortTags, options: options))
+        case .composer:
+            return .bytes(textKey(track.composer, sortTag: track.sortComposer, useSortTags: useSortTags, options: options))
+        case .genre: return .bytes(textKey(track.genre, options: options))
+        case .path: return .bytes(Array(track.path.utf8))
         case .year: return number(track.year)
         case .trackNumber: return number(track.trackNumber)
         case .discNumber: return number(track.discNumber)
-        case .duration: return track.duration.map { .number($0) } ?? .missing
+        case .duration: return .number(track.duration ?? missingNumber)
         case .bitrate: return number(track.bitrate)
         case .sampleRate: return number(track.sampleRate)
         case .fileSize: return number(track.fileSize)
@@ -64,13 +210,20 @@ public enum SortKey {
 
     /// The whole key of a track under `query`: its tie-break chain's components (the ID comes last
     /// and is compared separately).
-    public static func components(of track: Track, for query: LibraryQuery) -> [SortComponent] {
-        query.sort.tieBreakChain.map { component($0, of: track, useSortTags: query.useSortTags) }
+    public static func components(of track: Track, for query: LibraryQuery, options: SortKeyOptions = SortKeyOptions()) -> [SortComponent] {
+        query.sort.tieBreakChain.map { component($0, of: track, useSortTags: query.useSortTags, options: options) }
     }
 
     /// True when `a` comes before `b` under the ascending order of the chain, the ID breaking ties.
     public static func precedes(_ a: (key: [SortComponent], id: TrackID), _ b: (key: [SortComponent], id: TrackID)) -> Bool {
         for (x, y) in zip(a.key, b.key) where x != y { return x < y }
         return a.id < b.id
+    }
+
+    /// The section of a track under `query`: from the key of the chain's first component; numeric
+    /// sorts have the one section `#`.
+    public static func section(of key: [SortComponent]) -> String {
+        if case .bytes(let bytes)? = key.first { return section(ofKey: bytes) }
+        return "#"
     }
 }

@@ -86,27 +86,90 @@ import Testing
 }
 
 @Suite struct SortKeyTests {
+    func key(_ value: String?) -> [UInt8] { SortKey.textKey(value) }
+    func section(_ value: String?) -> String { SortKey.section(ofKey: key(value)) }
+
     @Test func blankMeansNilEmptyOrOnlyWhitespace() {
         for blank in [nil, "", " ", "\u{3000}", "\t\n", "\u{00A0}", " \u{3000} "] as [String?] {
             #expect(SortKey.isBlank(blank), "\(String(describing: blank)) should be blank")
-            #expect(SortKey.text(blank) == .missing)
+            #expect(key(blank) == SortKey.missingKey)
         }
         #expect(!SortKey.isBlank(" a "))
     }
 
     @Test func blankSortTagFallsBackToDisplayValue() {
-        #expect(SortKey.text("The Beatles", sortTag: "\u{3000}", useSortTags: true) == SortKey.text("The Beatles"))
-        #expect(SortKey.text("The Beatles", sortTag: "Beatles, The", useSortTags: true) == SortKey.text("Beatles, The"))
-        #expect(SortKey.text("The Beatles", sortTag: "Beatles, The", useSortTags: false) == SortKey.text("The Beatles"))
+        #expect(SortKey.textKey("The Beatles", sortTag: "\u{3000}", useSortTags: true) == key("The Beatles"))
+        #expect(SortKey.textKey("The Beatles", sortTag: "Beatles, The", useSortTags: true) == key("Beatles, The"))
+        #expect(SortKey.textKey("Zed", sortTag: "Beatles, The", useSortTags: false) == key("Zed"))
     }
 
-    @Test func foldsCaseDiacriticsAndWidth() {
-        #expect(SortKey.text("Beyoncé") == SortKey.text("beyonce"))
-        #expect(SortKey.text("ＢＥＹＯＮＣＥ") == SortKey.text("beyonce"))
+    @Test func foldsCaseDiacriticsWidthAndKana() {
+        #expect(key("Beyoncé") == key("beyonce"))
+        #expect(key("ＢＥＹＯＮＣＥ") == key("beyonce"))
+        #expect(key("ヒカル") == key("ひかる"))
+        #expect(key("ﾋｶﾙ") == key("ひかる"))
+        #expect(key("ガ") == key("か"))
+        #expect(key("  padded ") == key("padded"))
+    }
+
+    @Test func numbersCompareAsNumbers() {
+        #expect(key("Track 2").lexicographicallyPrecedes(key("Track 10")))
+        #expect(key("Track 9").lexicographicallyPrecedes(key("Track 10")))
+        #expect(key("Track 02") == key("Track 2"))
+        #expect(key("Track 10").lexicographicallyPrecedes(key("Track 10b")))
+        #expect(key("1999").lexicographicallyPrecedes(key("2001")))
+    }
+
+    @Test func articlesAreSkippedAsASetting() {
+        #expect(key("The Beatles") == key("Beatles"))
+        #expect(key("A Tribe Called Quest") == key("Tribe Called Quest"))
+        #expect(key("The") == key("the"))  // nothing left: not stripped
+        #expect(section("The Beatles") == "B")
+        #expect(SortKey.textKey("The Beatles", options: .none) != key("Beatles"))
+        let french = SortKeyOptions(articles: SortKeyOptions.french)
+        #expect(SortKey.textKey("L'Impératrice", options: french) == SortKey.textKey("Imperatrice", options: french))
+        let keep = SortKeyOptions(exceptions: ["the the"])
+        #expect(SortKey.textKey("The The", options: keep) != SortKey.textKey("The", options: keep))
+    }
+
+    @Test func sectionsComeFromTheKey() {
+        #expect(section("Beatles, The") == "B")
+        #expect(section("beyoncé") == "B")
+        #expect(section("うただ") == "あ")
+        #expect(section("宇多田ヒカル") == "#")
+        #expect(SortKey.section(ofKey: SortKey.textKey("宇多田ヒカル", sortTag: "うただひかる", useSortTags: true)) == "あ")
+        #expect(section("ガガ") == "か")
+        #expect(section("ゆず") == "や")
+        #expect(section("わたなべ") == "わ")
+        #expect(section("808 State") == "#")
+        #expect(section("Кино") == "#")
+        #expect(section(nil) == "#")
+        #expect(section("ｚｚ") == "Z")
+    }
+
+    @Test func everySectionIsContiguousInKeyOrder() {
+        let values = [
+            "Abba", "the beatles", "Zed", "あいう", "かきく", "ガンダム", "ゆず", "わをん", "808", "!!!", "Кино", "방탄",
+            "宇多田", nil, "", "Ólafur", "ｚｚ", "さくら", "らりるれろ", "はひふ", "まみむ", "なにぬ", "たちつ",
+        ]
+        let sorted = values.map { key($0) }.sorted { $0.lexicographicallyPrecedes($1) }
+        let sections = sorted.map { SortKey.section(ofKey: $0) }
+        var seen: [String] = []
+        for name in sections where seen.last != name {
+            #expect(!seen.contains(name), "section \(name) is split")
+            seen.append(name)
+        }
+        #expect(seen == seen.sorted { SortKey.sectionNames.firstIndex(of: $0)! < SortKey.sectionNames.firstIndex(of: $1)! })
+        #expect(seen.last == "#")
+        for name in SortKey.sectionNames {
+            let range = SortKey.byteRange(ofSection: name)!
+            #expect(SortKey.section(ofByte: range.lowerBound) == name)
+        }
     }
 
     @Test func missingSortsAfterEveryValue() {
-        #expect(SortComponent.text("zzz") < .missing)
-        #expect(SortComponent.number(1e300) < .missing)
+        #expect(SortComponent.bytes(key("zzz")) < .bytes(SortKey.missingKey))
+        #expect(SortComponent.bytes(key("宇多田")) < .bytes(SortKey.missingKey))
+        #expect(SortComponent.number(1e15) < .number(SortKey.missingNumber))
     }
 }

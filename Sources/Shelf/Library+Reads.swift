@@ -85,13 +85,6 @@ extension Library {
         }
     }
 
-    /// A page of the whole library in `query`'s order, by offset, through the direct path.
-    public func page(_ query: LibraryQuery, offset: Int = 0, limit: Int = 50) async throws -> TrackPage {
-        guard offset >= 0 else { throw LibraryError.invalidValue(field: "offset", value: String(offset), reason: "must be ≥ 0") }
-        guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
-        return try await read { db in try DirectQueryEngine(db: db).page(query, offset: offset, limit: limit) }
-    }
-
     /// Every playlist and folder, by ID.
     public func playlists() async throws -> [Playlist] {
         try await read { db in try db.query(PlaylistRow.select + " ORDER BY id", [], PlaylistRow.decode) }

@@ -38,6 +38,8 @@ public final class Library: Sendable {
     let opener: StoreOpener
     /// Set once the store is open, so that reads reach the pool without a hop to `LibraryActor`.
     let openedReaders = Mutex<OpenedStore?>(nil)
+    /// The mirror's read pool while it is ready; nil sends queries to the direct path.
+    let mirrorReaders = Mutex<ReadPool?>(nil)
 
     /// A library in `directory`; nothing is read or created until the first call.
     public init(directory: URL, configuration: Configuration = Configuration()) {
@@ -79,6 +81,12 @@ public final class Library: Sendable {
     @LibraryActor
     func store() async throws -> Store {
         let store = try await opener.store(location: location, configuration: configuration)
+        if store.mirror == nil {
+            store.mirror = MirrorStore(store: store, readerCount: configuration.readerCount) { [weak self] pool in
+                self?.mirrorReaders.withLock { $0 = pool }
+            }
+            store.mirror?.start()
+        }
         openedReaders.withLock { opened in
             if opened == nil {
                 opened = OpenedStore(

@@ -55,17 +55,19 @@ public enum SortField: String, Sendable, Codable, CaseIterable {
     public var dependsOnSortTags: Bool { tieBreakChain.contains(where: \.hasSortTag) }
 }
 
-/// A sort order for a track list: the field, the direction, and whether sort tags replace display
-/// values. Descending reverses the whole chain, track ID included.
+/// A track list: the sort field, the direction, whether sort tags replace display values, and a
+/// filter. Descending reverses the whole chain, track ID included.
 public struct LibraryQuery: Sendable, Codable, Equatable, Hashable {
     public var sort: SortField
     public var descending: Bool
     public var useSortTags: Bool
+    public var filter: Filter
 
     /// Describes a list sorted by `sort`.
-    public init(sort: SortField = .artist, descending: Bool = false, useSortTags: Bool = true) {
+    public init(sort: SortField = .artist, descending: Bool = false, useSortTags: Bool = true, filter: Filter = .all) {
         self.sort = sort
         self.descending = descending
         self.useSortTags = useSortTags
+        self.filter = filter
     }
 }

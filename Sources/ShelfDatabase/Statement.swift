@@ -106,6 +106,9 @@ public final class Statement {
         }
     }
 
+    /// The current row after `step()` returned true; valid until the next step or reset.
+    public var currentRow: Row { Row(statement: self) }
+
     /// Runs the statement to completion, ignoring rows, then resets it.
     public func run() throws {
         defer { sqlite3_reset(handle) }

@@ -2,38 +2,83 @@ import Foundation
 import ShelfCore
 import ShelfDatabase
 
-/// The obviously-correct query path: reads canonical rows into `Track` values and sorts them in
-/// Swift with `SortKey`. Used before the mirror exists and as the oracle the mirror is tested against.
-struct DirectQueryEngine {
+/// The obviously-correct path: reads canonical rows into `Track` values, filters and sorts them in
+/// Swift with `SortKey`. Used before the mirror is built and as the oracle in tests.
+struct DirectQueryEngine: QueryEngine {
     let db: Connection
+    var options = SortKeyOptions()
 
-    /// Every track ID in `query`'s order.
-    func orderedIDs(_ query: LibraryQuery) throws -> [TrackID] {
-        var keyed: [(key: [SortComponent], id: TrackID)] = []
-        // Lyrics and comments never affect order, so they are not read: a large library's lyrics
-        // would otherwise dominate the memory of a sort.
+    typealias Row = (key: [SortComponent], track: Track)
+
+    /// Every matching track with its key, in list order.
+    func rows(_ query: LibraryQuery) throws -> [Row] {
+        var rows: [Row] = []
+        // Lyrics and comments never affect order or filters, so they are not read.
         let columns = TrackRow.columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")
         try db.forEachRow("SELECT \(columns) FROM track") { row in
             let track = try TrackRow.decode(row)
-            keyed.append((SortKey.components(of: track, for: query), track.id))
+            if query.filter.matches(track) { rows.append((SortKey.components(of: track, for: query, options: options), track)) }
         }
-        keyed.sort { SortKey.precedes($0, $1) }
-        let ids = keyed.map(\.id)
-        return query.descending ? ids.reversed() : ids
+        rows.sort { SortKey.precedes(($0.key, $0.track.id), ($1.key, $1.track.id)) }
+        return query.descending ? rows.reversed() : rows
     }
 
-    /// One page by offset, with the total.
-    func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> TrackPage {
-        try db.transaction(.deferred) {
-            let ids = try orderedIDs(query)
-            let slice = ids.dropFirst(offset).prefix(limit)
-            let items = try slice.map { id in
-                guard let track = try db.queryOne(TrackRow.select + " WHERE id = ?", [id.rawValue], TrackRow.decode) else {
-                    throw LibraryError.trackNotFound(id)
-                }
-                return track
-            }
-            return TrackPage(items: items, total: ids.count)
+    private func item(_ row: Row) -> TrackListItem { TrackListItem(row.track, section: SortKey.section(of: row.key)) }
+
+    private func isAfter(_ row: Row, _ cursor: PageCursor, descending: Bool) -> Bool {
+        if row.key == cursor.key && row.track.id == cursor.id { return cursor.inclusive }
+        let before = SortKey.precedes((cursor.key, cursor.id), (row.key, row.track.id))
+        return descending ? !before : before
+    }
+
+    func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
+        let all = try db.transaction(.deferred) { try rows(query) }
+        let start = cursor.map { c in all.firstIndex { isAfter($0, c, descending: query.descending) } ?? all.count } ?? 0
+        return makePage(all, from: start, limit: limit)
+    }
+
+    func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
+        let all = try db.transaction(.deferred) { try rows(query) }
+        return makePage(all, from: min(offset, all.count), limit: limit)
+    }
+
+    private func makePage(_ all: [Row], from start: Int, limit: Int) -> ListPage {
+        let slice = all[start..<min(all.count, start + limit)]
+        let next = slice.last.flatMap { last in
+            start + slice.count < all.count ? PageCursor(key: last.key, id: last.track.id) : nil
         }
+        return ListPage(items: slice.map(item), nextCursor: next, total: all.count)
+    }
+
+    func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
+        try db.transaction(.deferred) { try rows(query).map(\.track.id) }
+    }
+
+    func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
+        var sections: [SectionInfo] = []
+        for (index, row) in try db.transaction(.deferred, { try rows(query) }).enumerated() {
+            let name = SortKey.section(of: row.key)
+            if sections.last?.name == name { sections[sections.count - 1].count += 1 } else {
+                sections.append(SectionInfo(name: name, firstIndex: index, count: 1))
+            }
+        }
+        return sections
+    }
+
+    func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
+        let all = try db.transaction(.deferred) { try rows(query) }
+        guard let index = all.firstIndex(where: { SortKey.section(of: $0.key) == section }) else { return nil }
+        return SectionAnchor(index: index, cursor: PageCursor(key: all[index].key, id: all[index].track.id, inclusive: true))
+    }
+
+    func hasRows(_ query: LibraryQuery) throws -> Bool {
+        var found = false
+        let columns = TrackRow.columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")
+        let statement = try db.cachedStatement("SELECT \(columns) FROM track")
+        defer { statement.reset() }
+        while !found, try statement.step() {
+            found = query.filter.matches(try TrackRow.decode(statement.currentRow))
+        }
+        return found
     }
 }

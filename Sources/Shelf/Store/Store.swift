@@ -11,6 +11,8 @@ final class Store {
     let storeID: UUID
     let readers: ReadPool
     let busyTimeoutMilliseconds: Int
+    /// The read mirror, kept current after every write; nil until the library sets it up.
+    var mirror: MirrorStore?
 
     private init(writer: Connection, location: StoreLocation, storeID: UUID, readers: ReadPool, busyTimeout: Int) {
         self.writer = writer
@@ -71,12 +73,15 @@ final class Store {
     /// written in the same transaction just before the commit.
     func write<T>(_ body: (WriteBatch) throws -> T) throws -> T {
         do {
-            return try writer.transaction(.immediate) {
+            let result = try writer.transaction(.immediate) {
                 let batch = WriteBatch(db: writer, now: Date())
                 let result = try body(batch)
                 try batch.finish()
                 return result
             }
+            // Read-your-writes: the mirror reflects the batch before the write call returns.
+            mirror?.syncAfterWrite()
+            return result
         } catch {
             throw LibraryError.wrap(error, path: location.storePath.path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         }

@@ -1,0 +1,97 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// Browsing: sorted, filtered pages at any depth, snapshots, sections and anchors. Answered by the
+/// mirror once it is built, and by the direct path until then; both give the same answers.
+extension Library {
+    /// Runs `body` with the engine that should answer now, on a reader thread.
+    func withEngine<T: Sendable>(direct: Bool = false, _ body: @escaping @Sendable (any QueryEngine) throws -> T) async throws -> T {
+        _ = try await openedStore()
+        if !direct, let mirror = mirrorReaders.withLock({ $0 }) {
+            do {
+                return try await mirror.read { try body(MirrorQueryEngine(db: $0)) }
+            } catch let error as SQLiteError {
+                throw LibraryError.wrap(error, path: mirror.path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+            }
+        }
+        return try await read { try body(DirectQueryEngine(db: $0)) }
+    }
+
+    private static func checkLimit(_ limit: Int) throws {
+        guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
+    }
+
+    /// Up to `limit` list rows after `cursor` (from the start when nil), with the next cursor and the total.
+    public func list(_ query: LibraryQuery, after cursor: PageCursor? = nil, limit: Int = 50) async throws -> ListPage {
+        try Self.checkLimit(limit)
+        return try await withEngine { try $0.page(query, after: cursor, limit: limit) }
+    }
+
+    /// Up to `limit` list rows from row `offset`.
+    public func list(_ query: LibraryQuery, offset: Int, limit: Int = 50) async throws -> ListPage {
+        try Self.checkLimit(limit)
+        guard offset >= 0 else { throw LibraryError.invalidValue(field: "offset", value: String(offset), reason: "must be ≥ 0") }
+        return try await withEngine { try $0.page(query, offset: offset, limit: limit) }
+    }
+
+    /// A page of whole tracks (every field) by offset, in `query`'s order.
+    public func page(_ query: LibraryQuery, offset: Int = 0, limit: Int = 50) async throws -> TrackPage {
+        let list = try await list(query, offset: offset, limit: limit)
+        let lookup = try await tracks(ids: list.items.map(\.id))
+        return TrackPage(items: lookup.tracks, total: list.total)
+    }
+
+    /// Every matching track ID, in order.
+    public func snapshot(_ query: LibraryQuery) async throws -> [TrackID] {
+        try await withEngine { try $0.snapshot(query) }
+    }
+
+    /// Each section's name, first index and count, in list order.
+    public func sections(_ query: LibraryQuery) async throws -> [SectionInfo] {
+        try await withEngine { try $0.sections(query) }
+    }
+
+    /// The index and an inclusive cursor of a section's first row; nil when the list has none.
+    public func anchor(_ section: String, _ query: LibraryQuery) async throws -> SectionAnchor? {
+        try await withEngine { try $0.anchor(section, query) }
+    }
+
+    /// Whether the list has any visible row.
+    public func hasRows(_ query: LibraryQuery) async throws -> Bool {
+        try await withEngine { try $0.hasRows(query) }
+    }
+
+    /// The mirror's state, progress, applied change-log position and size.
+    @LibraryActor
+    public func mirrorStatus() async throws -> MirrorStatus {
+        try await store().mirror?.status() ?? MirrorStatus(state: .disabled, builtTracks: 0, totalTracks: 0, appliedSeq: 0, bytesOnDisk: 0)
+    }
+
+    /// Rebuilds the mirror from scratch; with `wait`, returns when it is ready.
+    @LibraryActor
+    public func buildMirror(wait: Bool = true) async throws {
+        let store = try await store()
+        guard let mirror = store.mirror else { return }
+        try mirror.rebuild()
+        if wait { try await mirror.waitForBuild() }
+    }
+
+    /// Waits for a running mirror build (started at opening, or by `buildMirror(wait: false)`).
+    @LibraryActor
+    public func waitForMirror() async throws {
+        try await store().mirror?.waitForBuild()
+    }
+
+    /// Turns the mirror off (queries use the direct path; the file is kept).
+    @LibraryActor
+    public func disableMirror() async throws { try await store().mirror?.disable() }
+
+    /// Turns the mirror on again; it catches up from where it stopped, or rebuilds.
+    @LibraryActor
+    public func enableMirror() async throws { try await store().mirror?.enable() }
+
+    /// Turns the mirror off and deletes its file.
+    @LibraryActor
+    public func purgeMirror() async throws { try await store().mirror?.purge() }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import ShelfCore
+
+/// The layout of `mirror.sqlite`: one row per track holding what a list row shows, the precomputed
+/// keys of every sort (display and sort-tag variants of the five tag-aware fields as real columns,
+/// because SQLite cannot range-search an expression index with a row value), folded filter text,
+/// and one index per sort chain so that every page, either direction, is an index range scan.
+enum MirrorSchema {
+    static let version = 1
+
+    /// The key column of a chain component: `k_` display keys, `s_` sort-tag keys, `n_` numbers.
+    static func column(_ field: SortField, tags: Bool) -> String {
+        switch field {
+        case .title, .artist, .album, .albumArtist, .composer: (tags ? "s_" : "k_") + snake(field.rawValue)
+        case .genre: "k_genre"
+        case .path: "k_path"
+        default: "n_" + snake(field.rawValue)
+        }
+    }
+
+    /// The key columns of a query's chain, the ID last.
+    static func chain(_ query: LibraryQuery) -> [String] {
+        query.sort.tieBreakChain.map { column($0, tags: query.useSortTags && query.sort.dependsOnSortTags) } + ["id"]
+    }
+
+    /// The index serving a sort field in one sort-tag setting.
+    static func indexName(_ field: SortField, tags: Bool) -> String {
+        "mirror_track_" + snake(field.rawValue) + (tags && field.dependsOnSortTags ? "_tags" : "")
+    }
+
+    /// The columns whose first byte names a section (the first component of a text sort).
+    static func sectionColumn(_ query: LibraryQuery) -> String? {
+        let first = column(query.sort, tags: query.useSortTags && query.sort.dependsOnSortTags)
+        return first.hasPrefix("n_") ? nil : first
+    }
+
+    static let textKeyFields: [SortField] = [.title, .artist, .album, .albumArtist, .composer]
+    static let numberFields: [NumberField] = NumberField.allCases
+
+    static func snake(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
+        }
+        return result
+    }
+
+    static var createSQL: String {
+        let textKeys = textKeyFields.flatMap { ["k_\(snake($0.rawValue)) BLOB NOT NULL", "s_\(snake($0.rawValue)) BLOB NOT NULL"] }
+        let numbers = numberFields.map { "n_\(snake($0.rawValue)) NOT NULL" }
+        let folded = TextField.allCases.filter { $0 != .path }.map { "f_\(snake($0.rawValue)) TEXT" }
+        let columns = [
+            "id INTEGER PRIMARY KEY", "title TEXT", "artist TEXT", "album TEXT", "album_artist TEXT", "genre TEXT",
+            "has_artwork INTEGER NOT NULL", "compilation INTEGER NOT NULL",
+        ] + textKeys + ["k_genre BLOB NOT NULL", "k_path BLOB NOT NULL"] + numbers + folded
+        return """
+            CREATE TABLE IF NOT EXISTS mirror_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS mirror_track (
+              \(columns.joined(separator: ",\n  "))
+            );
+            -- Rows per section of each sectioned key column, kept current by sync, so that sections and
+            -- anchors of the unfiltered list never count rows.
+            CREATE TABLE IF NOT EXISTS mirror_section (
+              key_column TEXT    NOT NULL,
+              section    INTEGER NOT NULL,
+              count      INTEGER NOT NULL,
+              PRIMARY KEY (key_column, section)
+            ) WITHOUT ROWID;
+            """
+    }
+
+    /// Every sort index (created after a bulk build: faster than maintaining them row by row), and
+    /// the filter indexes that let a zero-hit "any rows?" answer from an index.
+    static var indexSQL: [String] {
+        var statements: [String] = []
+        for field in SortField.allCases {
+            for tags in field.dependsOnSortTags ? [false, true] : [false] {
+                let columns = field.tieBreakChain.map { column($0, tags: tags) }
+                statements.append("CREATE INDEX IF NOT EXISTS \(indexName(field, tags: tags)) ON mirror_track(\(columns.joined(separator: ", ")))")
+            }
+        }
+        statements.append("CREATE INDEX IF NOT EXISTS mirror_track_f_genre ON mirror_track(f_genre)")
+        statements.append("CREATE INDEX IF NOT EXISTS mirror_track_f_artist ON mirror_track(f_artist)")
+        statements.append("CREATE INDEX IF NOT EXISTS mirror_track_f_album_artist ON mirror_track(f_album_artist)")
+        return statements
+    }
+
+    /// The key columns whose sections `mirror_section` counts.
+    static let sectionColumns: [String] = textKeyFields.flatMap { ["k_\(snake($0.rawValue))", "s_\(snake($0.rawValue))"] } + ["k_genre"]
+}

@@ -1,0 +1,358 @@
+import Dispatch
+import Foundation
+import ShelfCore
+import ShelfDatabase
+import Synchronization
+
+/// What `mirrorStatus()` reports about the read mirror.
+public struct MirrorStatus: Sendable, Codable, Equatable {
+    /// Where the mirror is in its life.
+    public enum State: String, Sendable, Codable {
+        /// Being built in the background; queries use the direct path meanwhile.
+        case building
+        /// Built and kept current with every write; queries use it.
+        case ready
+        /// Turned off: the file is kept (or purged) and queries use the direct path.
+        case disabled
+    }
+
+    public var state: State
+    /// Tracks copied so far and the tracks to copy, while building.
+    public var builtTracks: Int
+    public var totalTracks: Int
+    /// The last change-log entry the mirror reflects.
+    public var appliedSeq: Int64
+    /// Bytes of `mirror.sqlite` and its WAL files.
+    public var bytesOnDisk: Int64
+}
+
+/// Shared between the builder thread and the actor: progress and the cancel flag.
+final class BuildControl: Sendable {
+    let cancelled = Mutex(false)
+    let built = Mutex(0)
+    let total = Mutex(0)
+}
+
+/// The derived read mirror (`mirror.sqlite`): built in chunks off the actor, then kept current from
+/// the change log after every write batch, before the write call returns. Deleting the file is
+/// always safe: it is rebuilt.
+@LibraryActor
+final class MirrorStore {
+    let directory: URL
+    let canonical: Connection
+    let canonicalPath: String
+    let storeID: UUID
+    let options = SortKeyOptions()
+    /// Publishes the mirror's read pool to `Library` (nil while it cannot answer).
+    let publish: @Sendable (ReadPool?) -> Void
+    let readerCount: Int
+
+    private(set) var state: MirrorStatus.State = .disabled
+    private var writer: Connection?
+    private var readers: ReadPool?
+    private var appliedSeq: Int64 = 0
+    private var control = BuildControl()
+    private var buildTask: Task<Void, any Error>?
+    nonisolated static let chunkSize = 5_000
+
+    var path: URL { directory.appendingPathComponent("mirror.sqlite") }
+
+    init(store: Store, readerCount: Int, publish: @escaping @Sendable (ReadPool?) -> Void) {
+        directory = store.location.directory
+        canonical = store.writer
+        canonicalPath = store.location.storePath.path
+        storeID = store.storeID
+        self.readerCount = readerCount
+        self.publish = publish
+    }
+
+    // MARK: Life cycle
+
+    /// Brings the mirror up when enabled: catches a built mirror up from its `applied_seq`, or
+    /// starts (or resumes) a background build.
+    func start() {
+        guard isEnabled else {
+            state = .disabled
+            return
+        }
+        do {
+            let db = try openWriter()
+            let meta = try readMeta(db)
+            if meta["store_id"] != storeID.uuidString || meta["schema"] != String(MirrorSchema.version) {
+                try startBuild(fresh: true)
+            } else if meta["state"] == "ready" {
+                appliedSeq = Int64(meta["applied_seq"] ?? "0") ?? 0
+                state = .ready
+                if try !catchUp() { return }
+                readers = ReadPool(path: path.path, size: readerCount, busyTimeoutMilliseconds: 5_000)
+                publish(readers)
+            } else {
+                try startBuild(fresh: false)
+            }
+        } catch {
+            // A mirror that cannot open is rebuilt from scratch; the canonical store is untouched.
+            try? startBuild(fresh: true)
+        }
+    }
+
+    var isEnabled: Bool {
+        (try? canonical.scalar(String.self, "SELECT value FROM meta WHERE key = 'mirror_enabled'")) != "0"
+    }
+
+    private func setEnabled(_ enabled: Bool) throws {
+        try canonical.execute(
+            "INSERT INTO meta (key, value) VALUES ('mirror_enabled', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [enabled ? "1" : "0"])
+    }
+
+    private func openWriter() throws -> Connection {
+        if let writer { return writer }
+        let db = try Connection(path: path.path)
+        _ = try db.pragma("journal_mode = WAL")
+        // Derived data: a crash may lose the last sync, which the next open replays from applied_seq.
+        try db.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384;")
+        try db.execute(script: MirrorSchema.createSQL)
+        writer = db
+        return db
+    }
+
+    private func readMeta(_ db: Connection) throws -> [String: String] {
+        var meta: [String: String] = [:]
+        try db.forEachRow("SELECT key, value FROM mirror_meta") { meta[try $0.string(0)] = try $0.string(1) }
+        return meta
+    }
+
+    private func setMeta(_ db: Connection, _ values: [String: String]) throws {
+        for (key, value) in values {
+            try db.execute(
+                "INSERT INTO mirror_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [key, value])
+        }
+    }
+
+    /// The newest change-log entry ever written (compaction never lowers it).
+    private func currentSeq() throws -> Int64 {
+        try canonical.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+    }
+
+    private func closeAndDelete() {
+        buildTask?.cancel()
+        control.cancelled.withLock { $0 = true }
+        publish(nil)
+        readers = nil
+        writer = nil
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: path.path + suffix)
+        }
+    }
+
+    /// Starts the chunked background build; `fresh` discards whatever file is there first.
+    func startBuild(fresh: Bool) throws {
+        publish(nil)
+        readers = nil
+        if fresh { closeAndDelete() }
+        buildTask?.cancel()
+        control.cancelled.withLock { $0 = true }
+        let db = try openWriter()
+        var meta = try readMeta(db)
+        if fresh || meta["state"] != "building" {
+            try db.transaction {
+                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section;")
+                meta = ["store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
+                        "build_start_seq": String(try currentSeq()), "build_next_id": "0", "applied_seq": "0"]
+                try setMeta(db, meta)
+            }
+        }
+        state = .building
+        let control = BuildControl()
+        self.control = control
+        control.total.withLock { $0 = (try? canonical.scalar(Int.self, "SELECT count(*) FROM track")) ?? 0 }
+        let mirrorPath = path.path
+        let canonicalPath = canonicalPath
+        let options = options
+        let startSeq = Int64(meta["build_start_seq"] ?? "0") ?? 0
+        buildTask = Task.detached {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                DispatchQueue.global(qos: .utility).async {
+                    continuation.resume(with: Result {
+                        try MirrorBuilder(mirrorPath: mirrorPath, canonicalPath: canonicalPath, options: options, control: control).run()
+                    })
+                }
+            }
+            try await self.finishBuild(startSeq: startSeq, control: control)
+        }
+    }
+
+    /// Waits for a running build to finish (tests and `shelf mirror build`).
+    func waitForBuild() async throws {
+        if let buildTask { try await buildTask.value }
+    }
+
+    /// The last step of a build, on the actor so that no write slips between the replay and the
+    /// switch to `ready`: replays the change log from where the build started.
+    private func finishBuild(startSeq: Int64, control: BuildControl) throws {
+        guard control === self.control, !control.cancelled.withLock({ $0 }) else { return }
+        let db = try openWriter()
+        appliedSeq = startSeq
+        try db.transaction {
+            try setMeta(db, ["state": "ready", "applied_seq": String(startSeq)])
+        }
+        state = .ready
+        if try !catchUp() { return }
+        buildTask = nil
+        readers = ReadPool(path: path.path, size: readerCount, busyTimeoutMilliseconds: 5_000)
+        publish(readers)
+    }
+
+    // MARK: Sync
+
+    /// Applies every change-log entry after `applied_seq`. Returns false when entries were
+    /// compacted away first, in which case a rebuild was started instead.
+    @discardableResult
+    func catchUp() throws -> Bool {
+        guard state == .ready, let db = writer else { return true }
+        let current = try currentSeq()
+        guard current > appliedSeq else { return true }
+        let oldest = try canonical.scalar(Int64?.self, "SELECT min(seq) FROM change_log") ?? nil
+        if oldest.map({ $0 > appliedSeq + 1 }) ?? true {
+            try startBuild(fresh: true)
+            return false
+        }
+        var touched: [TrackID] = []
+        var seen = Set<TrackID>()
+        try canonical.forEachRow(
+            "SELECT object_id FROM change_log WHERE seq > ? AND seq <= ? AND object_type = ? ORDER BY seq",
+            [appliedSeq, current, ObjectType.track.rawValue]
+        ) { row in
+            let id = TrackID(try row.int64(0))
+            if seen.insert(id).inserted { touched.append(id) }
+        }
+        var counts: [String: [UInt8: Int]] = [:]
+        try db.transaction {
+            let upsert = try db.cachedStatement(MirrorRow.upsert)
+            for id in touched {
+                let old = try db.queryOne(MirrorRow.sectionSelect, [id.rawValue]) { row in
+                    (0..<Int32(MirrorSchema.sectionColumns.count)).map { row.optionalData($0)?.first ?? 0xFF }
+                }
+                if let old { Self.count(old, -1, into: &counts) }
+                if let track = try canonical.queryOne(TrackRow.select + " WHERE id = ?", [id.rawValue], TrackRow.decode) {
+                    upsert.reset()
+                    try MirrorRow.bind(track, to: upsert, options: options)
+                    try upsert.run()
+                    Self.count(MirrorRow.sectionBytes(track, options: options), 1, into: &counts)
+                } else if old != nil {
+                    try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
+                }
+            }
+            try Self.flush(counts, to: db)
+            try setMeta(db, ["applied_seq": String(current)])
+        }
+        appliedSeq = current
+        return true
+    }
+
+    nonisolated static func count(_ bytes: [UInt8], _ delta: Int, into counts: inout [String: [UInt8: Int]]) {
+        for (column, byte) in zip(MirrorSchema.sectionColumns, bytes) { counts[column, default: [:]][byte, default: 0] += delta }
+    }
+
+    nonisolated static func flush(_ counts: [String: [UInt8: Int]], to db: Connection) throws {
+        let statement = try db.cachedStatement(
+            """
+            INSERT INTO mirror_section (key_column, section, count) VALUES (?, ?, ?)
+            ON CONFLICT (key_column, section) DO UPDATE SET count = count + excluded.count
+            """)
+        for (column, sections) in counts {
+            for (byte, delta) in sections where delta != 0 {
+                try statement.bind([column, Int64(byte), delta])
+                try statement.run()
+            }
+        }
+    }
+
+    /// Called after every committed write batch: the mirror reflects it before the write returns.
+    /// A failure here never fails the write (it is committed); the mirror is rebuilt instead.
+    func syncAfterWrite() {
+        guard state == .ready else { return }
+        do { try catchUp() } catch { try? startBuild(fresh: true) }
+    }
+
+    // MARK: Settings
+
+    func status() -> MirrorStatus {
+        let bytes = ["", "-wal", "-shm"].reduce(Int64(0)) { total, suffix in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path.path + suffix)
+            return total + ((attributes?[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+        return MirrorStatus(
+            state: state, builtTracks: control.built.withLock { $0 }, totalTracks: control.total.withLock { $0 },
+            appliedSeq: appliedSeq, bytesOnDisk: bytes)
+    }
+
+    func disable() throws {
+        try setEnabled(false)
+        buildTask?.cancel()
+        control.cancelled.withLock { $0 = true }
+        publish(nil)
+        readers = nil
+        writer = nil
+        state = .disabled
+    }
+
+    func enable() throws {
+        try setEnabled(true)
+        if state == .disabled { start() }
+    }
+
+    func purge() throws {
+        try setEnabled(false)
+        closeAndDelete()
+        state = .disabled
+    }
+
+    func rebuild() throws {
+        try setEnabled(true)
+        try startBuild(fresh: true)
+    }
+}
+
+/// The off-actor part of a build: copies canonical tracks in chunks (one mirror transaction each,
+/// resumable from `build_next_id`) through its own connections, then creates the sort indexes.
+struct MirrorBuilder {
+    let mirrorPath: String
+    let canonicalPath: String
+    let options: SortKeyOptions
+    let control: BuildControl
+
+    func run() throws {
+        let source = try Connection(path: canonicalPath, mode: .readOnly)
+        let mirror = try Connection(path: mirrorPath)
+        try mirror.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
+        var next = Int64(try mirror.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'build_next_id'") ?? "0") ?? 0
+        control.built.withLock { $0 = (try? mirror.scalar(Int.self, "SELECT count(*) FROM mirror_track")) ?? 0 }
+        let columns = TrackRow.columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")
+        while true {
+            if control.cancelled.withLock({ $0 }) { throw CancellationError() }
+            let tracks = try source.query(
+                "SELECT \(columns) FROM track WHERE id > ? ORDER BY id LIMIT ?", [next, MirrorStore.chunkSize], TrackRow.decode)
+            guard let last = tracks.last else { break }
+            var counts: [String: [UInt8: Int]] = [:]
+            try mirror.transaction {
+                let upsert = try mirror.cachedStatement(MirrorRow.upsert)
+                for track in tracks {
+                    upsert.reset()
+                    try MirrorRow.bind(track, to: upsert, options: options)
+                    try upsert.run()
+                    MirrorStore.count(MirrorRow.sectionBytes(track, options: options), 1, into: &counts)
+                }
+                try MirrorStore.flush(counts, to: mirror)
+                try mirror.execute("UPDATE mirror_meta SET value = ? WHERE key = 'build_next_id'", [String(last.id.rawValue)])
+            }
+            next = last.id.rawValue
+            control.built.withLock { $0 += tracks.count }
+        }
+        for statement in MirrorSchema.indexSQL {
+            if control.cancelled.withLock({ $0 }) { throw CancellationError() }
+            try mirror.execute(script: statement)
+        }
+    }
+}

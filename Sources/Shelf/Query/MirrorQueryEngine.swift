@@ -1,0 +1,210 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// Every browsing question answered in SQL on `mirror.sqlite`: filter, order, paging by keyset
+/// (a row-value range on the sort's index) or offset, sections from maintained counts.
+struct MirrorQueryEngine: QueryEngine {
+    let db: Connection
+
+    /// The SELECT list of a page: list columns, then the chain's key columns, then the section byte.
+    private func selectList(_ query: LibraryQuery) -> String {
+        let list = "id, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number, n_duration, n_rating, n_play_count, has_artwork, compilation"
+        let chain = MirrorSchema.chain(query).dropLast().joined(separator: ", ")
+        let section = MirrorSchema.sectionColumn(query).map { "substr(\($0), 1, 1)" } ?? "NULL"
+        return "\(list), \(chain), \(section)"
+    }
+
+    private func orderBy(_ query: LibraryQuery) -> String {
+        let direction = query.descending ? " DESC" : ""
+        return MirrorSchema.chain(query).map { $0 + direction }.joined(separator: ", ")
+    }
+
+    /// The SQL of one list page, for the benchmark's raw column and the query-plan test.
+    func pageSQL(_ query: LibraryQuery, cursor: PageCursor?, offset: Bool) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+        var (filter, arguments) = MirrorFilter.compile(query.filter)
+        if let cursor {
+            let comparison = query.descending ? (cursor.inclusive ? "<=" : "<") : (cursor.inclusive ? ">=" : ">")
+            let chain = MirrorSchema.chain(query)
+            filter = "(\(chain.joined(separator: ", "))) \(comparison) (\(chain.map { _ in "?" }.joined(separator: ", "))) AND \(filter)"
+            arguments = Self.arguments(cursor) + arguments
+        }
+        let sql = "SELECT \(selectList(query)) FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query)) LIMIT ?" + (offset ? " OFFSET ?" : "")
+        return (sql, arguments)
+    }
+
+    static func arguments(_ cursor: PageCursor) -> [(any SQLiteBindable)?] {
+        cursor.key.map { component -> (any SQLiteBindable)? in
+            switch component {
+            case .bytes(let bytes): Data(bytes)
+            case .number(let value): value
+            }
+        } + [cursor.id.rawValue]
+    }
+
+    private func decode(_ row: Row, _ query: LibraryQuery) throws -> (TrackListItem, [SortComponent]) {
+        func number(_ index: Int32) -> Double? {
+            guard let value = row.optionalDouble(index), value < SortKey.missingNumber else { return nil }
+            return value
+        }
+        let chainCount = query.sort.tieBreakChain.count
+        var key: [SortComponent] = []
+        for offset in 0..<chainCount {
+            let index = Int32(14 + offset)
+            key.append(MirrorSchema.chain(query)[offset].hasPrefix("n_") ? .number(try row.double(index)) : .bytes([UInt8](try row.data(index))))
+        }
+        let sectionByte = row.optionalData(Int32(14 + chainCount))?.first
+        let item = TrackListItem(
+            id: TrackID(try row.int64(0)), title: row.optionalString(1), artist: row.optionalString(2), album: row.optionalString(3),
+            albumArtist: row.optionalString(4), genre: row.optionalString(5), year: number(6).map { Int($0) },
+            trackNumber: number(7).map { Int($0) }, discNumber: number(8).map { Int($0) }, duration: number(9),
+            rating: Int(try row.int64(10)), playCount: Int(try row.int64(11)), hasArtwork: try row.int64(12) != 0,
+            compilation: try row.int64(13) != 0, section: sectionByte.map { SortKey.section(ofByte: $0) } ?? "#")
+        return (item, key)
+    }
+
+    private func run(_ query: LibraryQuery, _ sql: String, _ arguments: [(any SQLiteBindable)?], limit: Int) throws -> ListPage {
+        // One read transaction: the page and its total come from the same snapshot.
+        try db.transaction(.deferred) {
+            var rows: [(TrackListItem, [SortComponent])] = []
+            try db.forEachRow(sql, arguments) { rows.append(try decode($0, query)) }
+            let more = rows.count > limit
+            if more { rows.removeLast() }
+            let next = more ? rows.last.map { PageCursor(key: $0.1, id: $0.0.id) } : nil
+            return ListPage(items: rows.map(\.0), nextCursor: next, total: try total(query))
+        }
+    }
+
+    func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
+        let (sql, arguments) = pageSQL(query, cursor: cursor, offset: false)
+        return try run(query, sql, arguments + [limit + 1], limit: limit)
+    }
+
+    func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
+        let (sql, arguments) = pageSQL(query, cursor: nil, offset: true)
+        return try run(query, sql, arguments + [limit + 1, offset], limit: limit)
+    }
+
+    /// Rows in the list: the unfiltered count is kept by sync, a filtered one is counted.
+    func total(_ query: LibraryQuery) throws -> Int {
+        if query.filter == .all {
+            return try db.scalar(Int.self, "SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'") ?? 0
+        }
+        let (filter, arguments) = MirrorFilter.compile(query.filter)
+        return try db.scalar(Int.self, "SELECT count(*) FROM mirror_track WHERE \(filter)", arguments) ?? 0
+    }
+
+    func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
+        let (filter, arguments) = MirrorFilter.compile(query.filter)
+        return try db.query("SELECT id FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query))", arguments) {
+            TrackID(try $0.int64(0))
+        }
+    }
+
+    func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
+        try db.transaction(.deferred) {
+            guard let column = MirrorSchema.sectionColumn(query) else {
+                let count = try total(query)
+                return count > 0 ? [SectionInfo(name: "#", firstIndex: 0, count: count)] : []
+            }
+            var counts: [String: Int] = [:]
+            if query.filter == .all {
+                try db.forEachRow("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [column]) { row in
+                    counts[SortKey.section(ofByte: UInt8(truncatingIfNeeded: try row.int64(0))), default: 0] += Int(try row.int64(1))
+                }
+            } else {
+                let (filter, arguments) = MirrorFilter.compile(query.filter)
+                try db.forEachRow(
+                    "SELECT substr(\(column), 1, 1), count(*) FROM mirror_track WHERE \(filter) GROUP BY 1", arguments
+                ) { row in
+                    counts[SortKey.section(ofByte: row.optionalData(0)?.first ?? 0xFF), default: 0] += Int(try row.int64(1))
+                }
+            }
+            var names = SortKey.sectionNames.filter { counts[$0] != nil }
+            if query.descending { names.reverse() }
+            var index = 0
+            return names.map { name in
+                defer { index += counts[name]! }
+                return SectionInfo(name: name, firstIndex: index, count: counts[name]!)
+            }
+        }
+    }
+
+    func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
+        try db.transaction(.deferred) {
+            guard let info = try sections(query).first(where: { $0.name == section }) else { return nil }
+            var (filter, arguments) = MirrorFilter.compile(query.filter)
+            if let column = MirrorSchema.sectionColumn(query), let range = SortKey.byteRange(ofSection: section) {
+                // The section is one key range, so its first row is one index probe.
+                filter = "\(column) >= ? AND " + (range.upperBound < 0xFF ? "\(column) < ? AND " : "") + filter
+                arguments = [Data([range.lowerBound])] + (range.upperBound < 0xFF ? [Data([range.upperBound + 1])] : []) + arguments
+            }
+            let sql = "SELECT \(selectList(query)) FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query)) LIMIT 1"
+            guard let (item, key) = try db.queryOne(sql, arguments, { try decode($0, query) }) else { return nil }
+            return SectionAnchor(index: info.firstIndex, cursor: PageCursor(key: key, id: item.id, inclusive: true))
+        }
+    }
+
+    func hasRows(_ query: LibraryQuery) throws -> Bool {
+        let (filter, arguments) = MirrorFilter.compile(query.filter)
+        return try db.scalar(Int.self, "SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments) == 1
+    }
+}
+
+/// Compiles a `Filter` into a WHERE clause over the mirror's folded and key columns, with every
+/// value bound as a parameter. Each comparison is wrapped so that NULL (a missing value) counts
+/// as false, which keeps NOT exact, as in Swift.
+enum MirrorFilter {
+    static func compile(_ filter: Filter) -> (String, [(any SQLiteBindable)?]) {
+        switch filter {
+        case .all: return ("1", [])
+        case .text(.path, let match):
+            switch match {
+            case .equals(let text): return ("k_path = ?", [Data(text.utf8)])
+            case .contains(let text): return ("instr(k_path, ?) > 0", [Data(text.utf8)])
+            case .prefix(let text): return ("substr(k_path, 1, ?) = ?", [text.utf8.count, Data(text.utf8)])
+            }
+        case .text(let field, let match):
+            let column = "f_" + MirrorSchema.snake(field.rawValue)
+            switch match {
+            case .equals(let text): return ("coalesce(\(column) = ?, 0)", [Filter.fold(text)])
+            case .contains(let text): return ("coalesce(instr(\(column), ?) > 0, 0)", [Filter.fold(text)])
+            case .prefix(let text):
+                let folded = Filter.fold(text)
+                return ("coalesce(substr(\(column), 1, ?) = ?, 0)", [folded.unicodeScalars.count, folded])
+            }
+        case .range(let field, let lower, let upper):
+            let column = "n_" + MirrorSchema.snake(field.rawValue)
+            var parts = ["\(column) < ?"]
+            var arguments: [(any SQLiteBindable)?] = [SortKey.missingNumber]
+            if let lower { parts.append("\(column) >= ?"); arguments.append(lower) }
+            if let upper { parts.append("\(column) <= ?"); arguments.append(upper) }
+            return ("(" + parts.joined(separator: " AND ") + ")", arguments)
+        case .flag(let field, let value):
+            return ((field == .compilation ? "compilation" : "has_artwork") + " = ?", [Int64(value ? 1 : 0)])
+        case .missingText(let field):
+            return field == .path ? ("0", []) : ("f_\(MirrorSchema.snake(field.rawValue)) IS NULL", [])
+        case .missingNumber(let field):
+            return ("n_\(MirrorSchema.snake(field.rawValue)) >= ?", [SortKey.missingNumber])
+        case .anyText(let text):
+            let folded = Filter.fold(text)
+            let parts = TextField.searchable.map { "coalesce(instr(f_\(MirrorSchema.snake($0.rawValue)), ?) > 0, 0)" }
+            return ("(" + parts.joined(separator: " OR ") + ")", Array(repeating: folded, count: parts.count))
+        case .and(let filters), .or(let filters):
+            guard !filters.isEmpty else { return (filter.isAnd ? "1" : "0", []) }
+            let compiled = filters.map(compile)
+            let joiner = filter.isAnd ? " AND " : " OR "
+            return ("(" + compiled.map(\.0).joined(separator: joiner) + ")", compiled.flatMap(\.1))
+        case .not(let inner):
+            let (sql, arguments) = compile(inner)
+            return ("NOT (\(sql))", arguments)
+        }
+    }
+}
+
+extension Filter {
+    var isAnd: Bool {
+        if case .and = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// Answers every browsing question about a list. Two implementations: `DirectQueryEngine` (the
+/// oracle, canonical rows sorted in Swift) and `MirrorQueryEngine` (everything pushed into SQL on
+/// the mirror); parity tests demand identical answers.
+protocol QueryEngine {
+    /// Up to `limit` rows after `cursor` (from the start when nil).
+    func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage
+    /// Up to `limit` rows from row `offset`.
+    func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage
+    /// Every matching track ID, in order: what a list view holds to scroll anywhere.
+    func snapshot(_ query: LibraryQuery) throws -> [TrackID]
+    /// Each section's name, first index and count, in list order.
+    func sections(_ query: LibraryQuery) throws -> [SectionInfo]
+    /// The index and a cursor of a section's first row; nil when the list has no such section.
+    func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor?
+    /// Whether the list has any row.
+    func hasRows(_ query: LibraryQuery) throws -> Bool
+}
+

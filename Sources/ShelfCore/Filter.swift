@@ -1,0 +1,145 @@
+import Foundation
+
+/// Text fields a filter can test. Matching is folded like sort keys (case, diacritics, width,
+/// kana), without skipping articles — except `path`, matched byte for byte as file systems do.
+public enum TextField: String, Sendable, Codable, CaseIterable {
+    case title, artist, album, albumArtist, composer, genre, codec, path
+
+    /// The fields a bare word searches.
+    public static let searchable: [TextField] = [.title, .artist, .album, .albumArtist, .composer, .genre]
+
+    /// The field's value on a track.
+    public func value(of track: Track) -> String? {
+        switch self {
+        case .title: track.title
+        case .artist: track.artist
+        case .album: track.album
+        case .albumArtist: track.albumArtist
+        case .composer: track.composer
+        case .genre: track.genre
+        case .codec: track.codec
+        case .path: track.path
+        }
+    }
+}
+
+/// Numeric and date fields a filter can test (dates as seconds since 1970).
+public enum NumberField: String, Sendable, Codable, CaseIterable {
+    case year, trackNumber, discNumber, duration, bitrate, sampleRate, fileSize, playCount, skipCount, rating
+    case dateAdded, dateModified, lastPlayed
+
+    /// The field's value on a track, nil when missing.
+    public func value(of track: Track) -> Double? {
+        switch self {
+        case .year: track.year.map(Double.init)
+        case .trackNumber: track.trackNumber.map(Double.init)
+        case .discNumber: track.discNumber.map(Double.init)
+        case .duration: track.duration
+        case .bitrate: track.bitrate.map(Double.init)
+        case .sampleRate: track.sampleRate.map(Double.init)
+        case .fileSize: Double(track.fileSize)
+        case .playCount: Double(track.playCount)
+        case .skipCount: Double(track.skipCount)
+        case .rating: Double(track.rating)
+        case .dateAdded: track.dateAdded.timeIntervalSince1970
+        case .dateModified: track.dateModified.timeIntervalSince1970
+        case .lastPlayed: track.lastPlayed?.timeIntervalSince1970
+        }
+    }
+}
+
+/// Yes/no properties a filter can test.
+public enum FlagField: String, Sendable, Codable, CaseIterable {
+    case compilation, hasArtwork
+}
+
+/// How a text field is compared with a value (both folded).
+public enum TextMatch: Sendable, Hashable, Codable {
+    case equals(String)
+    case contains(String)
+    case prefix(String)
+}
+
+/// Which tracks a list shows: comparisons on fields combined with AND, OR and NOT. Always
+/// evaluated with bound parameters on the mirror, never by pasting user text into SQL.
+public indirect enum Filter: Sendable, Hashable, Codable {
+    /// Every track.
+    case all
+    case text(TextField, TextMatch)
+    /// A value within `lower...upper` (either end open when nil); a missing value never matches.
+    case range(NumberField, lower: Double?, upper: Double?)
+    case flag(FlagField, Bool)
+    /// The field is blank (text) or absent (numbers).
+    case missingText(TextField)
+    case missingNumber(NumberField)
+    /// Any text field contains the words (a bare word on the command line).
+    case anyText(String)
+    case and([Filter])
+    case or([Filter])
+    case not(Filter)
+
+    /// Evaluates the filter on a track in Swift (the direct path's oracle).
+    public func matches(_ track: Track) -> Bool {
+        switch self {
+        case .all: return true
+        case .text(let field, let match):
+            guard let value = field.value(of: track), !SortKey.isBlank(value) else { return false }
+            let raw = field == .path
+            let folded = raw ? value : Filter.fold(value)
+            func fold(_ text: String) -> String { raw ? text : Filter.fold(text) }
+            switch match {
+            // Byte comparisons of UTF-8, exactly as SQLite's `=`, `instr` and `substr` on the mirror.
+            case .equals(let text): return folded.utf8.elementsEqual(fold(text).utf8)
+            case .contains(let text): return Filter.contains(folded, fold(text))
+            case .prefix(let text): return folded.utf8.starts(with: fold(text).utf8)
+            }
+        case .range(let field, let lower, let upper):
+            guard let value = field.value(of: track) else { return false }
+            return (lower.map { value >= $0 } ?? true) && (upper.map { value <= $0 } ?? true)
+        case .flag(let field, let expected):
+            switch field {
+            case .compilation: return track.compilation == expected
+            case .hasArtwork: return track.hasArtwork == expected
+            }
+        case .missingText(let field): return SortKey.isBlank(field.value(of: track))
+        case .missingNumber(let field): return field.value(of: track) == nil
+        case .anyText(let text):
+            let needle = Filter.fold(text)
+            return TextField.searchable.contains { field in
+                guard let value = field.value(of: track), !SortKey.isBlank(value) else { return false }
+                return Filter.contains(Filter.fold(value), needle)
+            }
+        case .and(let filters): return filters.allSatisfy { $0.matches(track) }
+        case .or(let filters): return filters.contains { $0.matches(track) }
+        case .not(let filter): return !filter.matches(track)
+        }
+    }
+
+    /// The folded form matching uses: the sort-key folding as a string, whitespace runs as one space.
+    public static func fold(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        var lastWasSpace = false
+        for scalar in SortKey.normalize(text) {
+            if scalar.properties.isWhitespace {
+                if !lastWasSpace { result.append(" ") }
+                lastWasSpace = true
+            } else {
+                result.append(scalar)
+                lastWasSpace = false
+            }
+        }
+        return String(result)
+    }
+
+    /// Substring test on UTF-8 bytes, the same as SQLite's `instr` on the folded columns.
+    static func contains(_ haystack: String, _ needle: String) -> Bool {
+        let h = Array(haystack.utf8)
+        let n = Array(needle.utf8)
+        if n.isEmpty { return true }
+        if n.count > h.count { return false }
+        for start in 0...(h.count - n.count) where h[start] == n[0] && h[start..<(start + n.count)].elementsEqual(n) {
+            return true
+        }
+        return false
+    }
+}

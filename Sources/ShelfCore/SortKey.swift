@@ -220,10 +220,10 @@ public enum SortKey {
         return a.id < b.id
     }
 
-    /// The section of a track under `query`: from the key of the chain's first component; numeric
-    /// sorts have the one section `#`.
-    public static func section(of key: [SortComponent]) -> String {
-        if case .bytes(let bytes)? = key.first { return section(ofKey: bytes) }
+    /// The section of a track in a list sorted by `field`: from the key of the chain's first
+    /// component; numeric sorts and `path` have the one section `#`.
+    public static func section(of key: [SortComponent], field: SortField) -> String {
+        if field != .path, case .bytes(let bytes)? = key.first { return section(ofKey: bytes) }
         return "#"
     }
 }

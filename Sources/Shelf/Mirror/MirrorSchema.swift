@@ -31,7 +31,7 @@ enum MirrorSchema {
     /// The columns whose first byte names a section (the first component of a text sort).
     static func sectionColumn(_ query: LibraryQuery) -> String? {
         let first = column(query.sort, tags: query.useSortTags && query.sort.dependsOnSortTags)
-        return first.hasPrefix("n_") ? nil : first
+        return first.hasPrefix("n_") || query.sort == .path ? nil : first
     }
 
     static let textKeyFields: [SortField] = [.title, .artist, .album, .albumArtist, .composer]

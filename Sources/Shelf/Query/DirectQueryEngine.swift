@@ -23,7 +23,9 @@ struct DirectQueryEngine: QueryEngine {
         return query.descending ? rows.reversed() : rows
     }
 
-    private func item(_ row: Row) -> TrackListItem { TrackListItem(row.track, section: SortKey.section(of: row.key)) }
+    private func item(_ row: Row, _ field: SortField) -> TrackListItem {
+        TrackListItem(row.track, section: SortKey.section(of: row.key, field: field))
+    }
 
     private func isAfter(_ row: Row, _ cursor: PageCursor, descending: Bool) -> Bool {
         if row.key == cursor.key && row.track.id == cursor.id { return cursor.inclusive }
@@ -34,20 +36,20 @@ struct DirectQueryEngine: QueryEngine {
     func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
         let all = try db.transaction(.deferred) { try rows(query) }
         let start = cursor.map { c in all.firstIndex { isAfter($0, c, descending: query.descending) } ?? all.count } ?? 0
-        return makePage(all, from: start, limit: limit)
+        return makePage(all, from: start, limit: limit, field: query.sort)
     }
 
     func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
         let all = try db.transaction(.deferred) { try rows(query) }
-        return makePage(all, from: min(offset, all.count), limit: limit)
+        return makePage(all, from: min(offset, all.count), limit: limit, field: query.sort)
     }
 
-    private func makePage(_ all: [Row], from start: Int, limit: Int) -> ListPage {
+    private func makePage(_ all: [Row], from start: Int, limit: Int, field: SortField) -> ListPage {
         let slice = all[start..<min(all.count, start + limit)]
         let next = slice.last.flatMap { last in
             start + slice.count < all.count ? PageCursor(key: last.key, id: last.track.id) : nil
         }
-        return ListPage(items: slice.map(item), nextCursor: next, total: all.count)
+        return ListPage(items: slice.map { item($0, field) }, nextCursor: next, total: all.count)
     }
 
     func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
@@ -57,7 +59,7 @@ struct DirectQueryEngine: QueryEngine {
     func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
         var sections: [SectionInfo] = []
         for (index, row) in try db.transaction(.deferred, { try rows(query) }).enumerated() {
-            let name = SortKey.section(of: row.key)
+            let name = SortKey.section(of: row.key, field: query.sort)
             if sections.last?.name == name { sections[sections.count - 1].count += 1 } else {
                 sections.append(SectionInfo(name: name, firstIndex: index, count: 1))
             }
@@ -67,7 +69,7 @@ struct DirectQueryEngine: QueryEngine {
 
     func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
         let all = try db.transaction(.deferred) { try rows(query) }
-        guard let index = all.firstIndex(where: { SortKey.section(of: $0.key) == section }) else { return nil }
+        guard let index = all.firstIndex(where: { SortKey.section(of: $0.key, field: query.sort) == section }) else { return nil }
         return SectionAnchor(index: index, cursor: PageCursor(key: all[index].key, id: all[index].track.id, inclusive: true))
     }
 

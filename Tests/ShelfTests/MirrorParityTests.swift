@@ -1,0 +1,224 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+import ShelfTestSupport
+import Testing
+
+@testable import Shelf
+
+/// Tracks that stress the collation: blanks, whitespace-only values, sort tags on some tracks only,
+/// accents, full-width Latin, kana and kanji, numbers inside titles, articles, identical titles.
+func trickyTracks() -> [Track] {
+    let specs: [(String?, String?, String?, String?)] = [
+        ("Track 2", "The Beatles", "Beatles, The", "Abbey Road"), ("Track 10", "The Beatles", nil, "Abbey Road"),
+        ("track 1", "Beyoncé", nil, "Lemonade"), ("TRACK 1", "beyonce", "   ", "Lemonade"), ("Ｔｒａｃｋ ３", "ＢＥＹＯＮＣＥ", nil, "Ｌｅｍｏｎａｄｅ"),
+        ("宇多田", "宇多田ヒカル", "うただひかる", "First Love"), ("ヒカル", "ﾋｶﾙ", nil, "かな"), ("がっこう", "ガガ", "\u{3000}", nil),
+        (" ", "\t", nil, ""), (nil, nil, nil, nil), ("\u{3000}", "Sigur Rós", nil, "Ágætis byrjun"), ("Same", "Same", nil, "Same"),
+        ("Same", "Same", nil, "Same"), ("A Day", "A Tribe", "Tribe, A", "An Album"), ("808", "808 State", nil, "90"),
+        ("Кино", "Кино", nil, "Группа крови"), ("방탄", "방탄소년단", nil, nil), ("わたし", "わたなべ", nil, "らりるれろ"),
+    ]
+    return specs.enumerated().map { index, spec in
+        Track(
+            path: "/tricky/\(index).flac", title: spec.0, artist: spec.1, album: spec.3, albumArtist: spec.1,
+            composer: index % 3 == 0 ? nil : spec.1, genre: index % 2 == 0 ? "Rock" : " ", year: index % 4 == 0 ? nil : 1990 + index,
+            trackNumber: index % 5 == 0 ? nil : index, discNumber: 1, duration: index % 6 == 0 ? nil : Double(100 + index),
+            sortArtist: spec.2, sortAlbumArtist: spec.2, dateAdded: Date(timeIntervalSince1970: 1_600_000_000 + Double(index % 3)),
+            playCount: index % 4, rating: (index % 6) * 20)
+    }
+}
+
+let parityFilters: [Filter] = [
+    .all,
+    .text(.genre, .equals("rock")),
+    .and([.range(.year, lower: 1970, upper: 1999), .not(.flag(.compilation, true))]),
+    .or([.text(.artist, .contains("the")), .missingText(.composer)]),
+    .anyText("ひ"),
+    .and([.range(.rating, lower: 60, upper: nil), .not(.text(.title, .prefix("a")))]),
+    .text(.genre, .equals("no such genre")),
+]
+
+/// Opens both engines over a library's files.
+struct Engines {
+    let canonical: Connection
+    let mirror: Connection
+
+    init(_ library: Library) throws {
+        canonical = try Connection(path: library.storeURL.path, mode: .readOnly)
+        mirror = try Connection(path: library.directory.appendingPathComponent("mirror.sqlite").path, mode: .readOnly)
+    }
+
+    var direct: DirectQueryEngine { DirectQueryEngine(db: canonical) }
+    var mirrored: MirrorQueryEngine { MirrorQueryEngine(db: mirror) }
+
+    /// Checks every answer of the mirror against the direct path for one query.
+    func expectParity(_ query: LibraryQuery, pageSize: Int = 97) throws {
+        let rows = try direct.rows(query)
+        let expected = rows.map(\.track.id)
+        let context = "\(query.sort.rawValue) desc=\(query.descending) tags=\(query.useSortTags) filter=\(query.filter)"
+        #expect(try mirrored.snapshot(query) == expected, "snapshot \(context)")
+        var walked: [TrackID] = []
+        var cursor: PageCursor?
+        var pages = 0
+        repeat {
+            let page = try mirrored.page(query, after: cursor, limit: pageSize)
+            #expect(page.total == expected.count, "total \(context)")
+            for (offset, item) in page.items.enumerated() {
+                let index = walked.count + offset
+                if index < rows.count { #expect(item.section == SortKey.section(of: rows[index].key, field: query.sort), "section of row \(index) \(context)") }
+            }
+            walked += page.items.map(\.id)
+            cursor = page.nextCursor
+            if let cursor { #expect(PageCursor(cursor.description) == cursor) }
+            pages += 1
+        } while cursor != nil && pages < 1_000
+        #expect(walked == expected, "cursor walk \(context)")
+        for offset in [0, expected.count / 2, max(0, expected.count - 3), expected.count + 5] {
+            let page = try mirrored.page(query, offset: offset, limit: 7)
+            #expect(page.items.map(\.id) == Array(expected.dropFirst(offset).prefix(7)), "offset \(offset) \(context)")
+        }
+        let sections = try mirrored.sections(query)
+        var expectedSections: [SectionInfo] = []
+        for (index, row) in rows.enumerated() {
+            let name = SortKey.section(of: row.key, field: query.sort)
+            if expectedSections.last?.name == name { expectedSections[expectedSections.count - 1].count += 1 } else {
+                expectedSections.append(SectionInfo(name: name, firstIndex: index, count: 1))
+            }
+        }
+        #expect(sections == expectedSections, "sections \(context): \(sections) vs \(expectedSections)")
+        for section in sections {
+            let anchor = try mirrored.anchor(section.name, query)
+            #expect(anchor?.index == section.firstIndex, "anchor \(section.name) \(context)")
+            if let anchor {
+                let fromAnchor = try mirrored.page(query, after: anchor.cursor, limit: 3).items.map(\.id)
+                #expect(fromAnchor == Array(expected.dropFirst(section.firstIndex).prefix(3)), "page at anchor \(section.name) \(context)")
+            }
+        }
+        #expect(try mirrored.anchor("Q", query)?.index == expectedSections.first { $0.name == "Q" }?.firstIndex)
+        #expect(try mirrored.hasRows(query) == !expected.isEmpty, "hasRows \(context)")
+    }
+}
+
+@Suite(.serialized) struct MirrorParityTests {
+    static func makeLibrary() async throws -> (TemporaryDirectory, Library) {
+        let dir = try TemporaryDirectory()
+        let library = Library(directory: dir.url)
+        _ = try await DatasetGenerator(tracks: 1_200, seed: 21).fill(library, chunkSize: 500)
+        try await library.write { batch in for track in trickyTracks() { try batch.insert(track) } }
+        try await library.buildMirror(wait: true)
+        #expect(try await library.mirrorStatus().state == .ready)
+        return (dir, library)
+    }
+
+    @Test func everySortDirectionTagSettingAndFilterAgrees() async throws {
+        let (dir, library) = try await Self.makeLibrary()
+        _ = dir
+        let engines = try Engines(library)
+        for field in SortField.allCases {
+            for descending in [false, true] {
+                for tags in [false, true] {
+                    for filter in parityFilters {
+                        try engines.expectParity(LibraryQuery(sort: field, descending: descending, useSortTags: tags, filter: filter))
+                    }
+                }
+            }
+        }
+        // The oracle's own sections, anchors and hasRows agree with what the test derives above.
+        let query = LibraryQuery(sort: .artist, filter: .anyText("a"))
+        let direct = engines.direct
+        #expect(try direct.sections(query) == (try engines.mirrored.sections(query)))
+        #expect(try direct.anchor("B", query) == (try engines.mirrored.anchor("B", query)))
+        #expect(try direct.hasRows(LibraryQuery(filter: .text(.genre, .equals("no such genre")))) == false)
+    }
+
+    @Test func parityHoldsAfterWritesThatMoveRowsBetweenSections() async throws {
+        let (dir, library) = try await Self.makeLibrary()
+        _ = dir
+        var random = SeededRandom(seed: 99)
+        for _ in 0..<12 {
+            let seed = random.next()
+            try await library.write { batch in
+                var r = SeededRandom(seed: seed)
+                let ids = try batch.db.query("SELECT id FROM track ORDER BY random() LIMIT 30", []) { TrackID(try $0.int64(0)) }
+                for id in ids {
+                    switch r.int(0...4) {
+                    case 0: try batch.deleteTrack(id)
+                    case 1: try batch.updateTrack(id) { $0.artist = r.pick(["Zebra", "あいう", "The Apples", "  ", "Émile", "42"]) }
+                    case 2: try batch.updateTrack(id) { $0.sortArtist = r.pick([nil, "Aardvark", "\u{3000}", "わ"]) }
+                    case 3: try batch.updateTrack(id) { $0.title = r.pick(["Ｂｅｔａ", "alpha 10", "alpha 9", nil]); $0.playCount += 1 }
+                    default: try batch.insert(Track(path: "/new/\(r.next()).mp3", title: "New \(r.int(0...99))", artist: r.pick(["Kiki", "きき"])))
+                    }
+                }
+            }
+        }
+        // Every batch was applied before its write returned.
+        let status = try await library.mirrorStatus()
+        #expect(status.state == .ready)
+        let engines = try Engines(library)
+        let current = try engines.canonical.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'")
+        #expect(status.appliedSeq == current)
+        for field in [SortField.artist, .title, .albumArtist, .playCount] {
+            for descending in [false, true] {
+                for tags in [false, true] {
+                    for filter in [Filter.all, .anyText("a"), .missingText(.artist)] {
+                        try engines.expectParity(LibraryQuery(sort: field, descending: descending, useSortTags: tags, filter: filter))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func everySortIsAnIndexRangeScan() async throws {
+        let (dir, library) = try await Self.makeLibrary()
+        _ = dir
+        let engines = try Engines(library)
+        let engine = engines.mirrored
+        for field in SortField.allCases {
+            for descending in [false, true] {
+                for tags in [false, true] {
+                    let query = LibraryQuery(sort: field, descending: descending, useSortTags: tags)
+                    let first = try engine.page(query, after: nil, limit: 5)
+                    let cursor = try #require(first.nextCursor)
+                    for (sql, arguments, needsSearch) in [
+                        (engine.pageSQL(query, cursor: nil, offset: false).sql, engine.pageSQL(query, cursor: nil, offset: false).arguments + [5], false),
+                        (engine.pageSQL(query, cursor: cursor, offset: false).sql, engine.pageSQL(query, cursor: cursor, offset: false).arguments + [5], true),
+                    ] {
+                        let plan = try engines.mirror.query("EXPLAIN QUERY PLAN " + sql, arguments) { try $0.string(3) }.joined(separator: " | ")
+                        let context = "\(field.rawValue) desc=\(descending) tags=\(tags): \(plan)"
+                        #expect(!plan.contains("TEMP B-TREE"), "\(context)")
+                        #expect(plan.contains(MirrorSchema.indexName(field, tags: tags)), "\(context)")
+                        if needsSearch { #expect(plan.contains("SEARCH"), "\(context)") }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func deletingTheMirrorIsSafeAndItCatchesUpAfterACrash() async throws {
+        let dir = try TemporaryDirectory()
+        do {
+            let library = Library(directory: dir.url)
+            _ = try await DatasetGenerator(tracks: 300, seed: 2).fill(library)
+            try await library.waitForMirror()
+            #expect(try await library.mirrorStatus().state == .ready)
+        }
+        // Simulate a crash between a write and its mirror sync: write with the mirror off.
+        do {
+            let library = Library(directory: dir.url)
+            try await library.disableMirror()
+            try await library.write { batch in try batch.updateTrack(1) { $0.artist = "Zzz Caught Up"; $0.sortArtist = nil } }
+            try await library.enableMirror()
+            try await library.waitForMirror()
+            #expect(try await library.mirrorStatus().state == .ready)
+            let page = try await library.list(LibraryQuery(sort: .artist, filter: .text(.artist, .equals("zzz caught up"))), limit: 5)
+            #expect(page.items.map(\.id) == [TrackID(1)])
+        }
+        try FileManager.default.removeItem(at: dir.path("mirror.sqlite"))
+        let library = Library(directory: dir.url)
+        try await library.waitForMirror()
+        #expect(try await library.mirrorStatus().state == .ready)
+        #expect(try await library.list(LibraryQuery(sort: .title), limit: 10).total == 300)
+        try await library.purgeMirror()
+        #expect(!FileManager.default.fileExists(atPath: dir.path("mirror.sqlite").path))
+        #expect(try await library.list(LibraryQuery(sort: .title), limit: 10).total == 300)  // direct path
+    }
+}

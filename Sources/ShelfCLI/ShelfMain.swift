@@ -20,8 +20,8 @@ protocol Command: Sendable {
 @main
 struct ShelfMain {
     static let commands: [any Command.Type] = [
-        InfoCommand.self, TracksCommand.self, TrackCommand.self, DeleteCommand.self, TokenCommand.self, ChangesCommand.self,
-        HistoryCommand.self,
+        InfoCommand.self, TracksCommand.self, SectionsCommand.self, SnapshotCommand.self, TrackCommand.self, DeleteCommand.self,
+        TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self,
     ]
 
     static var usage: String {

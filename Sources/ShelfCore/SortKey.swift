@@ -146,24 +146,41 @@ public enum SortKey {
         return 0x7E
     }
 
-    /// Case, diacritic, width and kana folding. ASCII, most of any library, takes a fast path
-    /// that avoids Foundation's folding.
+    /// Case, diacritic, width and kana folding. ASCII, most of any library, takes a fast path;
+    /// other characters are folded one scalar at a time through a cache, because Foundation's
+    /// folding costs microseconds a call and a library repeats the same few thousand characters.
     static func normalize(_ value: String) -> [Unicode.Scalar] {
-        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.utf8.allSatisfy({ $0 < 0x80 }) {
-            return trimmed.utf8.map { Unicode.Scalar($0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0) }
-        }
-        let folded = trimmed.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-        var scalars: [Unicode.Scalar] = []
-        for scalar in folded.decomposedStringWithCanonicalMapping.unicodeScalars {
-            switch scalar.value {
-            case 0x3099, 0x309A, 0xFF9E, 0xFF9F, 0x0300...0x036F: continue  // voicing marks and accents
-            case 0x30A1...0x30F6: scalars.append(Unicode.Scalar(scalar.value - 0x60)!)  // katakana → hiragana
-            case 0x30FD, 0x30FE: scalars.append(Unicode.Scalar(scalar.value - 0x60)!)
-            default: scalars.append(scalar)
+        let scalars = value.unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end, scalars[start].properties.isWhitespace { start = scalars.index(after: start) }
+        while end > start, scalars[scalars.index(before: end)].properties.isWhitespace { end = scalars.index(before: end) }
+        var result: [Unicode.Scalar] = []
+        result.reserveCapacity(scalars.distance(from: start, to: end))
+        for scalar in scalars[start..<end] {
+            if scalar.isASCII {
+                let v = scalar.value
+                result.append(v >= 0x41 && v <= 0x5A ? Unicode.Scalar(v + 0x20)! : scalar)
+            } else {
+                result.append(contentsOf: FoldCache.shared.fold(scalar))
             }
         }
-        return scalars
+        return result
+    }
+
+    /// What one non-ASCII scalar folds to: Foundation's case, diacritic and width folding, then
+    /// canonical decomposition without voicing marks and accents, katakana as hiragana.
+    static func foldScalar(_ scalar: Unicode.Scalar) -> [Unicode.Scalar] {
+        let folded = String(scalar).folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        var result: [Unicode.Scalar] = []
+        for part in folded.decomposedStringWithCanonicalMapping.unicodeScalars {
+            switch part.value {
+            case 0x3099, 0x309A, 0xFF9E, 0xFF9F, 0x0300...0x036F: continue  // voicing marks and accents
+            case 0x30A1...0x30F6, 0x30FD, 0x30FE: result.append(Unicode.Scalar(part.value - 0x60)!)  // katakana → hiragana
+            default: result.append(part)
+            }
+        }
+        return result
     }
 
     private static func skipArticle(_ scalars: inout [Unicode.Scalar], options: SortKeyOptions) {
@@ -225,5 +242,29 @@ public enum SortKey {
     public static func section(of key: [SortComponent], field: SortField) -> String {
         if field != .path, case .bytes(let bytes)? = key.first { return section(ofKey: bytes) }
         return "#"
+    }
+}
+
+/// The per-scalar folding cache shared by every thread.
+final class FoldCache: @unchecked Sendable {
+    // `lock` protects `table`; entries are never removed, and there are at most as many as
+    // distinct non-ASCII characters seen.
+    private let lock = NSLock()
+    private var table: [UInt32: [Unicode.Scalar]] = [:]
+
+    static let shared = FoldCache()
+
+    func fold(_ scalar: Unicode.Scalar) -> [Unicode.Scalar] {
+        lock.lock()
+        if let cached = table[scalar.value] {
+            lock.unlock()
+            return cached
+        }
+        lock.unlock()
+        let folded = SortKey.foldScalar(scalar)
+        lock.lock()
+        table[scalar.value] = folded
+        lock.unlock()
+        return folded
     }
 }

@@ -108,3 +108,22 @@ extension Optional: SQLiteColumnDecodable where Wrapped: SQLiteColumnDecodable {
         row.isNull(index) ? nil : try Wrapped.decode(from: row, at: index)
     }
 }
+
+/// Any single SQLite value, as stored: lets code compare and copy rows without knowing their types.
+public enum DatabaseValue: Equatable, Sendable, SQLiteBindable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+
+    public func bind(to statement: Statement, at index: Int32) throws {
+        switch self {
+        case .null: try statement.bindNull(at: index)
+        case .integer(let value): try statement.bind(value, at: index)
+        case .real(let value): try statement.bind(value, at: index)
+        case .text(let value): try statement.bind(value, at: index)
+        case .blob(let value): try statement.bind(value, at: index)
+        }
+    }
+}

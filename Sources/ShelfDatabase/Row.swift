@@ -60,6 +60,17 @@ public struct Row {
         guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return Data() }
         return Data(bytes: pointer, count: count)
     }
+    /// A column's value with the storage type SQLite holds it in.
+    public func value(_ index: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: .text(optionalString(index) ?? "")
+        case SQLITE_BLOB: .blob(optionalData(index) ?? Data())
+        default: .null
+        }
+    }
+
     /// Decodes a column as any `SQLiteColumnDecodable` type (optional types accept NULL).
     public func get<T: SQLiteColumnDecodable>(_ index: Int32, as type: T.Type = T.self) throws -> T {
         try T.decode(from: self, at: index)

@@ -58,7 +58,7 @@ import Testing
         #expect(Array(allIDs[3..<10]) == items.compactMap { $0["id"] as? Int })
         let text = try shelf(["--library", dir.url.path, "tracks", "--limit", "5"])
         #expect(text.status == 0)
-        #expect(text.stdout.contains("(5 of 300 tracks, from 0)"))
+        #expect(text.stdout.contains("(5 of 300 tracks)"))
     }
 
     @Test func trackAndDelete() throws {
@@ -165,5 +165,49 @@ import Testing
         let afterCompaction = try json(try shelf(lib + ["changes", "--since", token, "--summary", "--json"]).stdout)
         let net = try #require((afterCompaction["changes"] as? [[String: Any]])?.first?["tracks"] as? [String: Any])
         #expect(net["deleted"] as? [Int] == [3, 5])
+    }
+
+    @Test func cursorsFiltersSectionsSnapshotsAndTheMirror() throws {
+        let dir = try generated(400)
+        let lib = ["--library", dir.url.path]
+        let build = try shelf(lib + ["mirror", "build", "--json"])
+        #expect(build.status == 0, "\(build.stderr)")
+        #expect(try json(build.stdout)["state"] as? String == "ready")
+
+        // Walking by cursor gives the snapshot's order.
+        let snapshot = try json(try shelf(lib + ["snapshot", "--sort", "title:desc", "--json"]).stdout)["ids"] as? [Int] ?? []
+        #expect(snapshot.count == 400)
+        var walked: [Int] = []
+        var cursor: String?
+        repeat {
+            let page = try json(try shelf(lib + ["tracks", "--sort", "title:desc", "--limit", "150", "--json"] + (cursor.map { ["--after", $0] } ?? [])).stdout)
+            let items = page["items"] as? [[String: Any]] ?? []
+            #expect(items.allSatisfy { $0["section"] is String && $0["lyrics"] != nil })
+            walked += items.compactMap { $0["id"] as? Int }
+            cursor = page["nextCursor"] as? String
+            #expect(page["nextCursor"] != nil)  // present, null at the end
+        } while cursor != nil
+        #expect(walked == snapshot)
+
+        let sections = try json(try shelf(lib + ["sections", "--sort", "artist", "--json"]).stdout)["sections"] as? [[String: Any]] ?? []
+        #expect(sections.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == 400)
+        #expect(sections.first?["firstIndex"] as? Int == 0)
+        #expect(sections.allSatisfy { $0["name"] is String })
+
+        let filtered = try json(try shelf(lib + ["tracks", "--filter", "year:1990..1999 -genre:=rock", "--limit", "500", "--json"]).stdout)
+        let years = (filtered["items"] as? [[String: Any]] ?? []).compactMap { $0["year"] as? Int }
+        #expect(!years.isEmpty && years.allSatisfy { (1990...1999).contains($0) })
+        #expect(filtered["total"] as? Int == years.count)
+
+        let bad = try shelf(lib + ["tracks", "--filter", "year:19x0"])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("position 6"))
+        #expect(try shelf(lib + ["tracks", "--after", "not-a-cursor"]).status == 1)
+        #expect(try json(try shelf(lib + ["mirror", "disable", "--json"]).stdout)["state"] as? String == "disabled")
+        let direct = try json(try shelf(lib + ["snapshot", "--sort", "title:desc", "--json"]).stdout)["ids"] as? [Int] ?? []
+        #expect(direct == snapshot)
+        #expect(try json(try shelf(lib + ["mirror", "enable", "--json"]).stdout)["state"] as? String == "ready")
+        #expect(try json(try shelf(lib + ["mirror", "purge", "--json"]).stdout)["state"] as? String == "disabled")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("mirror.sqlite").path))
     }
 }

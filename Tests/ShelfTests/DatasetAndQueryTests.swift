@@ -3,7 +3,7 @@ import ShelfCore
 import ShelfTestSupport
 import Testing
 
-@testable import Shelf
+@_spi(Internals) @testable import Shelf
 
 @Suite struct DatasetAndQueryTests {
     @Test func generatorIsDeterministicAndCoversTheTrickyCases() {

@@ -4,7 +4,7 @@ import ShelfDatabase
 import ShelfTestSupport
 import Testing
 
-@testable import Shelf
+@_spi(Internals) @testable import Shelf
 
 /// Tracks that stress the collation: blanks, whitespace-only values, sort tags on some tracks only,
 /// accents, full-width Latin, kana and kanji, numbers inside titles, articles, identical titles.

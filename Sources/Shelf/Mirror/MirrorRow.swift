@@ -16,10 +16,6 @@ enum MirrorRow {
     static let upsert =
         "INSERT OR REPLACE INTO mirror_track (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
 
-    /// The first byte of each sectioned key column, for `mirror_section` counts.
-    static let sectionSelect =
-        "SELECT \(MirrorSchema.sectionColumns.map { "substr(\($0), 1, 1)" }.joined(separator: ", ")) FROM mirror_track WHERE id = ?"
-
     /// The first byte of each sectioned key of a track, in `MirrorSchema.sectionColumns` order.
     static func sectionBytes(_ track: Track, options: SortKeyOptions) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -36,41 +32,44 @@ enum MirrorRow {
         return bytes
     }
 
-    /// Binds a track's whole row to `upsert`.
-    static func bind(_ t: Track, to s: Statement, options: SortKeyOptions) throws {
-        var i: Int32 = 1
-        func next() -> Int32 {
-            defer { i += 1 }
-            return i
-        }
-        try s.bind(t.id.rawValue, at: next())
-        try s.bind(optional: t.title, at: next())
-        try s.bind(optional: t.artist, at: next())
-        try s.bind(optional: t.album, at: next())
-        try s.bind(optional: t.albumArtist, at: next())
-        try s.bind(optional: t.genre, at: next())
-        try s.bind(Int64(t.hasArtwork ? 1 : 0), at: next())
-        try s.bind(Int64(t.compilation ? 1 : 0), at: next())
+    /// Every column's value for a track, in `columns` order.
+    static func values(_ t: Track, options: SortKeyOptions) -> [DatabaseValue] {
+        var values: [DatabaseValue] = [.integer(t.id.rawValue)]
+        values.reserveCapacity(columns.count)
+        for text in [t.title, t.artist, t.album, t.albumArtist, t.genre] { values.append(text.map { .text($0) } ?? .null) }
+        values.append(.integer(t.hasArtwork ? 1 : 0))
+        values.append(.integer(t.compilation ? 1 : 0))
         for field in MirrorSchema.textKeyFields {
-            let display = key(field, t, tags: false, options: options)
-            let tagged = key(field, t, tags: true, options: options)
-            try s.bind(Data(display), at: next())
-            try s.bind(Data(tagged), at: next())
+            values.append(.blob(Data(key(field, t, tags: false, options: options))))
+            values.append(.blob(Data(key(field, t, tags: true, options: options))))
         }
-        try s.bind(Data(SortKey.textKey(t.genre, options: options)), at: next())
-        try s.bind(Data(t.path.utf8), at: next())
+        values.append(.blob(Data(SortKey.textKey(t.genre, options: options))))
+        values.append(.blob(Data(t.path.utf8)))
         for field in MirrorSchema.numberFields {
-            let value = field.value(of: t)
             // Whole numbers as INTEGER (smaller on disk); SQLite compares INTEGER and REAL numerically.
-            if let value, value == value.rounded(), abs(value) < 9e15 {
-                try s.bind(Int64(value), at: next())
+            if let value = field.value(of: t) {
+                values.append(value == value.rounded() && abs(value) < 9e15 ? .integer(Int64(value)) : .real(value))
             } else {
-                try s.bind(value ?? SortKey.missingNumber, at: next())
+                values.append(.real(SortKey.missingNumber))
             }
         }
         for field in foldedFields {
             let value = field.value(of: t)
-            try s.bind(optional: SortKey.isBlank(value) ? nil : Filter.fold(value!), at: next())
+            values.append(SortKey.isBlank(value) ? .null : .text(Filter.fold(value!)))
         }
+        return values
+    }
+
+    /// Binds a track's whole row to `upsert`.
+    static func bind(_ t: Track, to s: Statement, options: SortKeyOptions) throws {
+        for (index, value) in values(t, options: options).enumerated() { try value.bind(to: s, at: Int32(index + 1)) }
+    }
+
+    static let selectAll = "SELECT \(columns.joined(separator: ", ")) FROM mirror_track WHERE id = ?"
+
+    /// The UPDATE that sets only `changed` columns: SQLite then maintains only the indexes that
+    /// hold them, so a play-count edit touches one index instead of every sort's.
+    static func update(_ changed: [Int]) -> String {
+        "UPDATE mirror_track SET \(changed.map { "\(columns[$0]) = ?" }.joined(separator: ", ")) WHERE id = ?"
     }
 }

@@ -5,7 +5,7 @@ import ShelfCore
 /// keys of every sort (display and sort-tag variants of the five tag-aware fields as real columns,
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
-enum MirrorSchema {
+@_spi(Internals) public enum MirrorSchema {
     static let version = 1
 
     /// The key column of a chain component: `k_` display keys, `s_` sort-tag keys, `n_` numbers.
@@ -19,7 +19,7 @@ enum MirrorSchema {
     }
 
     /// The key columns of a query's chain, the ID last.
-    static func chain(_ query: LibraryQuery) -> [String] {
+    @_spi(Internals) public static func chain(_ query: LibraryQuery) -> [String] {
         query.sort.tieBreakChain.map { column($0, tags: query.useSortTags && query.sort.dependsOnSortTags) } + ["id"]
     }
 
@@ -29,7 +29,7 @@ enum MirrorSchema {
     }
 
     /// The columns whose first byte names a section (the first component of a text sort).
-    static func sectionColumn(_ query: LibraryQuery) -> String? {
+    @_spi(Internals) public static func sectionColumn(_ query: LibraryQuery) -> String? {
         let first = column(query.sort, tags: query.useSortTags && query.sort.dependsOnSortTags)
         return first.hasPrefix("n_") || query.sort == .path ? nil : first
     }

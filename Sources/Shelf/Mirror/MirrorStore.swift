@@ -110,7 +110,7 @@ final class MirrorStore {
         let db = try Connection(path: path.path)
         _ = try db.pragma("journal_mode = WAL")
         // Derived data: a crash may lose the last sync, which the next open replays from applied_seq.
-        try db.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384;")
+        try db.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
         try db.execute(script: MirrorSchema.createSQL)
         writer = db
         return db
@@ -229,19 +229,27 @@ final class MirrorStore {
         }
         var counts: [String: [UInt8: Int]] = [:]
         try db.transaction {
-            let upsert = try db.cachedStatement(MirrorRow.upsert)
             for id in touched {
-                let old = try db.queryOne(MirrorRow.sectionSelect, [id.rawValue]) { row in
-                    (0..<Int32(MirrorSchema.sectionColumns.count)).map { row.optionalData($0)?.first ?? 0xFF }
+                let old = try db.queryOne(MirrorRow.selectAll, [id.rawValue]) { row in
+                    (0..<Int32(MirrorRow.columns.count)).map { row.value($0) }
                 }
-                if let old { Self.count(old, -1, into: &counts) }
-                if let track = try canonical.queryOne(TrackRow.select + " WHERE id = ?", [id.rawValue], TrackRow.decode) {
-                    upsert.reset()
-                    try MirrorRow.bind(track, to: upsert, options: options)
-                    try upsert.run()
-                    Self.count(MirrorRow.sectionBytes(track, options: options), 1, into: &counts)
-                } else if old != nil {
+                let track = try canonical.queryOne(TrackRow.select + " WHERE id = ?", [id.rawValue], TrackRow.decode)
+                switch (old, track) {
+                case (let old?, let track?):
+                    let new = MirrorRow.values(track, options: options)
+                    let changed = new.indices.filter { new[$0] != old[$0] }
+                    guard !changed.isEmpty else { continue }
+                    try db.execute(MirrorRow.update(changed), changed.map { new[$0] } + [id.rawValue])
+                    Self.count(Self.sectionBytes(old), -1, into: &counts)
+                    Self.count(Self.sectionBytes(new), 1, into: &counts)
+                case (nil, let track?):
+                    let new = MirrorRow.values(track, options: options)
+                    try db.execute(MirrorRow.upsert, new)
+                    Self.count(Self.sectionBytes(new), 1, into: &counts)
+                case (let old?, nil):
                     try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
+                    Self.count(Self.sectionBytes(old), -1, into: &counts)
+                case (nil, nil): break
                 }
             }
             try Self.flush(counts, to: db)
@@ -249,6 +257,14 @@ final class MirrorStore {
         }
         appliedSeq = current
         return true
+    }
+
+    /// The first byte of each sectioned key column in a row's values.
+    nonisolated static func sectionBytes(_ values: [DatabaseValue]) -> [UInt8] {
+        MirrorSchema.sectionColumns.map { column in
+            guard let index = MirrorRow.columns.firstIndex(of: column), case .blob(let data) = values[index] else { return 0xFF }
+            return data.first ?? 0xFF
+        }
     }
 
     nonisolated static func count(_ bytes: [UInt8], _ delta: Int, into counts: inout [String: [UInt8: Int]]) {

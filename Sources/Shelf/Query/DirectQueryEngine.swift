@@ -4,14 +4,17 @@ import ShelfDatabase
 
 /// The obviously-correct path: reads canonical rows into `Track` values, filters and sorts them in
 /// Swift with `SortKey`. Used before the mirror is built and as the oracle in tests.
-struct DirectQueryEngine: QueryEngine {
+@_spi(Internals) public struct DirectQueryEngine: QueryEngine {
     let db: Connection
     var options = SortKeyOptions()
 
-    typealias Row = (key: [SortComponent], track: Track)
+    /// An engine reading the canonical store through `db`.
+    @_spi(Internals) public init(db: Connection) { self.db = db }
+
+    @_spi(Internals) public typealias Row = (key: [SortComponent], track: Track)
 
     /// Every matching track with its key, in list order.
-    func rows(_ query: LibraryQuery) throws -> [Row] {
+    @_spi(Internals) public func rows(_ query: LibraryQuery) throws -> [Row] {
         var rows: [Row] = []
         // Lyrics and comments never affect order or filters, so they are not read.
         let columns = TrackRow.columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")
@@ -33,13 +36,13 @@ struct DirectQueryEngine: QueryEngine {
         return descending ? !before : before
     }
 
-    func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
+    @_spi(Internals) public func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
         let all = try db.transaction(.deferred) { try rows(query) }
         let start = cursor.map { c in all.firstIndex { isAfter($0, c, descending: query.descending) } ?? all.count } ?? 0
         return makePage(all, from: start, limit: limit, field: query.sort)
     }
 
-    func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
+    @_spi(Internals) public func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
         let all = try db.transaction(.deferred) { try rows(query) }
         return makePage(all, from: min(offset, all.count), limit: limit, field: query.sort)
     }
@@ -52,11 +55,11 @@ struct DirectQueryEngine: QueryEngine {
         return ListPage(items: slice.map { item($0, field) }, nextCursor: next, total: all.count)
     }
 
-    func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
+    @_spi(Internals) public func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
         try db.transaction(.deferred) { try rows(query).map(\.track.id) }
     }
 
-    func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
+    @_spi(Internals) public func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
         var sections: [SectionInfo] = []
         for (index, row) in try db.transaction(.deferred, { try rows(query) }).enumerated() {
             let name = SortKey.section(of: row.key, field: query.sort)
@@ -67,13 +70,13 @@ struct DirectQueryEngine: QueryEngine {
         return sections
     }
 
-    func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
+    @_spi(Internals) public func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
         let all = try db.transaction(.deferred) { try rows(query) }
         guard let index = all.firstIndex(where: { SortKey.section(of: $0.key, field: query.sort) == section }) else { return nil }
         return SectionAnchor(index: index, cursor: PageCursor(key: all[index].key, id: all[index].track.id, inclusive: true))
     }
 
-    func hasRows(_ query: LibraryQuery) throws -> Bool {
+    @_spi(Internals) public func hasRows(_ query: LibraryQuery) throws -> Bool {
         var found = false
         let columns = TrackRow.columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")
         let statement = try db.cachedStatement("SELECT \(columns) FROM track")

@@ -4,8 +4,11 @@ import ShelfDatabase
 
 /// Every browsing question answered in SQL on `mirror.sqlite`: filter, order, paging by keyset
 /// (a row-value range on the sort's index) or offset, sections from maintained counts.
-struct MirrorQueryEngine: QueryEngine {
+@_spi(Internals) public struct MirrorQueryEngine: QueryEngine {
     let db: Connection
+
+    /// An engine reading `mirror.sqlite` through `db`.
+    @_spi(Internals) public init(db: Connection) { self.db = db }
 
     /// The SELECT list of a page: list columns, then the chain's key columns, then the section byte.
     private func selectList(_ query: LibraryQuery) -> String {
@@ -21,7 +24,7 @@ struct MirrorQueryEngine: QueryEngine {
     }
 
     /// The SQL of one list page, for the benchmark's raw column and the query-plan test.
-    func pageSQL(_ query: LibraryQuery, cursor: PageCursor?, offset: Bool) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+    @_spi(Internals) public func pageSQL(_ query: LibraryQuery, cursor: PageCursor?, offset: Bool) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         var (filter, arguments) = MirrorFilter.compile(query.filter)
         if let cursor {
             let comparison = query.descending ? (cursor.inclusive ? "<=" : "<") : (cursor.inclusive ? ">=" : ">")
@@ -42,16 +45,22 @@ struct MirrorQueryEngine: QueryEngine {
         } + [cursor.id.rawValue]
     }
 
-    private func decode(_ row: Row, _ query: LibraryQuery) throws -> (TrackListItem, [SortComponent]) {
+    /// Which chain components are numbers (the rest are byte keys), computed once per query.
+    private func numericChain(_ query: LibraryQuery) -> [Bool] {
+        MirrorSchema.chain(query).dropLast().map { $0.hasPrefix("n_") }
+    }
+
+    private func decode(_ row: Row, numeric: [Bool]) throws -> (TrackListItem, [SortComponent]) {
         func number(_ index: Int32) -> Double? {
             guard let value = row.optionalDouble(index), value < SortKey.missingNumber else { return nil }
             return value
         }
-        let chainCount = query.sort.tieBreakChain.count
+        let chainCount = numeric.count
         var key: [SortComponent] = []
+        key.reserveCapacity(chainCount)
         for offset in 0..<chainCount {
             let index = Int32(14 + offset)
-            key.append(MirrorSchema.chain(query)[offset].hasPrefix("n_") ? .number(try row.double(index)) : .bytes([UInt8](try row.data(index))))
+            key.append(numeric[offset] ? .number(try row.double(index)) : .bytes([UInt8](try row.data(index))))
         }
         let sectionByte = row.optionalData(Int32(14 + chainCount))?.first
         let item = TrackListItem(
@@ -67,7 +76,8 @@ struct MirrorQueryEngine: QueryEngine {
         // One read transaction: the page and its total come from the same snapshot.
         try db.transaction(.deferred) {
             var rows: [(TrackListItem, [SortComponent])] = []
-            try db.forEachRow(sql, arguments) { rows.append(try decode($0, query)) }
+            let numeric = numericChain(query)
+            try db.forEachRow(sql, arguments) { rows.append(try decode($0, numeric: numeric)) }
             let more = rows.count > limit
             if more { rows.removeLast() }
             let next = more ? rows.last.map { PageCursor(key: $0.1, id: $0.0.id) } : nil
@@ -75,12 +85,12 @@ struct MirrorQueryEngine: QueryEngine {
         }
     }
 
-    func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
+    @_spi(Internals) public func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
         let (sql, arguments) = pageSQL(query, cursor: cursor, offset: false)
         return try run(query, sql, arguments + [limit + 1], limit: limit)
     }
 
-    func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
+    @_spi(Internals) public func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
         let (sql, arguments) = pageSQL(query, cursor: nil, offset: true)
         return try run(query, sql, arguments + [limit + 1, offset], limit: limit)
     }
@@ -94,14 +104,14 @@ struct MirrorQueryEngine: QueryEngine {
         return try db.scalar(Int.self, "SELECT count(*) FROM mirror_track WHERE \(filter)", arguments) ?? 0
     }
 
-    func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
+    @_spi(Internals) public func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
         let (filter, arguments) = MirrorFilter.compile(query.filter)
         return try db.query("SELECT id FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query))", arguments) {
             TrackID(try $0.int64(0))
         }
     }
 
-    func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
+    @_spi(Internals) public func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
         try db.transaction(.deferred) {
             guard let column = MirrorSchema.sectionColumn(query) else {
                 let count = try total(query)
@@ -130,7 +140,7 @@ struct MirrorQueryEngine: QueryEngine {
         }
     }
 
-    func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
+    @_spi(Internals) public func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
         try db.transaction(.deferred) {
             guard let info = try sections(query).first(where: { $0.name == section }) else { return nil }
             var (filter, arguments) = MirrorFilter.compile(query.filter)
@@ -140,12 +150,13 @@ struct MirrorQueryEngine: QueryEngine {
                 arguments = [Data([range.lowerBound])] + (range.upperBound < 0xFF ? [Data([range.upperBound + 1])] : []) + arguments
             }
             let sql = "SELECT \(selectList(query)) FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query)) LIMIT 1"
-            guard let (item, key) = try db.queryOne(sql, arguments, { try decode($0, query) }) else { return nil }
+            let numeric = numericChain(query)
+            guard let (item, key) = try db.queryOne(sql, arguments, { try decode($0, numeric: numeric) }) else { return nil }
             return SectionAnchor(index: info.firstIndex, cursor: PageCursor(key: key, id: item.id, inclusive: true))
         }
     }
 
-    func hasRows(_ query: LibraryQuery) throws -> Bool {
+    @_spi(Internals) public func hasRows(_ query: LibraryQuery) throws -> Bool {
         let (filter, arguments) = MirrorFilter.compile(query.filter)
         return try db.scalar(Int.self, "SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments) == 1
     }
@@ -154,8 +165,9 @@ struct MirrorQueryEngine: QueryEngine {
 /// Compiles a `Filter` into a WHERE clause over the mirror's folded and key columns, with every
 /// value bound as a parameter. Each comparison is wrapped so that NULL (a missing value) counts
 /// as false, which keeps NOT exact, as in Swift.
-enum MirrorFilter {
-    static func compile(_ filter: Filter) -> (String, [(any SQLiteBindable)?]) {
+@_spi(Internals) public enum MirrorFilter {
+    /// The WHERE clause and its arguments.
+    @_spi(Internals) public static func compile(_ filter: Filter) -> (String, [(any SQLiteBindable)?]) {
         switch filter {
         case .all: return ("1", [])
         case .text(.path, let match):

@@ -5,7 +5,7 @@ import ShelfDatabase
 /// Answers every browsing question about a list. Two implementations: `DirectQueryEngine` (the
 /// oracle, canonical rows sorted in Swift) and `MirrorQueryEngine` (everything pushed into SQL on
 /// the mirror); parity tests demand identical answers.
-protocol QueryEngine {
+@_spi(Internals) public protocol QueryEngine {
     /// Up to `limit` rows after `cursor` (from the start when nil).
     func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage
     /// Up to `limit` rows from row `offset`.

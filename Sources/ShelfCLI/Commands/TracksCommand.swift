@@ -2,24 +2,25 @@ import Foundation
 import Shelf
 import ShelfCore
 
-/// `shelf tracks`: one page of the library in a chosen order.
-struct TracksCommand: Command {
-    static let name = "tracks"
-    static let abstract = "List a page of tracks: --sort FIELD[:desc] (e.g. albumArtist, year:desc), --limit, --offset."
-    static let synopsis = "[--sort FIELD[:desc]] [--sort-tags on|off] [--limit N] [--offset N] [--json]"
-
+/// The list options shared by `tracks`, `sections` and `snapshot`: sort, sort tags, filter.
+struct ListOptions {
     let query: LibraryQuery
-    let limit: Int
-    let offset: Int
 
     init(arguments: inout Arguments) throws {
-        query = try Self.parseSort(try arguments.option("--sort") ?? "artist", sortTags: try arguments.option("--sort-tags"))
-        limit = try arguments.intOption("--limit", in: 0...100_000) ?? 50
-        offset = try arguments.intOption("--offset", in: 0...Int(Int32.max)) ?? 0
+        let sort = try arguments.option("--sort") ?? "artist"
+        let sortTags = try arguments.option("--sort-tags")
+        let filterText = try arguments.option("--filter") ?? ""
+        let filter: Filter
+        do {
+            filter = try FilterParser.parse(filterText)
+        } catch let error as FilterParseError {
+            throw UsageError("--filter: \(error)")
+        }
+        query = try Self.parseSort(sort, sortTags: sortTags, filter: filter)
     }
 
     /// Parses `FIELD[:asc|:desc]` and `on|off`.
-    static func parseSort(_ text: String, sortTags: String?) throws -> LibraryQuery {
+    static func parseSort(_ text: String, sortTags: String?, filter: Filter) throws -> LibraryQuery {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         guard let fieldName = parts.first, let field = SortField(rawValue: fieldName) else {
             throw UsageError(
@@ -39,22 +40,173 @@ struct TracksCommand: Command {
         case "off": useSortTags = false
         case let other?: throw UsageError("--sort-tags expects on or off, got '\(other)'")
         }
-        return LibraryQuery(sort: field, descending: descending, useSortTags: useSortTags)
+        return LibraryQuery(sort: field, descending: descending, useSortTags: useSortTags, filter: filter)
+    }
+}
+
+/// A track as `shelf tracks --json` prints it: every `Track` field plus the row's `section`.
+struct ListedTrack: Encodable {
+    let track: Track
+    let section: String
+
+    enum Keys: String, CodingKey { case section }
+
+    func encode(to encoder: any Encoder) throws {
+        try track.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(section, forKey: .section)
+    }
+}
+
+/// `shelf tracks`: one page of the library in a chosen order, by cursor or offset.
+struct TracksCommand: Command {
+    static let name = "tracks"
+    static let abstract = "List a page of tracks in order (--sort albumArtist, year:desc), filtered (--filter 'artist:beatles year:1965..1970'), by --after CURSOR or --offset."
+    static let synopsis = "[--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--after CURSOR | --offset N] [--limit N] [--json]"
+
+    let list: ListOptions
+    let limit: Int
+    let offset: Int?
+    let after: PageCursor?
+
+    init(arguments: inout Arguments) throws {
+        list = try ListOptions(arguments: &arguments)
+        limit = try arguments.intOption("--limit", in: 0...100_000) ?? 50
+        offset = try arguments.intOption("--offset", in: 0...Int(Int32.max))
+        after = try arguments.option("--after").map { text in
+            guard let cursor = PageCursor(text) else { throw UsageError("--after: '\(text)' is not a cursor from a previous page") }
+            return cursor
+        }
+        if offset != nil && after != nil { throw UsageError("--after and --offset cannot be combined") }
+    }
+
+    struct Result: Encodable {
+        let items: [ListedTrack]
+        let nextCursor: String?
+        let total: Int
+
+        enum Keys: String, CodingKey { case items, nextCursor, total }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(items, forKey: .items)
+            try container.encode(nextCursor, forKey: .nextCursor)  // null at the end, never absent
+            try container.encode(total, forKey: .total)
+        }
     }
 
     func run(library: Library, output: Output) async throws {
-        let page = try await library.page(query, offset: offset, limit: limit)
-        if output.json { return try output.printJSON(page) }
+        let page = if let offset {
+            try await library.list(list.query, offset: offset, limit: limit)
+        } else {
+            try await library.list(list.query, after: after, limit: limit)
+        }
+        let tracks = try await library.tracks(ids: page.items.map(\.id)).tracks
+        let byID = Dictionary(uniqueKeysWithValues: tracks.map { ($0.id, $0) })
+        let listed = page.items.compactMap { item in byID[item.id].map { ListedTrack(track: $0, section: item.section) } }
+        if output.json {
+            return try output.printJSON(Result(items: listed, nextCursor: page.nextCursor?.description, total: page.total))
+        }
         output.line(
-            "\(Format.column("ID", 8)) \(Format.column("Artist", 24)) \(Format.column("Album", 24)) "
+            "\(Format.column("ID", 8)) \(Format.column("§", 2)) \(Format.column("Artist", 24)) \(Format.column("Album", 24)) "
                 + "\(Format.column("#", 5)) \(Format.column("Title", 32)) Time")
-        for track in page.items {
+        for entry in listed {
+            let track = entry.track
             let number = track.trackNumber.map { n in track.discNumber.map { "\($0)-\(n)" } ?? "\(n)" }
             output.line(
-                "\(Format.column(track.id.description, 8)) \(Format.column(track.artist, 24)) "
+                "\(Format.column(track.id.description, 8)) \(Format.column(entry.section, 2)) \(Format.column(track.artist, 24)) "
                     + "\(Format.column(track.album, 24)) \(Format.column(number, 5)) "
                     + "\(Format.column(track.title, 32)) \(Format.duration(track.duration))")
         }
-        output.line("(\(page.items.count) of \(page.total) tracks, from \(offset))")
+        output.line("(\(page.items.count) of \(page.total) tracks\(offset.map { ", from \($0)" } ?? ""))")
+        if let next = page.nextCursor { output.line("next page: --after \(next)") }
+    }
+}
+
+/// `shelf sections`: the A–Z / kana / # sections of a list with where each starts.
+struct SectionsCommand: Command {
+    static let name = "sections"
+    static let abstract = "List the sections (A–Z, kana rows, #) of a sorted, filtered list: name, first index, count."
+    static let synopsis = "[--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--json]"
+
+    let list: ListOptions
+
+    init(arguments: inout Arguments) throws { list = try ListOptions(arguments: &arguments) }
+
+    struct Result: Encodable { let sections: [SectionInfo] }
+
+    func run(library: Library, output: Output) async throws {
+        let sections = try await library.sections(list.query)
+        if output.json { return try output.printJSON(Result(sections: sections)) }
+        for section in sections { output.line("\(Format.column(section.name, 3)) from \(section.firstIndex), \(section.count) tracks") }
+    }
+}
+
+/// `shelf snapshot`: every track ID of a list in order.
+struct SnapshotCommand: Command {
+    static let name = "snapshot"
+    static let abstract = "Print every track ID of a sorted, filtered list in order (one per line, or {\"ids\":[…]})."
+    static let synopsis = "[--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--json]"
+
+    let list: ListOptions
+
+    init(arguments: inout Arguments) throws { list = try ListOptions(arguments: &arguments) }
+
+    struct Result: Encodable { let ids: [TrackID] }
+
+    func run(library: Library, output: Output) async throws {
+        let ids = try await library.snapshot(list.query)
+        if output.json { return try output.printJSON(Result(ids: ids)) }
+        var text = ""
+        text.reserveCapacity(ids.count * 7)
+        for id in ids { text += "\(id.rawValue)\n" }
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
+
+/// `shelf mirror`: the read mirror's status and settings.
+struct MirrorCommand: Command {
+    static let name = "mirror"
+    static let abstract = "status | build (with a progress bar) | enable | disable | purge the read mirror."
+    static let synopsis = "status|build|enable|disable|purge [--json]"
+
+    let action: String
+
+    init(arguments: inout Arguments) throws {
+        let words = try arguments.positionals()
+        guard words.count == 1, ["status", "build", "enable", "disable", "purge"].contains(words[0]) else {
+            throw UsageError("mirror expects one of: status, build, enable, disable, purge")
+        }
+        action = words[0]
+    }
+
+    func run(library: Library, output: Output) async throws {
+        switch action {
+        case "build":
+            try await library.buildMirror(wait: false)
+            let status = try await library.mirrorStatus()
+            let bar = ProgressBar(label: "building mirror", total: status.totalTracks)
+            let waiter = Task { try await library.waitForMirror() }
+            while true {
+                let status = try await library.mirrorStatus()
+                bar.update(status.builtTracks)
+                if status.state != .building { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await waiter.value
+            bar.finish()
+        case "enable":
+            try await library.enableMirror()
+            try await library.waitForMirror()
+        case "disable": try await library.disableMirror()
+        case "purge": try await library.purgeMirror()
+        default: break
+        }
+        let status = try await library.mirrorStatus()
+        if output.json { return try output.printJSON(status) }
+        output.line("state:       \(status.state.rawValue)")
+        if status.state == .building { output.line("progress:    \(status.builtTracks)/\(status.totalTracks)") }
+        output.line("applied seq: \(status.appliedSeq)")
+        output.line("on disk:     \(status.bytesOnDisk) (\(Format.bytes(status.bytesOnDisk)))")
     }
 }

@@ -1,0 +1,214 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+import ShelfTestSupport
+
+@_spi(Internals) import Shelf
+
+/// `shelf-bench mirror`: seed 002's table, side by side in one run at each scale: the direct path,
+/// the mirror, and the mirror's SQL stepped raw through sqlite3 without building Swift values.
+struct MirrorBench {
+    let scales: [Int]
+    let directory: URL?
+
+    init(_ words: [String]) throws {
+        let flags = try Flags(words, known: ["--tracks", "--library"])
+        let text = flags.string("--tracks") ?? "10000,50000,100000,500500"
+        scales = try text.split(separator: ",").map { part in
+            guard let value = Int(part.replacingOccurrences(of: "_", with: "")), value >= 1_000 else {
+                throw BenchUsageError(message: "--tracks expects comma-separated counts of at least 1000, got '\(part)'")
+            }
+            return value
+        }
+        directory = flags.string("--library").map { URL(fileURLWithPath: $0) }
+    }
+
+    struct Line: Encodable {
+        let benchmark = "mirror"
+        let tracks: Int
+        let read: String
+        let directMs: Double?
+        let mirrorMs: Double
+        let rawMs: Double
+        let speedup: Double?
+        let mirrorOverRaw: Double
+    }
+
+    struct BuildLine: Encodable {
+        let benchmark = "mirror-build"
+        let tracks: Int
+        let buildSeconds: Double
+        let mirrorBytes: Int64
+        let bytesPerTrack: Double
+        let writeBatchMirrorOnMs: Double
+        let writeBatchMirrorOffMs: Double
+    }
+
+    func run() async throws {
+        var lines: [Line] = []
+        var builds: [BuildLine] = []
+        for scale in scales {
+            let scratch = try TemporaryDirectory(prefix: "shelf-bench-mirror")
+            let dir = directory.map { $0.appendingPathComponent(String(scale)) } ?? scratch.url
+            let (newLines, build) = try await measure(scale: scale, directory: dir)
+            lines += newLines
+            builds.append(build)
+        }
+        Measure.table(
+            ["tracks", "read path", "direct ms", "mirror ms", "raw SQL ms", "speedup", "mirror/raw"],
+            lines.map {
+                ["\($0.tracks)", $0.read, $0.directMs.map(Measure.ms) ?? "–", Measure.ms($0.mirrorMs), Measure.ms($0.rawMs),
+                 $0.speedup.map { String(format: "%.0f×", $0) } ?? "–", String(format: "%.2f", $0.mirrorOverRaw)]
+            })
+        print("")
+        Measure.table(
+            ["tracks", "mirror build s", "mirror bytes", "bytes/track", "100-track batch, mirror on ms", "mirror off ms"],
+            builds.map {
+                ["\($0.tracks)", String(format: "%.1f", $0.buildSeconds), "\($0.mirrorBytes)", String(format: "%.0f", $0.bytesPerTrack),
+                 Measure.ms($0.writeBatchMirrorOnMs), Measure.ms($0.writeBatchMirrorOffMs)]
+            })
+        for line in lines { Measure.jsonLine(line) }
+        for line in builds { Measure.jsonLine(line) }
+    }
+
+    private func log(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+
+    private func measure(scale: Int, directory: URL) async throws -> ([Line], BuildLine) {
+        let library = Library(directory: directory)
+        if try await library.info().trackCount == 0 {
+            log("generating \(scale) tracks")
+            _ = try await DatasetGenerator(tracks: scale, seed: 7).fill(library)
+        }
+        log("building the mirror for \(scale) tracks")
+        let start = Date()
+        try await library.buildMirror(wait: true)
+        let buildSeconds = Date().timeIntervalSince(start)
+        let status = try await library.mirrorStatus()
+
+        let canonical = try Connection(path: library.storeURL.path, mode: .readOnly)
+        let mirrorDB = try Connection(path: directory.appendingPathComponent("mirror.sqlite").path, mode: .readOnly)
+        let direct = DirectQueryEngine(db: canonical)
+        let mirror = MirrorQueryEngine(db: mirrorDB)
+        // Direct-path runs sort every row in Swift: one run each above 100,000 tracks.
+        let directRuns = scale > 100_000 ? 1 : 3
+        let byArtist = LibraryQuery(sort: .artist)
+        let filtered = LibraryQuery(sort: .title, filter: .and([.range(.year, lower: 1980, upper: 1999), .not(.flag(.compilation, true))]))
+        let zeroHit = LibraryQuery(sort: .title, filter: .text(.genre, .equals("no such genre")))
+        let deepIndex = scale * 9 / 10
+        let deepCursor = try require(try mirror.page(byArtist, offset: deepIndex - 1, limit: 1).nextCursor, "no row at 90%")
+
+        func raw(_ sql: String, _ arguments: [(any SQLiteBindable)?]) throws {
+            let statement = try mirrorDB.cachedStatement(sql)
+            try statement.bind(arguments)
+            while try statement.step() {}
+            statement.reset()
+        }
+        let chain = MirrorSchema.chain(byArtist).joined(separator: ", ")
+        let (filterSQL, filterArguments) = MirrorFilter.compile(filtered.filter)
+        let filteredPage = mirror.pageSQL(filtered, cursor: nil, offset: false)
+        let deepPage = mirror.pageSQL(byArtist, cursor: deepCursor, offset: false)
+        let offsetPage = mirror.pageSQL(byArtist, cursor: nil, offset: true)
+        let firstPage = mirror.pageSQL(byArtist, cursor: nil, offset: false)
+        let sectionColumn = MirrorSchema.sectionColumn(byArtist)!
+
+        struct Case {
+            let name: String
+            let direct: () throws -> Void
+            let mirror: () throws -> Void
+            let raw: () throws -> Void
+        }
+        let cases: [Case] = [
+            Case(name: "snapshot build", direct: { _ = try direct.snapshot(byArtist) }, mirror: { _ = try mirror.snapshot(byArtist) },
+                 raw: { try raw("SELECT id FROM mirror_track WHERE 1 ORDER BY \(chain)", []) }),
+            Case(name: "filtered paging (first page)", direct: { _ = try direct.page(filtered, after: nil, limit: 50) },
+                 mirror: { _ = try mirror.page(filtered, after: nil, limit: 50) },
+                 raw: {
+                     try raw(filteredPage.sql, filteredPage.arguments + [51])
+                     try raw("SELECT count(*) FROM mirror_track WHERE \(filterSQL)", filterArguments)
+                 }),
+            Case(name: "A–Z anchor jump (M)", direct: { _ = try direct.anchor("M", byArtist) }, mirror: { _ = try mirror.anchor("M", byArtist) },
+                 raw: {
+                     try raw("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [sectionColumn])
+                     try raw("SELECT id FROM mirror_track WHERE \(sectionColumn) >= ? AND \(sectionColumn) < ? ORDER BY \(chain) LIMIT 1",
+                             [Data([0x4D]), Data([0x4E])])
+                 }),
+            Case(name: "deep page at 90% by cursor", direct: { _ = try direct.page(byArtist, after: deepCursor, limit: 50) },
+                 mirror: { _ = try mirror.page(byArtist, after: deepCursor, limit: 50) },
+                 raw: {
+                     try raw(deepPage.sql, deepPage.arguments + [51])
+                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
+                 }),
+            Case(name: "deep page at 90% by offset", direct: { _ = try direct.page(byArtist, offset: deepIndex, limit: 50) },
+                 mirror: { _ = try mirror.page(byArtist, offset: deepIndex, limit: 50) },
+                 raw: {
+                     try raw(offsetPage.sql, offsetPage.arguments + [51, deepIndex])
+                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
+                 }),
+            Case(name: "zero-hit hasRows", direct: { _ = try direct.hasRows(zeroHit) }, mirror: { _ = try mirror.hasRows(zeroHit) },
+                 raw: {
+                     let (sql, arguments) = MirrorFilter.compile(zeroHit.filter)
+                     try raw("SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(sql))", arguments)
+                 }),
+            Case(name: "first paint (first page + sections)",
+                 direct: { _ = try direct.page(byArtist, after: nil, limit: 50); _ = try direct.sections(byArtist) },
+                 mirror: { _ = try mirror.page(byArtist, after: nil, limit: 50); _ = try mirror.sections(byArtist) },
+                 raw: {
+                     try raw(firstPage.sql, firstPage.arguments + [51])
+                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
+                     try raw("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [sectionColumn])
+                 }),
+        ]
+        var lines: [Line] = []
+        for item in cases {
+            log("  \(scale): \(item.name)")
+            let directMs = try await Measure.median(runs: directRuns, warmup: 0) { try item.direct() }
+            // Interleave mirror and raw runs so that noise hits both alike.
+            var mirrorSamples: [Double] = []
+            var rawSamples: [Double] = []
+            for _ in 0..<3 { try item.mirror(); try item.raw() }
+            let runs = item.name == "snapshot build" ? 9 : 51
+            for _ in 0..<runs {
+                mirrorSamples.append(try Self.time(item.mirror))
+                rawSamples.append(try Self.time(item.raw))
+            }
+            let mirrorMs = mirrorSamples.sorted()[runs / 2]
+            let rawMs = rawSamples.sorted()[runs / 2]
+            lines.append(Line(tracks: scale, read: item.name, directMs: directMs, mirrorMs: mirrorMs, rawMs: rawMs,
+                              speedup: directMs / mirrorMs, mirrorOverRaw: mirrorMs / rawMs))
+        }
+
+        // The cost of keeping the mirror current: one 100-track metadata batch, mirror on and off.
+        func batch(_ round: Int) async throws -> Double {
+            let started = DispatchTime.now().uptimeNanoseconds
+            try await library.write { batch in
+                for n in 0..<100 {
+                    try batch.updateTrack(TrackID(Int64(1 + (round * 100 + n) % scale))) { $0.title = "Edited \(round)-\(n)" }
+                }
+            }
+            return Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+        }
+        var on: [Double] = []
+        var off: [Double] = []
+        for round in 0..<10 { on.append(try await batch(round)) }
+        try await library.disableMirror()
+        for round in 10..<20 { off.append(try await batch(round)) }
+        try await library.enableMirror()
+        let build = BuildLine(
+            tracks: scale, buildSeconds: buildSeconds, mirrorBytes: status.bytesOnDisk,
+            bytesPerTrack: Double(status.bytesOnDisk) / Double(scale), writeBatchMirrorOnMs: on.sorted()[5],
+            writeBatchMirrorOffMs: off.sorted()[5])
+        return (lines, build)
+    }
+
+    static func time(_ body: () throws -> Void) throws -> Double {
+        let started = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+    }
+}
+
+/// Unwraps or fails the benchmark with a message (the test framework's `#require` is not here).
+func require<T>(_ value: T?, _ message: String = "unexpected nil") throws -> T {
+    guard let value else { throw BenchUsageError(message: message) }
+    return value
+}

@@ -117,10 +117,17 @@ public indirect enum Filter: Sendable, Hashable, Codable {
 
     /// The folded form matching uses: the sort-key folding as a string, whitespace runs as one space.
     public static func fold(_ text: String) -> String {
+        if let cached = KeyCache<String>.folds.get(text) { return cached }
+        let folded = computeFold(text)
+        KeyCache<String>.folds.set(text, folded)
+        return folded
+    }
+
+    private static func computeFold(_ text: String) -> String {
         var result = String.UnicodeScalarView()
         var lastWasSpace = false
         for scalar in SortKey.normalize(text) {
-            if scalar.properties.isWhitespace {
+            if SortKey.isSpace(scalar) {
                 if !lastWasSpace { result.append(" ") }
                 lastWasSpace = true
             } else {

@@ -71,12 +71,25 @@ public enum SortKey {
     /// True when a value is nil, empty, or only Unicode whitespace (including U+3000 and NBSP).
     public static func isBlank(_ value: String?) -> Bool {
         guard let value else { return true }
-        return value.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+        return value.unicodeScalars.allSatisfy(isSpace)
     }
 
     /// The key of a text value; a blank value gives `missingKey`.
     public static func textKey(_ value: String?, options: SortKeyOptions = SortKeyOptions()) -> [UInt8] {
         guard let value, !isBlank(value) else { return missingKey }
+        // Names repeat across a library (every track of an album), so recent keys are remembered.
+        if options == defaultOptions {
+            if let cached = KeyCache<[UInt8]>.keys.get(value) { return cached }
+            let key = computeKey(value, options: options)
+            KeyCache<[UInt8]>.keys.set(value, key)
+            return key
+        }
+        return computeKey(value, options: options)
+    }
+
+    private static let defaultOptions = SortKeyOptions()
+
+    private static func computeKey(_ value: String, options: SortKeyOptions) -> [UInt8] {
         var scalars = normalize(value)
         skipArticle(&scalars, options: options)
         guard let first = scalars.first else { return missingKey }
@@ -85,25 +98,34 @@ public enum SortKey {
         var index = 0
         while index < scalars.count {
             let scalar = scalars[index]
-            if scalar.isASCII, (0x30...0x39).contains(scalar.value) {
+            let value = scalar.value
+            if value >= 0x30 && value <= 0x39 {
                 var end = index
-                while end < scalars.count, scalars[end].isASCII, (0x30...0x39).contains(scalars[end].value) { end += 1 }
+                while end < scalars.count, scalars[end].value >= 0x30 && scalars[end].value <= 0x39 { end += 1 }
                 var start = index
                 while start < end - 1, scalars[start].value == 0x30 { start += 1 }  // leading zeros
-                let digits = scalars[start..<end].prefix(250)
+                let count = min(end - start, 250)
                 key.append(0x01)
-                key.append(UInt8(digits.count))
-                for digit in digits { key.append(UInt8(digit.value)) }
+                key.append(UInt8(count))
+                for digit in scalars[start..<(start + count)] { key.append(UInt8(digit.value)) }
                 index = end
-            } else if scalar.properties.isWhitespace {
+            } else if isSpace(scalar) {
                 key.append(0x02)
-                while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
+                while index < scalars.count, isSpace(scalars[index]) { index += 1 }
             } else {
-                key.append(contentsOf: String(scalar).utf8)
+                if value < 0x80 { key.append(UInt8(value)) } else { UTF8.encode(scalar) { key.append($0) } }
                 index += 1
             }
         }
         return key
+    }
+
+    /// Unicode whitespace, with the ASCII cases answered without a property lookup.
+    @inline(__always)
+    static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value < 0x80 { return value == 0x20 || (value >= 0x09 && value <= 0x0D) }
+        return scalar.properties.isWhitespace
     }
 
     /// The key of a text field: the sort tag when sort tags are on and the tag is not blank, else
@@ -153,8 +175,8 @@ public enum SortKey {
         let scalars = value.unicodeScalars
         var start = scalars.startIndex
         var end = scalars.endIndex
-        while start < end, scalars[start].properties.isWhitespace { start = scalars.index(after: start) }
-        while end > start, scalars[scalars.index(before: end)].properties.isWhitespace { end = scalars.index(before: end) }
+        while start < end, isSpace(scalars[start]) { start = scalars.index(after: start) }
+        while end > start, isSpace(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
         var result: [Unicode.Scalar] = []
         result.reserveCapacity(scalars.distance(from: start, to: end))
         for scalar in scalars[start..<end] {
@@ -268,3 +290,32 @@ final class FoldCache: @unchecked Sendable {
         return folded
     }
 }
+
+/// A small bounded memo of recent results, shared by every thread; emptied when full.
+final class KeyCache<Value>: @unchecked Sendable {
+    // `lock` protects `table`.
+    private let lock = NSLock()
+    private var table: [String: Value] = [:]
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    static var keys: KeyCache<[UInt8]> { sortKeys }
+    static var folds: KeyCache<String> { foldedTexts }
+
+    func get(_ key: String) -> Value? {
+        lock.lock()
+        defer { lock.unlock() }
+        return table[key]
+    }
+
+    func set(_ key: String, _ value: Value) {
+        lock.lock()
+        defer { lock.unlock() }
+        if table.count >= limit { table.removeAll(keepingCapacity: true) }
+        table[key] = value
+    }
+}
+
+private let sortKeys = KeyCache<[UInt8]>(limit: 8_192)
+private let foldedTexts = KeyCache<String>(limit: 8_192)

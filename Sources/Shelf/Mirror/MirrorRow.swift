@@ -16,22 +16,6 @@ enum MirrorRow {
     static let upsert =
         "INSERT OR REPLACE INTO mirror_track (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
 
-    /// The first byte of each sectioned key of a track, in `MirrorSchema.sectionColumns` order.
-    static func sectionBytes(_ track: Track, options: SortKeyOptions) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for field in MirrorSchema.textKeyFields {
-            bytes.append(key(field, track, tags: false, options: options).first ?? 0xFF)
-            bytes.append(key(field, track, tags: true, options: options).first ?? 0xFF)
-        }
-        bytes.append(SortKey.textKey(track.genre, options: options).first ?? 0xFF)
-        return bytes
-    }
-
-    static func key(_ field: SortField, _ track: Track, tags: Bool, options: SortKeyOptions) -> [UInt8] {
-        guard case .bytes(let bytes) = SortKey.component(field, of: track, useSortTags: tags, options: options) else { return [] }
-        return bytes
-    }
-
     /// Every column's value for a track, in `columns` order.
     static func values(_ t: Track, options: SortKeyOptions) -> [DatabaseValue] {
         var values: [DatabaseValue] = [.integer(t.id.rawValue)]
@@ -39,9 +23,12 @@ enum MirrorRow {
         for text in [t.title, t.artist, t.album, t.albumArtist, t.genre] { values.append(text.map { .text($0) } ?? .null) }
         values.append(.integer(t.hasArtwork ? 1 : 0))
         values.append(.integer(t.compilation ? 1 : 0))
-        for field in MirrorSchema.textKeyFields {
-            values.append(.blob(Data(key(field, t, tags: false, options: options))))
-            values.append(.blob(Data(key(field, t, tags: true, options: options))))
+        for (display, tag) in [(t.title, t.sortTitle), (t.artist, t.sortArtist), (t.album, t.sortAlbum),
+                               (t.albumArtist, t.sortAlbumArtist), (t.composer, t.sortComposer)] {
+            // The sort-tag key equals the display key unless the tag is non-blank: computed once.
+            let displayKey = Data(SortKey.textKey(display, options: options))
+            values.append(.blob(displayKey))
+            values.append(.blob(SortKey.isBlank(tag) ? displayKey : Data(SortKey.textKey(tag, options: options))))
         }
         values.append(.blob(Data(SortKey.textKey(t.genre, options: options))))
         values.append(.blob(Data(t.path.utf8)))
@@ -58,11 +45,6 @@ enum MirrorRow {
             values.append(SortKey.isBlank(value) ? .null : .text(Filter.fold(value!)))
         }
         return values
-    }
-
-    /// Binds a track's whole row to `upsert`.
-    static func bind(_ t: Track, to s: Statement, options: SortKeyOptions) throws {
-        for (index, value) in values(t, options: options).enumerated() { try value.bind(to: s, at: Int32(index + 1)) }
     }
 
     static let selectAll = "SELECT \(columns.joined(separator: ", ")) FROM mirror_track WHERE id = ?"

@@ -110,7 +110,9 @@ final class MirrorStore {
         let db = try Connection(path: path.path)
         _ = try db.pragma("journal_mode = WAL")
         // Derived data: a crash may lose the last sync, which the next open replays from applied_seq.
-        try db.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
+        // No automatic checkpoints on the write path: `syncAfterWrite` hands them to a background
+        // connection, so a write batch never pays for copying the WAL back into the file.
+        try db.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 0;")
         try db.execute(script: MirrorSchema.createSQL)
         writer = db
         return db
@@ -290,7 +292,34 @@ final class MirrorStore {
     func syncAfterWrite() {
         guard state == .ready else { return }
         do { try catchUp() } catch { try? startBuild(fresh: true) }
+        checkpointIfLarge()
     }
+
+    private var checkpointing = false
+    /// WAL size above which a background checkpoint runs.
+    static let checkpointBytes: Int64 = 16 << 20
+
+    /// Copies the mirror's WAL back into its file on a background connection once it grows large.
+    /// PASSIVE never blocks readers or the writer; the WAL restarts at the next write after it.
+    private func checkpointIfLarge() {
+        guard !checkpointing else { return }
+        let walPath = path.path + "-wal"
+        let size = ((try? FileManager.default.attributesOfItem(atPath: walPath))?[.size] as? NSNumber)?.int64Value ?? 0
+        guard size > Self.checkpointBytes else { return }
+        checkpointing = true
+        let mirrorPath = path.path
+        Task.detached(priority: .background) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global(qos: .background).async {
+                    if let db = try? Connection(path: mirrorPath) { _ = try? db.pragma("wal_checkpoint(PASSIVE)") }
+                    continuation.resume()
+                }
+            }
+            await self.checkpointFinished()
+        }
+    }
+
+    private func checkpointFinished() { checkpointing = false }
 
     // MARK: Settings
 
@@ -355,10 +384,10 @@ struct MirrorBuilder {
             try mirror.transaction {
                 let upsert = try mirror.cachedStatement(MirrorRow.upsert)
                 for track in tracks {
-                    upsert.reset()
-                    try MirrorRow.bind(track, to: upsert, options: options)
+                    let values = MirrorRow.values(track, options: options)
+                    try upsert.bind(values)
                     try upsert.run()
-                    MirrorStore.count(MirrorRow.sectionBytes(track, options: options), 1, into: &counts)
+                    MirrorStore.count(MirrorStore.sectionBytes(values), 1, into: &counts)
                 }
                 try MirrorStore.flush(counts, to: mirror)
                 try mirror.execute("UPDATE mirror_meta SET value = ? WHERE key = 'build_next_id'", [String(last.id.rawValue)])

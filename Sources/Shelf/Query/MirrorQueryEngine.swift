@@ -50,7 +50,9 @@ import ShelfDatabase
         MirrorSchema.chain(query).dropLast().map { $0.hasPrefix("n_") }
     }
 
-    private func decode(_ row: Row, numeric: [Bool]) throws -> (TrackListItem, [SortComponent]) {
+    /// Decodes a list row; the sort key only when `withKey` (only a page's last row needs one: it
+    /// becomes the next cursor).
+    private func decode(_ row: Row, numeric: [Bool], withKey: Bool = true) throws -> (TrackListItem, [SortComponent]) {
         func number(_ index: Int32) -> Double? {
             guard let value = row.optionalDouble(index), value < SortKey.missingNumber else { return nil }
             return value
@@ -58,9 +60,11 @@ import ShelfDatabase
         let chainCount = numeric.count
         var key: [SortComponent] = []
         key.reserveCapacity(chainCount)
-        for offset in 0..<chainCount {
-            let index = Int32(14 + offset)
-            key.append(numeric[offset] ? .number(try row.double(index)) : .bytes([UInt8](try row.data(index))))
+        if withKey {
+            for offset in 0..<chainCount {
+                let index = Int32(14 + offset)
+                key.append(numeric[offset] ? .number(try row.double(index)) : .bytes([UInt8](try row.data(index))))
+            }
         }
         let sectionByte = row.optionalData(Int32(14 + chainCount))?.first
         let item = TrackListItem(
@@ -77,7 +81,7 @@ import ShelfDatabase
         try db.transaction(.deferred) {
             var rows: [(TrackListItem, [SortComponent])] = []
             let numeric = numericChain(query)
-            try db.forEachRow(sql, arguments) { rows.append(try decode($0, numeric: numeric)) }
+            try db.forEachRow(sql, arguments) { rows.append(try decode($0, numeric: numeric, withKey: rows.count == limit - 1)) }
             let more = rows.count > limit
             if more { rows.removeLast() }
             let next = more ? rows.last.map { PageCursor(key: $0.1, id: $0.0.id) } : nil
@@ -163,11 +167,17 @@ import ShelfDatabase
 }
 
 /// Compiles a `Filter` into a WHERE clause over the mirror's folded and key columns, with every
-/// value bound as a parameter. Each comparison is wrapped so that NULL (a missing value) counts
-/// as false, which keeps NOT exact, as in Swift.
+/// value bound as a parameter. A missing value (NULL) must count as "no match", as in Swift: plain
+/// comparisons already exclude NULL rows, and keep indexes usable; under an odd number of NOTs
+/// each comparison is wrapped in `coalesce(…, 0)` so that NOT stays exact.
 @_spi(Internals) public enum MirrorFilter {
     /// The WHERE clause and its arguments.
     @_spi(Internals) public static func compile(_ filter: Filter) -> (String, [(any SQLiteBindable)?]) {
+        compile(filter, negated: false)
+    }
+
+    static func compile(_ filter: Filter, negated: Bool) -> (String, [(any SQLiteBindable)?]) {
+        func safe(_ sql: String) -> String { negated ? "coalesce(\(sql), 0)" : sql }
         switch filter {
         case .all: return ("1", [])
         case .text(.path, let match):
@@ -179,11 +189,11 @@ import ShelfDatabase
         case .text(let field, let match):
             let column = "f_" + MirrorSchema.snake(field.rawValue)
             switch match {
-            case .equals(let text): return ("coalesce(\(column) = ?, 0)", [Filter.fold(text)])
-            case .contains(let text): return ("coalesce(instr(\(column), ?) > 0, 0)", [Filter.fold(text)])
+            case .equals(let text): return (safe("\(column) = ?"), [Filter.fold(text)])
+            case .contains(let text): return (safe("instr(\(column), ?) > 0"), [Filter.fold(text)])
             case .prefix(let text):
                 let folded = Filter.fold(text)
-                return ("coalesce(substr(\(column), 1, ?) = ?, 0)", [folded.unicodeScalars.count, folded])
+                return (safe("substr(\(column), 1, ?) = ?"), [folded.unicodeScalars.count, folded])
             }
         case .range(let field, let lower, let upper):
             let column = "n_" + MirrorSchema.snake(field.rawValue)
@@ -200,15 +210,15 @@ import ShelfDatabase
             return ("n_\(MirrorSchema.snake(field.rawValue)) >= ?", [SortKey.missingNumber])
         case .anyText(let text):
             let folded = Filter.fold(text)
-            let parts = TextField.searchable.map { "coalesce(instr(f_\(MirrorSchema.snake($0.rawValue)), ?) > 0, 0)" }
+            let parts = TextField.searchable.map { safe("instr(f_\(MirrorSchema.snake($0.rawValue)), ?) > 0") }
             return ("(" + parts.joined(separator: " OR ") + ")", Array(repeating: folded, count: parts.count))
         case .and(let filters), .or(let filters):
             guard !filters.isEmpty else { return (filter.isAnd ? "1" : "0", []) }
-            let compiled = filters.map(compile)
+            let compiled = filters.map { compile($0, negated: negated) }
             let joiner = filter.isAnd ? " AND " : " OR "
             return ("(" + compiled.map(\.0).joined(separator: joiner) + ")", compiled.flatMap(\.1))
         case .not(let inner):
-            let (sql, arguments) = compile(inner)
+            let (sql, arguments) = compile(inner, negated: !negated)
             return ("NOT (\(sql))", arguments)
         }
     }

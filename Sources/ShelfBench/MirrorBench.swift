@@ -178,11 +178,13 @@ struct MirrorBench {
         }
 
         // The cost of keeping the mirror current: one 100-track metadata batch, mirror on and off.
+        // A fresh word per run, so that a reused library still sees real changes.
+        let nonce = UUID().uuidString.prefix(8)
         func batch(_ round: Int) async throws -> Double {
             let started = DispatchTime.now().uptimeNanoseconds
             try await library.write { batch in
                 for n in 0..<100 {
-                    try batch.updateTrack(TrackID(Int64(1 + (round * 100 + n) % scale))) { $0.title = "Edited \(round)-\(n)" }
+                    try batch.updateTrack(TrackID(Int64(1 + (round * 100 + n) % scale))) { $0.title = "Edited \(nonce) \(round)-\(n)" }
                 }
             }
             return Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6

@@ -16,7 +16,8 @@ extension Connection {
     /// whether its caller already has one.
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         if isInTransaction { return try savepoint(body) }
-        try execute(script: "BEGIN \(kind.rawValue)")
+        // Cached like any statement: a read of a few rows should not pay to parse BEGIN and COMMIT.
+        try cachedStatement("BEGIN \(kind.rawValue)").run()
         let result: T
         do {
             result = try body()
@@ -25,7 +26,7 @@ extension Connection {
             throw error
         }
         do {
-            try execute(script: "COMMIT")
+            try cachedStatement("COMMIT").run()
         } catch {
             rollbackQuietly()
             throw error
@@ -39,7 +40,7 @@ extension Connection {
         savepointDepth += 1
         let name = "shelf_sp\(savepointDepth)"
         defer { savepointDepth -= 1 }
-        try execute(script: "SAVEPOINT \(name)")
+        try cachedStatement("SAVEPOINT \(name)").run()
         let result: T
         do {
             result = try body()
@@ -50,7 +51,7 @@ extension Connection {
             try? execute(script: "RELEASE \(name)")
             throw error
         }
-        try execute(script: "RELEASE \(name)")
+        try cachedStatement("RELEASE \(name)").run()
         return result
     }
 

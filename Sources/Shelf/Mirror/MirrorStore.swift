@@ -235,7 +235,7 @@ final class MirrorStore {
                 let old = try db.queryOne(MirrorRow.selectAll, [id.rawValue]) { row in
                     (0..<Int32(MirrorRow.columns.count)).map { row.value($0) }
                 }
-                let track = try canonical.queryOne(TrackRow.select + " WHERE id = ?", [id.rawValue], TrackRow.decode)
+                let track = try canonical.queryOne(TrackRow.selectWithoutTexts + " WHERE id = ?", [id.rawValue], TrackRow.decode)
                 switch (old, track) {
                 case (let old?, let track?):
                     let new = MirrorRow.values(track, options: options)
@@ -374,11 +374,10 @@ struct MirrorBuilder {
         try mirror.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
         var next = Int64(try mirror.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'build_next_id'") ?? "0") ?? 0
         control.built.withLock { $0 = (try? mirror.scalar(Int.self, "SELECT count(*) FROM mirror_track")) ?? 0 }
-        let columns = TrackRow.columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")
         while true {
             if control.cancelled.withLock({ $0 }) { throw CancellationError() }
             let tracks = try source.query(
-                "SELECT \(columns) FROM track WHERE id > ? ORDER BY id LIMIT ?", [next, MirrorStore.chunkSize], TrackRow.decode)
+                TrackRow.selectWithoutTexts + " WHERE id > ? ORDER BY id LIMIT ?", [next, MirrorStore.chunkSize], TrackRow.decode)
             guard let last = tracks.last else { break }
             var counts: [String: [UInt8: Int]] = [:]
             try mirror.transaction {

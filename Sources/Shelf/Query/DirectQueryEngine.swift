@@ -16,9 +16,7 @@ import ShelfDatabase
     /// Every matching track with its key, in list order.
     @_spi(Internals) public func rows(_ query: LibraryQuery) throws -> [Row] {
         var rows: [Row] = []
-        // Lyrics and comments never affect order or filters, so they are not read.
-        let columns = TrackRow.columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")
-        try db.forEachRow("SELECT \(columns) FROM track") { row in
+        try db.forEachRow(TrackRow.selectWithoutTexts) { row in
             let track = try TrackRow.decode(row)
             if query.filter.matches(track) { rows.append((SortKey.components(of: track, for: query, options: options), track)) }
         }
@@ -78,8 +76,7 @@ import ShelfDatabase
 
     @_spi(Internals) public func hasRows(_ query: LibraryQuery) throws -> Bool {
         var found = false
-        let columns = TrackRow.columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")
-        let statement = try db.cachedStatement("SELECT \(columns) FROM track")
+        let statement = try db.cachedStatement(TrackRow.selectWithoutTexts)
         defer { statement.reset() }
         while !found, try statement.step() {
             found = query.filter.matches(try TrackRow.decode(statement.currentRow))

@@ -16,6 +16,10 @@ enum TrackRow {
 
     static let columnList = columns.joined(separator: ", ")
     static let select = "SELECT \(columnList) FROM track"
+    /// `select` without the long texts no list, sort, filter or mirror row uses (lyrics and
+    /// comment come back nil): what scans of the whole table read.
+    static let selectWithoutTexts =
+        "SELECT \(columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")) FROM track"
     static let insert =
         "INSERT INTO track (\(columnList)) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
     static let update =

@@ -87,9 +87,14 @@ extension Library {
     @LibraryActor
     public func disableMirror() async throws { try await store().mirror?.disable() }
 
-    /// Turns the mirror on again; it catches up from where it stopped, or rebuilds.
+    /// Turns the mirror on again; it catches up from where it stopped, or rebuilds. With `wait`,
+    /// returns when it is ready.
     @LibraryActor
-    public func enableMirror() async throws { try await store().mirror?.enable() }
+    public func enableMirror(wait: Bool = true) async throws {
+        let mirror = try await store().mirror
+        try mirror?.enable()
+        if wait { try await mirror?.waitForBuild() }
+    }
 
     /// Turns the mirror off and deletes its file.
     @LibraryActor

@@ -54,6 +54,8 @@ final class MirrorStore {
     private var control = BuildControl()
     private var buildTask: Task<Void, any Error>?
     nonisolated static let chunkSize = 5_000
+    /// Change-log entries beyond which catching up rebuilds instead.
+    static let rebuildBacklog: Int64 = 50_000
 
     var path: URL { directory.appendingPathComponent("mirror.sqlite") }
 
@@ -216,7 +218,9 @@ final class MirrorStore {
         let current = try currentSeq()
         guard current > appliedSeq else { return true }
         let oldest = try canonical.scalar(Int64?.self, "SELECT min(seq) FROM change_log") ?? nil
-        if oldest.map({ $0 > appliedSeq + 1 }) ?? true {
+        // Entries compacted away cannot be replayed; a very long backlog (a mirror that was off
+        // during a big import) is cheaper to rebuild in bulk than to apply row by row.
+        if oldest.map({ $0 > appliedSeq + 1 }) ?? true || current - appliedSeq > Self.rebuildBacklog {
             try startBuild(fresh: true)
             return false
         }

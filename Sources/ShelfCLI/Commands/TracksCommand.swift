@@ -196,8 +196,7 @@ struct MirrorCommand: Command {
             try await waiter.value
             bar.finish()
         case "enable":
-            try await library.enableMirror()
-            try await library.waitForMirror()
+            try await library.enableMirror(wait: true)
         case "disable": try await library.disableMirror()
         case "purge": try await library.purgeMirror()
         default: break

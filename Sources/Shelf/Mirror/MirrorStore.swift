@@ -376,15 +376,18 @@ struct MirrorBuilder {
         let source = try Connection(path: canonicalPath, mode: .readOnly)
         let mirror = try Connection(path: mirrorPath)
         try mirror.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
-        var next = Int64(try mirror.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'build_next_id'") ?? "0") ?? 0
         control.built.withLock { $0 = (try? mirror.scalar(Int.self, "SELECT count(*) FROM mirror_track")) ?? 0 }
         while true {
             if control.cancelled.withLock({ $0 }) { throw CancellationError() }
-            let tracks = try source.query(
-                TrackRow.selectWithoutTexts + " WHERE id > ? ORDER BY id LIMIT ?", [next, MirrorStore.chunkSize], TrackRow.decode)
-            guard let last = tracks.last else { break }
-            var counts: [String: [UInt8: Int]] = [:]
-            try mirror.transaction {
+            // The resume point is read inside the chunk's write transaction: two processes
+            // building the same mirror then take turns chunk by chunk instead of both copying
+            // (and counting) the same rows.
+            let copied: Int = try mirror.transaction(.immediate) {
+                let next = Int64(try mirror.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'build_next_id'") ?? "0") ?? 0
+                let tracks = try source.query(
+                    TrackRow.selectWithoutTexts + " WHERE id > ? ORDER BY id LIMIT ?", [next, MirrorStore.chunkSize], TrackRow.decode)
+                guard let last = tracks.last else { return 0 }
+                var counts: [String: [UInt8: Int]] = [:]
                 let upsert = try mirror.cachedStatement(MirrorRow.upsert)
                 for track in tracks {
                     let values = MirrorRow.values(track, options: options)
@@ -394,9 +397,10 @@ struct MirrorBuilder {
                 }
                 try MirrorStore.flush(counts, to: mirror)
                 try mirror.execute("UPDATE mirror_meta SET value = ? WHERE key = 'build_next_id'", [String(last.id.rawValue)])
+                return tracks.count
             }
-            next = last.id.rawValue
-            control.built.withLock { $0 += tracks.count }
+            if copied == 0 { break }
+            control.built.withLock { $0 += copied }
         }
         for statement in MirrorSchema.indexSQL {
             if control.cancelled.withLock({ $0 }) { throw CancellationError() }

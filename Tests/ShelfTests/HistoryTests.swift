@@ -215,7 +215,9 @@ func randomBatch(_ batch: WriteBatch, random: inout SeededRandom, serial: inout 
         }
         let decoded = try JSONDecoder().decode([ChangeToken].self, from: JSONEncoder().encode([current]))
         #expect(decoded == [current])
-        // A recreated library at the same path is another store: old tokens expire.
+        // A recreated library at the same path is another store: old tokens expire. (The first
+        // library's background mirror build must be done before its files are removed.)
+        try await library.waitForMirror()
         try FileManager.default.removeItem(at: dir.url)
         let recreated = Library(directory: dir.url)
         try await recreated.write { try $0.insert(sampleTrack(1)) }

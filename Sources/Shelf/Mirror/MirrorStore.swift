@@ -139,11 +139,17 @@ final class MirrorStore {
         try canonical.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
     }
 
-    private func closeAndDelete() {
+    /// Stops answering queries and cancels a running build: the one step that disabling, purging
+    /// and rebuilding all begin with.
+    private func stopServing() {
         buildTask?.cancel()
         control.cancelled.withLock { $0 = true }
         publish(nil)
         readers = nil
+    }
+
+    private func closeAndDelete() {
+        stopServing()
         writer = nil
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: path.path + suffix)
@@ -152,11 +158,7 @@ final class MirrorStore {
 
     /// Starts the chunked background build; `fresh` discards whatever file is there first.
     func startBuild(fresh: Bool) throws {
-        publish(nil)
-        readers = nil
-        if fresh { closeAndDelete() }
-        buildTask?.cancel()
-        control.cancelled.withLock { $0 = true }
+        if fresh { closeAndDelete() } else { stopServing() }
         let db = try openWriter()
         var meta = try readMeta(db)
         if fresh || meta["state"] != "building" {
@@ -188,8 +190,12 @@ final class MirrorStore {
     }
 
     /// Waits for a running build to finish (tests and `shelf mirror build`).
+    /// A build that finds the log compacted under it starts another; waiting follows it.
     func waitForBuild() async throws {
-        if let buildTask { try await buildTask.value }
+        while let task = buildTask {
+            try await task.value
+            if buildTask == nil || buildTask == task { return }
+        }
     }
 
     /// The last step of a build, on the actor so that no write slips between the replay and the
@@ -339,10 +345,7 @@ final class MirrorStore {
 
     func disable() throws {
         try setEnabled(false)
-        buildTask?.cancel()
-        control.cancelled.withLock { $0 = true }
-        publish(nil)
-        readers = nil
+        stopServing()
         writer = nil
         state = .disabled
     }

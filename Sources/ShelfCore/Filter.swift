@@ -23,10 +23,15 @@ public enum TextField: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// Numeric and date fields a filter can test (dates as seconds since 1970).
+/// Numeric and date fields a filter can test. Dates are whole seconds since 1970 (rounded down):
+/// filters and sorts compare them at that precision, and the track ID orders tracks within a second.
 public enum NumberField: String, Sendable, Codable, CaseIterable {
     case year, trackNumber, discNumber, duration, bitrate, sampleRate, fileSize, playCount, skipCount, rating
     case dateAdded, dateModified, lastPlayed
+
+    /// A date as the whole seconds it compares by: a 4-byte integer in the mirror's rows and
+    /// indexes instead of an 8-byte float, and nobody sorts by fractions of a second.
+    public static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970.rounded(.down) }
 
     /// The field's value on a track, nil when missing.
     public func value(of track: Track) -> Double? {
@@ -41,9 +46,9 @@ public enum NumberField: String, Sendable, Codable, CaseIterable {
         case .playCount: Double(track.playCount)
         case .skipCount: Double(track.skipCount)
         case .rating: Double(track.rating)
-        case .dateAdded: track.dateAdded.timeIntervalSince1970
-        case .dateModified: track.dateModified.timeIntervalSince1970
-        case .lastPlayed: track.lastPlayed?.timeIntervalSince1970
+        case .dateAdded: Self.seconds(track.dateAdded)
+        case .dateModified: Self.seconds(track.dateModified)
+        case .lastPlayed: track.lastPlayed.map(Self.seconds)
         }
     }
 }
@@ -124,18 +129,7 @@ public indirect enum Filter: Sendable, Hashable, Codable {
     }
 
     private static func computeFold(_ text: String) -> String {
-        var result = String.UnicodeScalarView()
-        var lastWasSpace = false
-        for scalar in SortKey.normalize(text) {
-            if SortKey.isSpace(scalar) {
-                if !lastWasSpace { result.append(" ") }
-                lastWasSpace = true
-            } else {
-                result.append(scalar)
-                lastWasSpace = false
-            }
-        }
-        return String(result)
+        String(String.UnicodeScalarView(SortKey.foldedScalars(text)))
     }
 
     /// Substring test on UTF-8 bytes, the same as SQLite's `instr` on the folded columns.

@@ -122,42 +122,52 @@ public enum FilterParser {
         throw FilterParseError(position: namePosition, message: "unknown field '\(name)'; expected one of \(known)")
     }
 
+    /// A bound as written: a number, or a calendar day (UTC), which stands for all of its seconds.
+    struct Bound {
+        var first: Double
+        var last: Double
+    }
+
     static func numberFilter(_ field: NumberField, _ value: String, position: Int) throws -> Filter {
-        func number(_ text: Substring, at offset: Int) throws -> Double? {
+        func bound(_ text: Substring, at offset: Int) throws -> Bound? {
             if text.isEmpty { return nil }
-            if let value = Double(text), value.isFinite { return value }
+            if let value = Double(text), value.isFinite { return Bound(first: value, last: value) }
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "UTC")
             formatter.dateFormat = "yyyy-MM-dd"
-            if let date = formatter.date(from: String(text)) { return date.timeIntervalSince1970 }
+            if let date = formatter.date(from: String(text)) {
+                // Dates compare as whole seconds, so a day is its first second to its last.
+                let start = date.timeIntervalSince1970
+                return Bound(first: start, last: start + 86_399)
+            }
             throw FilterParseError(position: position + offset, message: "expected a number or a date (YYYY-MM-DD), found '\(text)'")
         }
         for (op, length) in [(">=", 2), ("<=", 2), (">", 1), ("<", 1)] where value.hasPrefix(op) {
-            guard let bound = try number(value.dropFirst(length), at: length) else {
+            guard let bound = try bound(value.dropFirst(length), at: length) else {
                 throw FilterParseError(position: position + length, message: "expected a number after '\(op)'")
             }
             switch op {
-            case ">=": return .range(field, lower: bound, upper: nil)
-            case "<=": return .range(field, lower: nil, upper: bound)
-            // Strict bounds on whole-number fields and dates: the next representable value.
-            case ">": return .range(field, lower: bound.nextUp, upper: nil)
-            default: return .range(field, lower: nil, upper: bound.nextDown)
+            case ">=": return .range(field, lower: bound.first, upper: nil)
+            case "<=": return .range(field, lower: nil, upper: bound.last)
+            // Strict bounds: the next representable value past the whole number or day.
+            case ">": return .range(field, lower: bound.last.nextUp, upper: nil)
+            default: return .range(field, lower: nil, upper: bound.first.nextDown)
             }
         }
         if let dots = value.range(of: "..") {
-            let lower = try number(value[..<dots.lowerBound], at: 0)
+            let lower = try bound(value[..<dots.lowerBound], at: 0)
             let upperOffset = value.distance(from: value.startIndex, to: dots.upperBound)
-            let upper = try number(value[dots.upperBound...], at: upperOffset)
+            let upper = try bound(value[dots.upperBound...], at: upperOffset)
             if lower == nil && upper == nil { throw FilterParseError(position: position, message: "expected a number on at least one side of '..'") }
-            if let lower, let upper, lower > upper {
+            if let lower, let upper, lower.first > upper.last {
                 throw FilterParseError(position: position, message: "the range \(value) is empty: its start is after its end")
             }
-            return .range(field, lower: lower, upper: upper)
+            return .range(field, lower: lower?.first, upper: upper?.last)
         }
-        guard let exact = try number(Substring(value), at: 0) else {
+        guard let exact = try bound(Substring(value), at: 0) else {
             throw FilterParseError(position: position, message: "expected a number, a range A..B, or a comparison after ':'")
         }
-        return .range(field, lower: exact, upper: exact)
+        return .range(field, lower: exact.first, upper: exact.last)
     }
 }

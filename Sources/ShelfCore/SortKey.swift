@@ -90,7 +90,9 @@ public enum SortKey {
     private static let defaultOptions = SortKeyOptions()
 
     private static func computeKey(_ value: String, options: SortKeyOptions) -> [UInt8] {
-        var scalars = normalize(value)
+        // Built from the folded form, so two values that fold alike always share a key: the mirror
+        // relies on it to answer an equality filter from a sort index.
+        var scalars = foldedScalars(value)
         skipArticle(&scalars, options: options)
         guard let first = scalars.first else { return missingKey }
         var key: [UInt8] = [sectionByte(first)]
@@ -171,6 +173,22 @@ public enum SortKey {
     /// Case, diacritic, width and kana folding. ASCII, most of any library, takes a fast path;
     /// other characters are folded one scalar at a time through a cache, because Foundation's
     /// folding costs microseconds a call and a library repeats the same few thousand characters.
+    /// `normalize`, with every whitespace run as one U+0020: the folded form filters match on.
+    static func foldedScalars(_ value: String) -> [Unicode.Scalar] {
+        var result: [Unicode.Scalar] = []
+        var lastWasSpace = false
+        for scalar in normalize(value) {
+            if isSpace(scalar) {
+                if !lastWasSpace { result.append(" ") }
+                lastWasSpace = true
+            } else {
+                result.append(scalar)
+                lastWasSpace = false
+            }
+        }
+        return result
+    }
+
     static func normalize(_ value: String) -> [Unicode.Scalar] {
         let scalars = value.unicodeScalars
         var start = scalars.startIndex
@@ -221,7 +239,7 @@ public enum SortKey {
     /// `missingNumber`; `path` as its raw UTF-8 bytes).
     public static func component(_ field: SortField, of track: Track, useSortTags: Bool, options: SortKeyOptions = SortKeyOptions()) -> SortComponent {
         func number<T: BinaryInteger>(_ value: T?) -> SortComponent { .number(value.map { Double($0) } ?? missingNumber) }
-        func date(_ value: Date?) -> SortComponent { .number(value?.timeIntervalSince1970 ?? missingNumber) }
+        func date(_ value: Date?) -> SortComponent { .number(value.map(NumberField.seconds) ?? missingNumber) }
         switch field {
         case .title: return .bytes(textKey(track.title, sortTag: track.sortTitle, useSortTags: useSortTags, options: options))
         case .artist: return .bytes(textKey(track.artist, sortTag: track.sortArtist, useSortTags: useSortTags, options: options))

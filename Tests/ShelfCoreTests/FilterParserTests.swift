@@ -19,6 +19,20 @@ import Testing
         #expect(try FilterParser.parse("title:^The") == .text(.title, .prefix("The")))
     }
 
+    @Test func aDateStandsForEverySecondOfItsDay() throws {
+        let day = 1_704_067_200.0  // 2024-01-01T00:00:00Z
+        #expect(try FilterParser.parse("dateAdded:2024-01-01") == .range(.dateAdded, lower: day, upper: day + 86_399))
+        #expect(try FilterParser.parse("dateAdded:2024-01-01..2024-01-02") == .range(.dateAdded, lower: day, upper: day + 2 * 86_400 - 1))
+        #expect(try FilterParser.parse("dateAdded:<=2024-01-01") == .range(.dateAdded, lower: nil, upper: day + 86_399))
+        #expect(try FilterParser.parse("dateAdded:>2024-01-01") == .range(.dateAdded, lower: (day + 86_399).nextUp, upper: nil))
+        // A track added in the afternoon of that day matches it; one at midnight after does not.
+        let afternoon = Track(path: "/a.flac", dateAdded: Date(timeIntervalSince1970: day + 50_000.75))
+        let next = Track(path: "/b.flac", dateAdded: Date(timeIntervalSince1970: day + 86_400))
+        let filter = try FilterParser.parse("dateAdded:2024-01-01")
+        #expect(filter.matches(afternoon) && !filter.matches(next))
+        #expect(NumberField.dateAdded.value(of: afternoon) == day + 50_000)
+    }
+
     @Test func errorsNameThePositionAndWhatWasExpected() {
         func error(_ text: String) -> FilterParseError? {
             do { _ = try FilterParser.parse(text) } catch let error as FilterParseError { return error } catch {}

@@ -16,6 +16,7 @@ func trickyTracks() -> [Track] {
         (" ", "\t", nil, ""), (nil, nil, nil, nil), ("\u{3000}", "Sigur Rós", nil, "Ágætis byrjun"), ("Same", "Same", nil, "Same"),
         ("Same", "Same", nil, "Same"), ("A Day", "A Tribe", "Tribe, A", "An Album"), ("808", "808 State", nil, "90"),
         ("Кино", "Кино", nil, "Группа крови"), ("방탄", "방탄소년단", nil, nil), ("わたし", "わたなべ", nil, "らりるれろ"),
+        ("Track 2", "The\tBeatles", nil, "Abbey Road"), ("track 2", " the  beatles ", nil, "abbey road"),
     ]
     return specs.enumerated().map { index, spec in
         Track(
@@ -35,6 +36,9 @@ let parityFilters: [Filter] = [
     .anyText("ひ"),
     .and([.range(.rating, lower: 60, upper: nil), .not(.text(.title, .prefix("a")))]),
     .text(.genre, .equals("no such genre")),
+    // Equalities also compare the sort key: values differing only in case and whitespace runs.
+    .or([.text(.artist, .equals("THE BEATLES")), .text(.title, .equals("track  1"))]),
+    .not(.text(.album, .equals("abbey road"))),
 ]
 
 /// Opens both engines over a library's files.
@@ -140,11 +144,21 @@ struct Engines {
                 var r = SeededRandom(seed: seed)
                 let ids = try batch.db.query("SELECT id FROM track ORDER BY random() LIMIT 30", []) { TrackID(try $0.int64(0)) }
                 for id in ids {
-                    switch r.int(0...4) {
+                    switch r.int(0...6) {
                     case 0: try batch.deleteTrack(id)
                     case 1: try batch.updateTrack(id) { $0.artist = r.pick(["Zebra", "あいう", "The Apples", "  ", "Émile", "42"]) }
                     case 2: try batch.updateTrack(id) { $0.sortArtist = r.pick([nil, "Aardvark", "\u{3000}", "わ"]) }
                     case 3: try batch.updateTrack(id) { $0.title = r.pick(["Ｂｅｔａ", "alpha 10", "alpha 9", nil]); $0.playCount += 1 }
+                    case 4:
+                        // Two edits of one track, then one that is inserted, edited and deleted again.
+                        try batch.updateTrack(id) { $0.genre = r.pick(["Jazz", " ", nil]); $0.year = r.pick([nil, 1999]) }
+                        try batch.updateTrack(id) { $0.compilation.toggle(); $0.path += ".moved"; $0.composer = r.pick(["Bach", nil]) }
+                        let temporary = try batch.insert(Track(path: "/new/\(r.next()).ogg", title: "Gone"))
+                        try batch.updateTrack(temporary) { $0.title = "Still gone" }
+                        try batch.deleteTrack(temporary)
+                    case 5:
+                        try batch.updateTrack(id) { $0.album = r.pick(["Ａｌｂｕｍ", "the album", nil]); $0.sortAlbum = r.pick([nil, "Album, The"]) }
+                        try batch.deleteTrack(id)
                     default: try batch.insert(Track(path: "/new/\(r.next()).mp3", title: "New \(r.int(0...99))", artist: r.pick(["Kiki", "きき"])))
                     }
                 }
@@ -156,6 +170,24 @@ struct Engines {
         let engines = try Engines(library)
         let current = try engines.canonical.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'")
         #expect(status.appliedSeq == current)
+        // Every row equals the one a build computes, and the section counts equal a recount.
+        let tracks = try engines.canonical.query(TrackRow.select, [], TrackRow.decode)
+        #expect(try engines.mirror.scalar(Int.self, "SELECT count(*) FROM mirror_track") == tracks.count)
+        for track in tracks {
+            let stored = try engines.mirror.queryOne(MirrorRow.selectAll, [track.id.rawValue]) { row in
+                (0..<Int32(MirrorRow.columns.count)).map { row.value($0) }
+            }
+            #expect(stored == MirrorRow.values(track, options: SortKeyOptions()), "track \(track.id)")
+        }
+        for column in MirrorSchema.sectionColumns {
+            var kept: [UInt8: Int] = [:]
+            try engines.mirror.forEachRow("SELECT section, count FROM mirror_section WHERE key_column = ? AND count != 0", [column]) {
+                kept[UInt8(try $0.int64(0))] = Int(try $0.int64(1))
+            }
+            var recounted: [UInt8: Int] = [:]
+            try engines.mirror.forEachRow("SELECT \(column) FROM mirror_track") { recounted[$0.optionalData(0)?.first ?? 0xFF, default: 0] += 1 }
+            #expect(kept == recounted, "\(column)")
+        }
         for field in [SortField.artist, .title, .albumArtist, .playCount] {
             for descending in [false, true] {
                 for tags in [false, true] {
@@ -190,6 +222,14 @@ struct Engines {
                     }
                 }
             }
+        }
+        // An equality filter on a keyed text field answers "any rows?" from that field's sort index.
+        for (field, index) in [(TextField.genre, "mirror_track_genre"), (.artist, "mirror_track_artist"), (.album, "mirror_track_album")] {
+            let (filter, arguments) = MirrorFilter.compile(.text(field, .equals("Nothing Like This")))
+            let plan = try engines.mirror.query(
+                "EXPLAIN QUERY PLAN SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments) { try $0.string(3) }
+                .joined(separator: " | ")
+            #expect(plan.contains("SEARCH mirror_track USING INDEX \(index)"), "\(field): \(plan)")
         }
     }
 

@@ -5,46 +5,141 @@ import ShelfDatabase
 /// How a `Track` becomes a `mirror_track` row: its list columns, every sort key, folded filter text.
 enum MirrorRow {
     static let textKeyColumns = MirrorSchema.textKeyFields.flatMap {
-        ["k_\(MirrorSchema.snake($0.rawValue))", "s_\(MirrorSchema.snake($0.rawValue))"]
+        ["k_\(MirrorSchema.snake($0.rawValue))", "t_\(MirrorSchema.snake($0.rawValue))"]
     }
     static let numberColumns = MirrorSchema.numberFields.map { "n_\(MirrorSchema.snake($0.rawValue))" }
-    static let foldedFields = TextField.allCases.filter { $0 != .path }
+    /// The stored columns (virtual ones are derived by SQLite), in the order `values` gives them.
     static let columns: [String] =
         ["id", "title", "artist", "album", "album_artist", "genre", "has_artwork", "compilation"] + textKeyColumns
-        + ["k_genre", "k_path"] + numberColumns + foldedFields.map { "f_\(MirrorSchema.snake($0.rawValue))" }
+        + ["k_genre", "k_path"] + numberColumns
+        + MirrorSchema.displayTextFields.map { "z_\(MirrorSchema.snake($0.rawValue))" }
+        + MirrorSchema.storedFoldFields.map { "f_\(MirrorSchema.snake($0.rawValue))" }
 
     static let upsert =
         "INSERT OR REPLACE INTO mirror_track (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
 
-    /// Every column's value for a track, in `columns` order.
-    static func values(_ t: Track, options: SortKeyOptions) -> [DatabaseValue] {
-        var values: [DatabaseValue] = [.integer(t.id.rawValue)]
-        values.reserveCapacity(columns.count)
-        for text in [t.title, t.artist, t.album, t.albumArtist, t.genre] { values.append(text.map { .text($0) } ?? .null) }
-        values.append(.integer(t.hasArtwork ? 1 : 0))
-        values.append(.integer(t.compilation ? 1 : 0))
-        for (display, tag) in [(t.title, t.sortTitle), (t.artist, t.sortArtist), (t.album, t.sortAlbum),
-                               (t.albumArtist, t.sortAlbumArtist), (t.composer, t.sortComposer)] {
-            // The sort-tag key equals the display key unless the tag is non-blank: computed once.
-            let displayKey = Data(SortKey.textKey(display, options: options))
-            values.append(.blob(displayKey))
-            values.append(.blob(SortKey.isBlank(tag) ? displayKey : Data(SortKey.textKey(tag, options: options))))
+    /// The parts of a track the mirror's columns are computed from, so that an edit recomputes
+    /// (and compares) only the columns of the parts that changed.
+    struct Sources: OptionSet {
+        let rawValue: Int
+        static let title = Sources(rawValue: 1 << 0)
+        static let artist = Sources(rawValue: 1 << 1)
+        static let album = Sources(rawValue: 1 << 2)
+        static let albumArtist = Sources(rawValue: 1 << 3)
+        static let composer = Sources(rawValue: 1 << 4)
+        static let genre = Sources(rawValue: 1 << 5)
+        static let flags = Sources(rawValue: 1 << 6)
+        static let path = Sources(rawValue: 1 << 7)
+        static let numbers = Sources(rawValue: 1 << 8)
+        static let codec = Sources(rawValue: 1 << 9)
+        static let all = Sources(rawValue: (1 << 10) - 1)
+
+        /// The parts that differ between two versions of a track (a sort tag counts as its field).
+        init(changedFrom old: Track, to new: Track) {
+            var sources: Sources = []
+            if old.title != new.title || old.sortTitle != new.sortTitle { sources.insert(.title) }
+            if old.artist != new.artist || old.sortArtist != new.sortArtist { sources.insert(.artist) }
+            if old.album != new.album || old.sortAlbum != new.sortAlbum { sources.insert(.album) }
+            if old.albumArtist != new.albumArtist || old.sortAlbumArtist != new.sortAlbumArtist { sources.insert(.albumArtist) }
+            if old.composer != new.composer || old.sortComposer != new.sortComposer { sources.insert(.composer) }
+            if old.genre != new.genre { sources.insert(.genre) }
+            if old.hasArtwork != new.hasArtwork || old.compilation != new.compilation { sources.insert(.flags) }
+            if old.path != new.path { sources.insert(.path) }
+            if old.codec != new.codec { sources.insert(.codec) }
+            if MirrorSchema.numberFields.contains(where: { $0.value(of: old) != $0.value(of: new) }) { sources.insert(.numbers) }
+            self = sources
         }
-        values.append(.blob(Data(SortKey.textKey(t.genre, options: options))))
-        values.append(.blob(Data(t.path.utf8)))
+
+        init(rawValue: Int) { self.rawValue = rawValue }
+    }
+
+    /// Every stored column's value for a track, in `columns` order.
+    static func values(_ t: Track, options: SortKeyOptions) -> [DatabaseValue] {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(columns.count)
+        emit(t, options: options, sources: .all) { _, value in values.append(value) }
+        return values
+    }
+
+    /// The values of the columns computed from `sources`, by column index.
+    static func values(_ t: Track, options: SortKeyOptions, sources: Sources) -> [Int: DatabaseValue] {
+        var values: [Int: DatabaseValue] = [:]
+        emit(t, options: options, sources: sources) { index, value in values[index] = value }
+        return values
+    }
+
+    /// Computes the columns of `sources` in `columns` order and hands each to `body` with its index.
+    private static func emit(_ t: Track, options: SortKeyOptions, sources: Sources, _ body: (Int, DatabaseValue) -> Void) {
+        var index = 0
+        func put(_ value: DatabaseValue, if part: Sources) {
+            if sources.contains(part) { body(index, value) }
+            index += 1
+        }
+        put(.integer(t.id.rawValue), if: [])
+        for (text, part) in [(t.title, Sources.title), (t.artist, .artist), (t.album, .album), (t.albumArtist, .albumArtist), (t.genre, .genre)] {
+            put(text.map { .text($0) } ?? .null, if: part)
+        }
+        put(.integer(t.hasArtwork ? 1 : 0), if: .flags)
+        put(.integer(t.compilation ? 1 : 0), if: .flags)
+        for (display, tag, part) in [(t.title, t.sortTitle, Sources.title), (t.artist, t.sortArtist, .artist), (t.album, t.sortAlbum, .album),
+                                     (t.albumArtist, t.sortAlbumArtist, .albumArtist), (t.composer, t.sortComposer, .composer)] {
+            guard sources.contains(part) else { index += 2; continue }
+            let displayKey = SortKey.textKey(display, options: options)
+            put(.blob(Data(displayKey)), if: part)
+            // Most tracks carry no sort tag, or one that keys like the display value: NULL then.
+            let tagKey = SortKey.isBlank(tag) ? displayKey : SortKey.textKey(tag, options: options)
+            put(tagKey == displayKey ? .null : .blob(Data(tagKey)), if: part)
+        }
+        if sources.contains(.genre) { put(.blob(Data(SortKey.textKey(t.genre, options: options))), if: .genre) } else { index += 1 }
+        put(.blob(Data(t.path.utf8)), if: .path)
         for field in MirrorSchema.numberFields {
             // Whole numbers as INTEGER (smaller on disk); SQLite compares INTEGER and REAL numerically.
             if let value = field.value(of: t) {
-                values.append(value == value.rounded() && abs(value) < 9e15 ? .integer(Int64(value)) : .real(value))
+                put(value == value.rounded() && abs(value) < 9e15 ? .integer(Int64(value)) : .real(value), if: .numbers)
             } else {
-                values.append(.real(SortKey.missingNumber))
+                put(.real(SortKey.missingNumber), if: .numbers)
             }
         }
-        for field in foldedFields {
-            let value = field.value(of: t)
-            values.append(SortKey.isBlank(value) ? .null : .text(Filter.fold(value!)))
+        for (field, part) in zip(MirrorSchema.displayTextFields, [Sources.title, .artist, .album, .albumArtist, .genre]) {
+            guard sources.contains(part) else { index += 1; continue }
+            guard let value = field.value(of: t) else { put(.null, if: part); continue }
+            let folded = SortKey.isBlank(value) ? "" : Filter.fold(value)
+            put(folded == asciiLowercased(value) ? .null : .text(folded), if: part)
         }
-        return values
+        for field in MirrorSchema.storedFoldFields {
+            let part: Sources = field == .composer ? .composer : .codec
+            guard sources.contains(part) else { index += 1; continue }
+            let value = field.value(of: t)
+            put(SortKey.isBlank(value) ? .null : .text(Filter.fold(value!)), if: part)
+        }
+        assert(index == columns.count, "every stored column is emitted once")
+    }
+
+    /// What SQLite's built-in `lower()` gives: ASCII letters lowercased, every other byte kept.
+    static func asciiLowercased(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        for index in bytes.indices where bytes[index] >= 0x41 && bytes[index] <= 0x5A { bytes[index] += 0x20 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The first key byte of every sectioned column (`MirrorSchema.sectionColumns`) of a row's
+    /// stored values; a virtual s_ column is its t_ value, else its k_ value.
+    static func sectionBytes(_ values: [DatabaseValue]) -> [UInt8] {
+        sectionBytes { values[$0] }.map { $0 ?? 0xFF }
+    }
+
+    /// The same from some of a row's values: nil for the sectioned columns not among them.
+    static func sectionBytes(_ value: (Int) -> DatabaseValue?) -> [UInt8?] {
+        sectionSources.map { sources in
+            guard value(sources[0]) != nil else { return nil }
+            for index in sources { if case .blob(let data)? = value(index) { return data.first ?? 0xFF } }
+            return 0xFF
+        }
+    }
+
+    private static let sectionSources: [[Int]] = MirrorSchema.sectionColumns.map { column in
+        let candidates = column.hasPrefix("s_") ? ["t_" + column.dropFirst(2), "k_" + column.dropFirst(2)] : [column]
+        return candidates.compactMap { columns.firstIndex(of: $0) }
     }
 
     static let selectAll = "SELECT \(columns.joined(separator: ", ")) FROM mirror_track WHERE id = ?"

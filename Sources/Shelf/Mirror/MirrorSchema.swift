@@ -6,7 +6,7 @@ import ShelfCore
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 @_spi(Internals) public enum MirrorSchema {
-    static let version = 1
+    static let version = 2
 
     /// The key column of a chain component: `k_` display keys, `s_` sort-tag keys, `n_` numbers.
     static func column(_ field: SortField, tags: Bool) -> String {
@@ -45,10 +45,27 @@ import ShelfCore
         return result
     }
 
+    /// Text fields whose display value is a column: their folded filter text is a virtual column
+    /// (SQLite's ASCII `lower()` of the display value) unless the fold differs from that.
+    static let displayTextFields: [TextField] = [.title, .artist, .album, .albumArtist, .genre]
+    /// Text fields with no display column: their folded filter text is stored.
+    static let storedFoldFields: [TextField] = TextField.allCases.filter { $0 != .path && !displayTextFields.contains($0) }
+
     static var createSQL: String {
-        let textKeys = textKeyFields.flatMap { ["k_\(snake($0.rawValue)) BLOB NOT NULL", "s_\(snake($0.rawValue)) BLOB NOT NULL"] }
+        // Space matters at half a million rows, so what can be derived is a VIRTUAL generated column
+        // (no bytes in the row; indexes still hold its values and range-search it like a column):
+        // s_ (sort-tag key) is t_ (stored only when the tag's key differs) else the display key k_;
+        // f_ (folded filter text) of a display column is z_ (stored only when the fold is not plain
+        // ASCII lowercasing; '' for a blank value) else lower(display).
+        let textKeys = textKeyFields.flatMap { field -> [String] in
+            let name = snake(field.rawValue)
+            return ["k_\(name) BLOB NOT NULL", "t_\(name) BLOB", "s_\(name) BLOB GENERATED ALWAYS AS (coalesce(t_\(name), k_\(name))) VIRTUAL"]
+        }
         let numbers = numberFields.map { "n_\(snake($0.rawValue)) NOT NULL" }
-        let folded = TextField.allCases.filter { $0 != .path }.map { "f_\(snake($0.rawValue)) TEXT" }
+        let folded = displayTextFields.flatMap { field -> [String] in
+            let name = snake(field.rawValue)
+            return ["z_\(name) TEXT", "f_\(name) TEXT GENERATED ALWAYS AS (nullif(coalesce(z_\(name), lower(\(name))), '')) VIRTUAL"]
+        } + storedFoldFields.map { "f_\(snake($0.rawValue)) TEXT" }
         let columns = [
             "id INTEGER PRIMARY KEY", "title TEXT", "artist TEXT", "album TEXT", "album_artist TEXT", "genre TEXT",
             "has_artwork INTEGER NOT NULL", "compilation INTEGER NOT NULL",
@@ -69,8 +86,9 @@ import ShelfCore
             """
     }
 
-    /// Every sort index (created after a bulk build: faster than maintaining them row by row), and
-    /// the filter indexes that let a zero-hit "any rows?" answer from an index.
+    /// Every sort index, created after a bulk build (faster than maintaining them row by row).
+    /// No index on folded text: an equality filter on a keyed text field also compares its key,
+    /// which a sort index serves (values that fold alike share a key).
     static var indexSQL: [String] {
         var statements: [String] = []
         for field in SortField.allCases {
@@ -79,9 +97,6 @@ import ShelfCore
                 statements.append("CREATE INDEX IF NOT EXISTS \(indexName(field, tags: tags)) ON mirror_track(\(columns.joined(separator: ", ")))")
             }
         }
-        statements.append("CREATE INDEX IF NOT EXISTS mirror_track_f_genre ON mirror_track(f_genre)")
-        statements.append("CREATE INDEX IF NOT EXISTS mirror_track_f_artist ON mirror_track(f_artist)")
-        statements.append("CREATE INDEX IF NOT EXISTS mirror_track_f_album_artist ON mirror_track(f_album_artist)")
         return statements
     }
 

@@ -26,6 +26,12 @@ public struct MirrorStatus: Sendable, Codable, Equatable {
     public var bytesOnDisk: Int64
 }
 
+/// The tracks of the write batch that just committed, and the change-log seq it started after.
+struct BatchTracks {
+    let startSeq: Int64
+    let states: [TrackID: TrackState]
+}
+
 /// Shared between the builder thread and the actor: progress and the cancel flag.
 final class BuildControl: Sendable {
     let cancelled = Mutex(false)
@@ -114,7 +120,8 @@ final class MirrorStore {
         // Derived data: a crash may lose the last sync, which the next open replays from applied_seq.
         // No automatic checkpoints on the write path: `syncAfterWrite` hands them to a background
         // connection, so a write batch never pays for copying the WAL back into the file.
-        try db.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 0;")
+        // journal_size_limit: a WAL reset after a checkpoint also gives its disk space back.
+        try db.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 4194304;")
         try db.execute(script: MirrorSchema.createSQL)
         writer = db
         return db
@@ -219,7 +226,7 @@ final class MirrorStore {
     /// Applies every change-log entry after `applied_seq`. Returns false when entries were
     /// compacted away first, in which case a rebuild was started instead.
     @discardableResult
-    func catchUp() throws -> Bool {
+    func catchUp(batch: BatchTracks? = nil) throws -> Bool {
         guard state == .ready, let db = writer else { return true }
         let current = try currentSeq()
         guard current > appliedSeq else { return true }
@@ -239,9 +246,16 @@ final class MirrorStore {
             let id = TrackID(try row.int64(0))
             if seen.insert(id).inserted { touched.append(id) }
         }
+        // The batch just committed is exactly the backlog: its tracks before and after are in
+        // memory, so no row is read back and only the columns of changed parts are recomputed.
+        let states = batch.flatMap { $0.startSeq == appliedSeq ? $0.states : nil } ?? [:]
         var counts: [String: [UInt8: Int]] = [:]
         try db.transaction {
             for id in touched {
+                if let state = states[id], state.beforeKnown {
+                    try apply(state, id: id, to: db, counts: &counts)
+                    continue
+                }
                 let old = try db.queryOne(MirrorRow.selectAll, [id.rawValue]) { row in
                     (0..<Int32(MirrorRow.columns.count)).map { row.value($0) }
                 }
@@ -252,15 +266,15 @@ final class MirrorStore {
                     let changed = new.indices.filter { new[$0] != old[$0] }
                     guard !changed.isEmpty else { continue }
                     try db.execute(MirrorRow.update(changed), changed.map { new[$0] } + [id.rawValue])
-                    Self.count(Self.sectionBytes(old), -1, into: &counts)
-                    Self.count(Self.sectionBytes(new), 1, into: &counts)
+                    Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
+                    Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
                 case (nil, let track?):
                     let new = MirrorRow.values(track, options: options)
                     try db.execute(MirrorRow.upsert, new)
-                    Self.count(Self.sectionBytes(new), 1, into: &counts)
+                    Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
                 case (let old?, nil):
                     try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
-                    Self.count(Self.sectionBytes(old), -1, into: &counts)
+                    Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
                 case (nil, nil): break
                 }
             }
@@ -271,16 +285,40 @@ final class MirrorStore {
         return true
     }
 
-    /// The first byte of each sectioned key column in a row's values.
-    nonisolated static func sectionBytes(_ values: [DatabaseValue]) -> [UInt8] {
-        MirrorSchema.sectionColumns.map { column in
-            guard let index = MirrorRow.columns.firstIndex(of: column), case .blob(let data) = values[index] else { return 0xFF }
-            return data.first ?? 0xFF
+    /// Applies one track's change from its in-memory versions.
+    private func apply(_ state: TrackState, id: TrackID, to db: Connection, counts: inout [String: [UInt8: Int]]) throws {
+        switch (state.before, state.after) {
+        case (let before?, let after?):
+            let sources = MirrorRow.Sources(changedFrom: before, to: after)
+            guard !sources.isEmpty else { return }
+            let old = MirrorRow.values(before, options: options, sources: sources)
+            let new = MirrorRow.values(after, options: options, sources: sources)
+            let changed = new.keys.filter { new[$0] != old[$0] }.sorted()
+            guard !changed.isEmpty else { return }
+            try db.execute(MirrorRow.update(changed), changed.map { new[$0]! } + [id.rawValue])
+            Self.count(MirrorRow.sectionBytes { old[$0] }, -1, into: &counts)
+            Self.count(MirrorRow.sectionBytes { new[$0] }, 1, into: &counts)
+        case (nil, let after?):
+            let new = MirrorRow.values(after, options: options)
+            try db.execute(MirrorRow.upsert, new)
+            Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
+        case (let before?, nil):
+            try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
+            Self.count(MirrorRow.sectionBytes(MirrorRow.values(before, options: options)), -1, into: &counts)
+        case (nil, nil):
+            break
         }
     }
 
     nonisolated static func count(_ bytes: [UInt8], _ delta: Int, into counts: inout [String: [UInt8: Int]]) {
         for (column, byte) in zip(MirrorSchema.sectionColumns, bytes) { counts[column, default: [:]][byte, default: 0] += delta }
+    }
+
+    /// The same for some sectioned columns (nil: not among the values).
+    nonisolated static func count(_ bytes: [UInt8?], _ delta: Int, into counts: inout [String: [UInt8: Int]]) {
+        for (column, byte) in zip(MirrorSchema.sectionColumns, bytes) {
+            if let byte { counts[column, default: [:]][byte, default: 0] += delta }
+        }
     }
 
     nonisolated static func flush(_ counts: [String: [UInt8: Int]], to db: Connection) throws {
@@ -299,9 +337,9 @@ final class MirrorStore {
 
     /// Called after every committed write batch: the mirror reflects it before the write returns.
     /// A failure here never fails the write (it is committed); the mirror is rebuilt instead.
-    func syncAfterWrite() {
+    func syncAfterWrite(batch: BatchTracks) {
         guard state == .ready else { return }
-        do { try catchUp() } catch { try? startBuild(fresh: true) }
+        do { try catchUp(batch: batch) } catch { try? startBuild(fresh: true) }
         checkpointIfLarge()
     }
 
@@ -378,7 +416,7 @@ struct MirrorBuilder {
     func run() throws {
         let source = try Connection(path: canonicalPath, mode: .readOnly)
         let mirror = try Connection(path: mirrorPath)
-        try mirror.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
+        try mirror.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA journal_size_limit = 4194304;")
         control.built.withLock { $0 = (try? mirror.scalar(Int.self, "SELECT count(*) FROM mirror_track")) ?? 0 }
         while true {
             if control.cancelled.withLock({ $0 }) { throw CancellationError() }
@@ -396,7 +434,7 @@ struct MirrorBuilder {
                     let values = MirrorRow.values(track, options: options)
                     try upsert.bind(values)
                     try upsert.run()
-                    MirrorStore.count(MirrorStore.sectionBytes(values), 1, into: &counts)
+                    MirrorStore.count(MirrorRow.sectionBytes(values), 1, into: &counts)
                 }
                 try MirrorStore.flush(counts, to: mirror)
                 try mirror.execute("UPDATE mirror_meta SET value = ? WHERE key = 'build_next_id'", [String(last.id.rawValue)])
@@ -409,5 +447,7 @@ struct MirrorBuilder {
             if control.cancelled.withLock({ $0 }) { throw CancellationError() }
             try mirror.execute(script: statement)
         }
+        // Each index was written through the WAL; leave the file alone on disk.
+        _ = try? mirror.pragma("wal_checkpoint(TRUNCATE)")
     }
 }

@@ -189,7 +189,11 @@ import ShelfDatabase
         case .text(let field, let match):
             let column = "f_" + MirrorSchema.snake(field.rawValue)
             switch match {
-            case .equals(let text): return (safe("\(column) = ?"), [Filter.fold(text)])
+            case .equals(let text):
+                // Values that fold alike share a sort key, so comparing the key too changes no
+                // answer and lets the field's sort index find the rows (there is no folded-text index).
+                guard let keyColumn = MirrorFilter.keyColumn(field) else { return (safe("\(column) = ?"), [Filter.fold(text)]) }
+                return (safe("(\(keyColumn) = ? AND \(column) = ?)"), [Data(SortKey.textKey(text)), Filter.fold(text)])
             case .contains(let text): return (safe("instr(\(column), ?) > 0"), [Filter.fold(text)])
             case .prefix(let text):
                 let folded = Filter.fold(text)
@@ -220,6 +224,16 @@ import ShelfDatabase
         case .not(let inner):
             let (sql, arguments) = compile(inner, negated: !negated)
             return ("NOT (\(sql))", arguments)
+        }
+    }
+}
+
+extension MirrorFilter {
+    /// The display-key column a text field's equality can also compare (nil for codec: no key).
+    static func keyColumn(_ field: TextField) -> String? {
+        switch field {
+        case .title, .artist, .album, .albumArtist, .composer, .genre: "k_" + MirrorSchema.snake(field.rawValue)
+        case .codec, .path: nil
         }
     }
 }

@@ -73,14 +73,15 @@ final class Store {
     /// written in the same transaction just before the commit.
     func write<T>(_ body: (WriteBatch) throws -> T) throws -> T {
         do {
-            let result = try writer.transaction(.immediate) {
+            let (result, batch, startSeq) = try writer.transaction(.immediate) {
+                let startSeq = try writer.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
                 let batch = WriteBatch(db: writer, now: Date())
                 let result = try body(batch)
                 try batch.finish()
-                return result
+                return (result, batch, startSeq)
             }
             // Read-your-writes: the mirror reflects the batch before the write call returns.
-            mirror?.syncAfterWrite()
+            mirror?.syncAfterWrite(batch: BatchTracks(startSeq: startSeq, states: batch.trackStates))
             return result
         } catch {
             throw LibraryError.wrap(error, path: location.storePath.path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)

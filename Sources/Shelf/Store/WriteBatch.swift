@@ -3,6 +3,14 @@ import Foundation
 import ShelfCore
 import ShelfDatabase
 
+/// A track before and after one write batch (nil: absent); `beforeKnown` is false when the
+/// batch never read the track's full row.
+struct TrackState {
+    var before: Track?
+    var beforeKnown: Bool
+    var after: Track?
+}
+
 /// The changes of one `library.write { batch in … }` call: every method runs inside the same open
 /// transaction, and the change-log rows describing them are written just before it commits.
 ///
@@ -19,6 +27,9 @@ public final class WriteBatch {
     /// Net change in how many times each track appears in each playlist during this batch.
     private var membership: [PlaylistID: [TrackID: Int]] = [:]
     private var artworkToCollect: Set<ArtworkID> = []
+    /// Each track this batch touched, as it was before the batch and as it is now, so that the
+    /// mirror can follow the batch without reading rows back.
+    private(set) var trackStates: [TrackID: TrackState] = [:]
 
     init(db: Connection, now: Date) {
         self.db = db
@@ -46,6 +57,9 @@ public final class WriteBatch {
         }
         let id = TrackID(db.lastInsertRowID)
         record(.track(id), .insert)
+        var stored = track
+        stored.id = id
+        trackStates[id] = TrackState(before: nil, beforeKnown: true, after: stored)
         return id
     }
 
@@ -81,6 +95,7 @@ public final class WriteBatch {
         }
         if groups.contains(.artwork), let released = old.artworkID { artworkToCollect.insert(released) }
         record(.track(new.id), .update, groups)
+        trackStates[new.id, default: TrackState(before: old, beforeKnown: true, after: nil)].after = new
         return groups
     }
 
@@ -109,6 +124,8 @@ public final class WriteBatch {
         }
         if let artwork { artworkToCollect.insert(ArtworkID(artwork)) }
         record(.track(id), .delete)
+        // The full row was not read: the mirror reads what it had for a track deleted outright.
+        trackStates[id, default: TrackState(before: nil, beforeKnown: false, after: nil)].after = nil
     }
 
     // MARK: Artwork

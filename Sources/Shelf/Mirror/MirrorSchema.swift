@@ -7,6 +7,8 @@ import ShelfCore
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 @_spi(Internals) public enum MirrorSchema {
     static let version = 2
+    /// The page size of a new mirror file.
+    static let pageSize = 16384
 
     /// The key column of a chain component: `k_` display keys, `s_` sort-tag keys, `n_` numbers.
     static func column(_ field: SortField, tags: Bool) -> String {

@@ -116,6 +116,9 @@ final class MirrorStore {
     private func openWriter() throws -> Connection {
         if let writer { return writer }
         let db = try Connection(path: path.path)
+        // Before anything is written (a new file takes it; an existing one keeps its own): rows of
+        // ~340 bytes leave half a row unused at the end of each page, less of it in bigger pages.
+        _ = try db.pragma("page_size = \(MirrorSchema.pageSize)")
         _ = try db.pragma("journal_mode = WAL")
         // Derived data: a crash may lose the last sync, which the next open replays from applied_seq.
         // No automatic checkpoints on the write path: `syncAfterWrite` hands them to a background

@@ -25,6 +25,13 @@ import ShelfDatabase
 
     /// The SQL of one list page, for the benchmark's raw column and the query-plan test.
     @_spi(Internals) public func pageSQL(_ query: LibraryQuery, cursor: PageCursor?, offset: Bool) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+        pageSQL(query, cursor: cursor, offset: offset, total: nil)
+    }
+
+    /// The same with an extra last column: the list's total, from a subquery with its arguments.
+    private func pageSQL(
+        _ query: LibraryQuery, cursor: PageCursor?, offset: Bool, total: (String, [(any SQLiteBindable)?])?
+    ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         var (filter, arguments) = MirrorFilter.compile(query.filter)
         if let cursor {
             let comparison = query.descending ? (cursor.inclusive ? "<=" : "<") : (cursor.inclusive ? ">=" : ">")
@@ -32,8 +39,9 @@ import ShelfDatabase
             filter = "(\(chain.joined(separator: ", "))) \(comparison) (\(chain.map { _ in "?" }.joined(separator: ", "))) AND \(filter)"
             arguments = Self.arguments(cursor) + arguments
         }
-        let sql = "SELECT \(selectList(query)) FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query)) LIMIT ?" + (offset ? " OFFSET ?" : "")
-        return (sql, arguments)
+        let columns = selectList(query) + (total.map { ", (\($0.0))" } ?? "")
+        let sql = "SELECT \(columns) FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query)) LIMIT ?" + (offset ? " OFFSET ?" : "")
+        return (sql, (total?.1 ?? []) + arguments)
     }
 
     static func arguments(_ cursor: PageCursor) -> [(any SQLiteBindable)?] {
@@ -76,36 +84,44 @@ import ShelfDatabase
         return (item, key)
     }
 
-    private func run(_ query: LibraryQuery, _ sql: String, _ arguments: [(any SQLiteBindable)?], limit: Int) throws -> ListPage {
-        // One read transaction: the page and its total come from the same snapshot.
-        try db.transaction(.deferred) {
-            var rows: [(TrackListItem, [SortComponent])] = []
-            let numeric = numericChain(query)
-            try db.forEachRow(sql, arguments) { rows.append(try decode($0, numeric: numeric, withKey: rows.count == limit - 1)) }
-            let more = rows.count > limit
-            if more { rows.removeLast() }
-            let next = more ? rows.last.map { PageCursor(key: $0.1, id: $0.0.id) } : nil
-            return ListPage(items: rows.map(\.0), nextCursor: next, total: try total(query))
+    /// One page: the total rides along as the last column (an uncorrelated subquery SQLite
+    /// evaluates once), so that page and total share one statement's snapshot without BEGIN/COMMIT.
+    private func run(_ query: LibraryQuery, cursor: PageCursor?, offset: Int?, limit: Int) throws -> ListPage {
+        let (sql, arguments) = pageSQL(query, cursor: cursor, offset: offset != nil, total: totalQuery(query))
+        var rows: [(TrackListItem, [SortComponent])] = []
+        var total: Int?
+        let numeric = numericChain(query)
+        let totalColumn = Int32(15 + numeric.count)
+        try db.forEachRow(sql, arguments + [limit + 1] + (offset.map { [$0] } ?? [])) { row in
+            rows.append(try decode(row, numeric: numeric, withKey: rows.count == limit - 1))
+            if total == nil { total = Int(try row.int64(totalColumn)) }
         }
+        let more = rows.count > limit
+        if more { rows.removeLast() }
+        let next = more ? rows.last.map { PageCursor(key: $0.1, id: $0.0.id) } : nil
+        return ListPage(items: rows.map(\.0), nextCursor: next, total: try total ?? self.total(query))
     }
 
     @_spi(Internals) public func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
-        let (sql, arguments) = pageSQL(query, cursor: cursor, offset: false)
-        return try run(query, sql, arguments + [limit + 1], limit: limit)
+        try run(query, cursor: cursor, offset: nil, limit: limit)
     }
 
     @_spi(Internals) public func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
-        let (sql, arguments) = pageSQL(query, cursor: nil, offset: true)
-        return try run(query, sql, arguments + [limit + 1, offset], limit: limit)
+        try run(query, cursor: nil, offset: offset, limit: limit)
     }
 
     /// Rows in the list: the unfiltered count is kept by sync, a filtered one is counted.
     func total(_ query: LibraryQuery) throws -> Int {
+        let (sql, arguments) = totalQuery(query)
+        return try db.scalar(Int.self, sql, arguments) ?? 0
+    }
+
+    private func totalQuery(_ query: LibraryQuery) -> (String, [(any SQLiteBindable)?]) {
         if query.filter == .all {
-            return try db.scalar(Int.self, "SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'") ?? 0
+            return ("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
         }
         let (filter, arguments) = MirrorFilter.compile(query.filter)
-        return try db.scalar(Int.self, "SELECT count(*) FROM mirror_track WHERE \(filter)", arguments) ?? 0
+        return ("SELECT count(*) FROM mirror_track WHERE \(filter)", arguments)
     }
 
     @_spi(Internals) public func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
@@ -116,7 +132,11 @@ import ShelfDatabase
     }
 
     @_spi(Internals) public func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
-        try db.transaction(.deferred) {
+        try db.transaction(.deferred) { try sectionsInTransaction(query) }
+    }
+
+    private func sectionsInTransaction(_ query: LibraryQuery) throws -> [SectionInfo] {
+        do {
             guard let column = MirrorSchema.sectionColumn(query) else {
                 let count = try total(query)
                 return count > 0 ? [SectionInfo(name: "#", firstIndex: 0, count: count)] : []
@@ -146,7 +166,7 @@ import ShelfDatabase
 
     @_spi(Internals) public func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
         try db.transaction(.deferred) {
-            guard let info = try sections(query).first(where: { $0.name == section }) else { return nil }
+            guard let info = try sectionsInTransaction(query).first(where: { $0.name == section }) else { return nil }
             var (filter, arguments) = MirrorFilter.compile(query.filter)
             if let column = MirrorSchema.sectionColumn(query), let range = SortKey.byteRange(ofSection: section) {
                 // The section is one key range, so its first row is one index probe.

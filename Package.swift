@@ -18,9 +18,13 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        // libjpeg-turbo and libpng behind a small C API that catches their longjmp errors.
+        .target(
+            name: "CImageCodecs", path: "Sources/CImageCodecs",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
         .target(name: "ShelfDatabase", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "ShelfCore", swiftSettings: swiftSettings),
-        .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto"], swiftSettings: swiftSettings),
+        .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto", "CImageCodecs"], swiftSettings: swiftSettings),
         .executableTarget(name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         .target(name: "ShelfTestSupport", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         .executableTarget(

@@ -17,16 +17,19 @@ public final class Library: Sendable {
         public var readerCount: Int
         /// How much per-transaction change history `compactHistory()` keeps.
         public var historyRetention: HistoryRetention
+        /// The pixel bytes the shared artwork loader's cache holds at most.
+        public var artworkCacheLimitBytes: Int
 
         /// The defaults: a 5 s busy timeout, as many readers as cores (at least two), and history
         /// kept for 90 days or 1,000,000 entries, whichever keeps more.
         public init(
             busyTimeoutMilliseconds: Int = 5_000, readerCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
-            historyRetention: HistoryRetention = HistoryRetention()
+            historyRetention: HistoryRetention = HistoryRetention(), artworkCacheLimitBytes: Int = 32 << 20
         ) {
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.readerCount = readerCount
             self.historyRetention = historyRetention
+            self.artworkCacheLimitBytes = artworkCacheLimitBytes
         }
     }
 
@@ -40,6 +43,19 @@ public final class Library: Sendable {
     let openedReaders = Mutex<OpenedStore?>(nil)
     /// The mirror's read pool while it is ready; nil sends queries to the direct path.
     let mirrorReaders = Mutex<ReadPool?>(nil)
+    /// Pictures of write batches still open, visible to artwork loaders.
+    let pendingArtwork = PendingArtwork()
+    private let sharedLoader = Mutex<ArtworkLoader?>(nil)
+
+    /// The library's artwork loader, with its 32 MiB cache of decoded images (created on first use).
+    public var artwork: ArtworkLoader {
+        sharedLoader.withLock { loader in
+            if let loader { return loader }
+            let created = makeArtworkLoader(cacheLimitBytes: configuration.artworkCacheLimitBytes)
+            loader = created
+            return created
+        }
+    }
 
     /// A library in `directory`; nothing is read or created until the first call.
     public init(directory: URL, configuration: Configuration = Configuration()) {
@@ -81,6 +97,7 @@ public final class Library: Sendable {
     @LibraryActor
     func store() async throws -> Store {
         let store = try await opener.store(location: location, configuration: configuration)
+        store.pendingArtwork = pendingArtwork
         if store.mirror == nil {
             store.mirror = MirrorStore(store: store, readerCount: configuration.readerCount) { [weak self] pool in
                 self?.mirrorReaders.withLock { $0 = pool }

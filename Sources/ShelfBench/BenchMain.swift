@@ -7,15 +7,17 @@ import ShelfTestSupport
 @main
 struct BenchMain {
     static let usage = """
-        usage: shelf-bench generate --tracks N [--seed S] --library DIR [--chunk N]
+        usage: shelf-bench generate --tracks N [--seed S] --library DIR [--chunk N] [--artwork-px PX [--artwork-per-track] [--artwork-flat]]
             Fill a new library with a deterministic catalogue through the batch API; print the time and bytes per track.
+            --artwork-px gives each album (or track) a PX×PX JPEG of noise (or a flat gradient).
         usage: shelf-bench history [--tracks N] [--bulk-updates N] [--tail N] [--small-tracks N] [--library DIR] [--small-library DIR]
             Time changes(since:) over the last 100 transactions and changeSummary over the last --tail (10,000),
             on a 500,500-track library with a log of over 1,000,000 entries beside a 1,000-track one; print the ratios.
             Given directories are filled once and reused by later runs.
-        usage: shelf-bench mirror [--tracks 10000,50000,100000,500500] [--library DIR]
+        usage: shelf-bench mirror [--tracks 10000,50000,100000,500500] [--library DIR] [--writes-only]
             Seed 002's table at each scale: direct path, mirror and raw SQL side by side; mirror build time,
-            bytes per track, and a 100-track metadata batch with the mirror on and off.
+            bytes per track, and a 100-track metadata batch with the mirror on and off (--writes-only: just
+            that, on the mirror already built).
         """
 
     static func main() async {
@@ -55,10 +57,16 @@ struct BenchUsageError: Error {
 struct Flags {
     private var values: [String: String] = [:]
 
-    init(_ words: [String], known: Set<String>) throws {
+    /// `switches` are flags without a value.
+    init(_ words: [String], known: Set<String>, switches: Set<String> = []) throws {
         var index = 0
         while index < words.count {
             let word = words[index]
+            if switches.contains(word) {
+                values[word] = "yes"
+                index += 1
+                continue
+            }
             guard known.contains(word) else { throw BenchUsageError(message: "unknown argument '\(word)'") }
             guard index + 1 < words.count else { throw BenchUsageError(message: "\(word) needs a value") }
             values[word] = words[index + 1]
@@ -67,6 +75,9 @@ struct Flags {
     }
 
     func string(_ name: String) -> String? { values[name] }
+
+    /// Whether a switch was given.
+    func bool(_ name: String) -> Bool { values[name] != nil }
 
     func int(_ name: String, default fallback: Int? = nil) throws -> Int {
         guard let text = values[name] else {

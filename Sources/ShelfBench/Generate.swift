@@ -8,9 +8,12 @@ struct Generate {
     let seed: UInt64
     let directory: URL
     let chunk: Int
+    let artwork: DatasetGenerator.Artwork?
 
     init(_ words: [String]) throws {
-        let flags = try Flags(words, known: ["--tracks", "--seed", "--library", "--chunk"])
+        let flags = try Flags(words, known: ["--tracks", "--seed", "--library", "--chunk", "--artwork-px"], switches: ["--artwork-per-track", "--artwork-flat"])
+        let side = try flags.int("--artwork-px", default: 0)
+        artwork = side > 0 ? DatasetGenerator.Artwork(side: side, perTrack: flags.bool("--artwork-per-track"), noise: !flags.bool("--artwork-flat")) : nil
         tracks = try flags.int("--tracks")
         seed = UInt64(try flags.int("--seed", default: 1))
         chunk = max(1, try flags.int("--chunk", default: 5_000))
@@ -36,7 +39,7 @@ struct Generate {
         if before.trackCount > 0 {
             throw BenchUsageError(message: "\(directory.path) already holds \(before.trackCount) tracks; generate into a fresh directory")
         }
-        let report = try await DatasetGenerator(tracks: tracks, seed: seed).fill(library, chunkSize: chunk) { done in
+        let report = try await DatasetGenerator(tracks: tracks, seed: seed, artwork: artwork).fill(library, chunkSize: chunk) { done in
             if isatty(STDERR_FILENO) == 1 {
                 FileHandle.standardError.write(Data("\rgenerating \(done)/\(tracks)".utf8))
             }

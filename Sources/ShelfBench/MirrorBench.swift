@@ -10,9 +10,11 @@ import ShelfTestSupport
 struct MirrorBench {
     let scales: [Int]
     let directory: URL?
+    /// Only the write-batch measurement, on a library whose mirror is already built.
+    let writesOnly: Bool
 
     init(_ words: [String]) throws {
-        let flags = try Flags(words, known: ["--tracks", "--library"])
+        let flags = try Flags(words, known: ["--tracks", "--library"], switches: ["--writes-only"])
         let text = flags.string("--tracks") ?? "10000,50000,100000,500500"
         scales = try text.split(separator: ",").map { part in
             guard let value = Int(part.replacingOccurrences(of: "_", with: "")), value >= 1_000 else {
@@ -21,6 +23,7 @@ struct MirrorBench {
             return value
         }
         directory = flags.string("--library").map { URL(fileURLWithPath: $0) }
+        writesOnly = flags.bool("--writes-only")
     }
 
     struct Line: Encodable {
@@ -84,7 +87,11 @@ struct MirrorBench {
         }
         log("building the mirror for \(scale) tracks")
         let start = Date()
-        try await library.buildMirror(wait: true)
+        if writesOnly, try await library.mirrorStatus().state == .ready {
+            log("(kept the built mirror)")
+        } else {
+            try await library.buildMirror(wait: true)
+        }
         let buildSeconds = Date().timeIntervalSince(start)
         let status = try await library.mirrorStatus()
 
@@ -162,7 +169,7 @@ struct MirrorBench {
                  }),
         ]
         var lines: [Line] = []
-        for item in cases {
+        for item in writesOnly ? [] : cases {
             log("  \(scale): \(item.name)")
             let directMs = try await Measure.median(runs: directRuns, warmup: 0) { try item.direct() }
             // Interleave mirror and raw runs so that noise hits both alike.

@@ -16,10 +16,58 @@ public struct DatasetGenerator: Sendable {
     /// The seed fixing every choice.
     public let seed: UInt64
 
+    /// Pictures to give the tracks: square JPEGs of `side` pixels, one per album (shared by its
+    /// tracks) or one per track; noise (which JPEG cannot compress: about 300 KB at 600 px) or a
+    /// smooth gradient (a few KB, like flat cover art).
+    public struct Artwork: Sendable {
+        public var side: Int
+        public var perTrack: Bool
+        public var noise: Bool
+
+        /// Pictures of `side` pixels, per album unless `perTrack`, noise unless `noise` is false.
+        public init(side: Int, perTrack: Bool = false, noise: Bool = true) {
+            self.side = side
+            self.perTrack = perTrack
+            self.noise = noise
+        }
+    }
+
+    /// Pictures to add, none unless set.
+    public var artwork: Artwork?
+
     /// A generator for `tracks` tracks from `seed`.
-    public init(tracks: Int, seed: UInt64 = 1) {
+    public init(tracks: Int, seed: UInt64 = 1, artwork: Artwork? = nil) {
         self.trackCount = tracks
         self.seed = seed
+        self.artwork = artwork
+    }
+
+    /// A deterministic square JPEG for picture number `index`.
+    public static func picture(side: Int, index: Int, noise: Bool) throws -> Data {
+        var random = SeededRandom(seed: UInt64(index) &* 0x9E37_79B9 &+ 17)
+        var pixels = [UInt8](repeating: 255, count: side * side * 4)
+        if noise {
+            var offset = 0
+            while offset < pixels.count {
+                var word = random.next()
+                for _ in 0..<8 where offset < pixels.count {
+                    if offset % 4 != 3 { pixels[offset] = UInt8(truncatingIfNeeded: word) }
+                    word >>= 8
+                    offset += 1
+                }
+            }
+        } else {
+            let tint = UInt8(truncatingIfNeeded: random.next())
+            for y in 0..<side {
+                for x in 0..<side {
+                    let offset = (y * side + x) * 4
+                    pixels[offset] = UInt8(x * 255 / max(1, side - 1))
+                    pixels[offset + 1] = UInt8(y * 255 / max(1, side - 1))
+                    pixels[offset + 2] = tint
+                }
+            }
+        }
+        return try ImageCodec.encode(DecodedImage(width: side, height: side, bytesPerRow: side * 4, pixels: pixels), as: .jpeg(quality: 90))
     }
 
     /// What `fill` did.
@@ -187,12 +235,27 @@ public struct DatasetGenerator: Sendable {
         try await library.disableMirror()
         var stream = makeStream()
         var generatorSeconds = 0.0
+        var pictureCount = 0
         while true {
             let made = Date()
             guard let chunk = stream.next(upTo: chunkSize) else { break }
             generatorSeconds += Date().timeIntervalSince(made)
-            try await library.write { batch in
-                for track in chunk { try batch.insert(track) }
+            // Pictures are made outside the write: encoding is slow, and the batch holds the lock.
+            var pictures: [Data?] = Array(repeating: nil, count: chunk.count)
+            if let artwork {
+                var made: [String: Data] = [:]
+                for (index, track) in chunk.enumerated() {
+                    let key = artwork.perTrack ? track.path : "\(track.albumArtist ?? "")\u{1}\(track.album ?? "")"
+                    if made[key] == nil { made[key] = try Self.picture(side: artwork.side, index: pictureCount + made.count, noise: artwork.noise) }
+                    pictures[index] = made[key]
+                }
+                pictureCount += made.count
+            }
+            try await library.write { [pictures] batch in
+                for (index, var track) in chunk.enumerated() {
+                    if let picture = pictures[index] { track.artworkID = try batch.addArtwork(picture) }
+                    try batch.insert(track)
+                }
             }
             progress(stream.made)
         }

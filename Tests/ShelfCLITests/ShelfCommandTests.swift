@@ -210,4 +210,35 @@ import Testing
         #expect(try json(try shelf(lib + ["mirror", "purge", "--json"]).stdout)["state"] as? String == "disabled")
         #expect(!FileManager.default.fileExists(atPath: dir.path("mirror.sqlite").path))
     }
+
+    @Test func artworkThumbnailsAndStats() throws {
+        let dir = try TemporaryDirectory()
+        let made = try ChildProcess.run(
+            products.appendingPathComponent("shelf-bench"),
+            ["generate", "--tracks", "30", "--seed", "3", "--library", dir.url.path, "--artwork-px", "120", "--artwork-flat"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let lib = ["--library", dir.url.path]
+        let stats = try json(try shelf(lib + ["artwork", "--stats", "--json"]).stdout)
+        #expect(stats["tracksWithArtwork"] as? Int == 30)
+        let pictures = try #require(stats["pictures"] as? Int)
+        #expect(pictures > 0 && pictures < 30, "one picture per album, shared by its tracks")
+        for key in ["bytes", "largestBytes", "sharedPictures"] { #expect(stats[key] != nil, "missing \(key)") }
+
+        let png = dir.path("cover.png")
+        let written = try shelf(lib + ["artwork", "1", "--size", "48", "--out", png.path, "--json"])
+        #expect(written.status == 0, "\(written.stderr)")
+        let report = try json(written.stdout)
+        #expect(report["width"] as? Int == 48 && report["height"] as? Int == 48 && report["format"] as? String == "png")
+        let bytes = try Data(contentsOf: png)
+        #expect(bytes.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) && bytes.count == report["bytes"] as? Int)
+        let jpeg = dir.path("cover.jpg")
+        #expect(try shelf(lib + ["artwork", "2", "--size", "500", "--out", jpeg.path]).status == 0)
+        #expect(try Data(contentsOf: jpeg).prefix(3) == Data([0xFF, 0xD8, 0xFF]))
+
+        #expect(try shelf(lib + ["artwork", "1", "--size", "48", "--out", dir.path("x.gif").path]).status == 1)
+        #expect(try shelf(lib + ["artwork", "1", "--out", png.path]).status == 1)
+        let missing = try shelf(lib + ["artwork", "999", "--size", "48", "--out", png.path, "--json"])
+        #expect(missing.status == 2)
+        #expect(try (json(missing.stdout)["error"] as? [String: Any])?["code"] as? String == "trackNotFound")
+    }
 }

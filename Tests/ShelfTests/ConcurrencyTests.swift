@@ -80,6 +80,9 @@ import Testing
         try await library.setReadTraceHandler { sql in statements.withLock { $0.append(sql) } }
         let page = try await library.page(LibraryQuery(sort: .artist), offset: 0, limit: 20)
         _ = try await library.track(page.items[0].id)
+        _ = try await library.sections(LibraryQuery(sort: .title))
+        _ = try await library.snapshot(LibraryQuery(sort: .album, filter: .flag(.hasArtwork, true)))
+        _ = try await library.list(LibraryQuery(sort: .genre, filter: .anyText("a")), limit: 5)
         try await library.setReadTraceHandler(nil)
         let allHaveArtwork = page.items.allSatisfy { $0.hasArtwork }
         #expect(allHaveArtwork)

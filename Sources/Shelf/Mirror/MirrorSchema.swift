@@ -8,7 +8,7 @@ import ShelfCore
 @_spi(Internals) public enum MirrorSchema {
     static let version = 2
     /// The page size of a new mirror file.
-    static let pageSize = 16384
+    static let pageSize = 8192
 
     /// The key column of a chain component: `k_` display keys, `s_` sort-tag keys, `n_` numbers.
     static func column(_ field: SortField, tags: Bool) -> String {

@@ -13,6 +13,8 @@ final class Store {
     let busyTimeoutMilliseconds: Int
     /// The read mirror, kept current after every write; nil until the library sets it up.
     var mirror: MirrorStore?
+    /// Where write batches expose pictures before their commit (set by `Library`).
+    var pendingArtwork: PendingArtwork?
 
     private init(writer: Connection, location: StoreLocation, storeID: UUID, readers: ReadPool, busyTimeout: Int) {
         self.writer = writer
@@ -73,12 +75,14 @@ final class Store {
     /// written in the same transaction just before the commit.
     func write<T>(_ body: (WriteBatch) throws -> T) throws -> T {
         do {
-            let (result, batch, startSeq) = try writer.transaction(.immediate) {
+            let batch = WriteBatch(db: writer, now: Date(), pending: pendingArtwork)
+            // Pending pictures are visible to loaders only while their batch is open.
+            defer { pendingArtwork?.remove(batch.registeredArtwork) }
+            let (result, startSeq) = try writer.transaction(.immediate) {
                 let startSeq = try writer.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
-                let batch = WriteBatch(db: writer, now: Date())
                 let result = try body(batch)
                 try batch.finish()
-                return (result, batch, startSeq)
+                return (result, startSeq)
             }
             // Read-your-writes: the mirror reflects the batch before the write call returns.
             mirror?.syncAfterWrite(batch: BatchTracks(startSeq: startSeq, states: batch.trackStates))

@@ -31,9 +31,14 @@ public final class WriteBatch {
     /// mirror can follow the batch without reading rows back.
     private(set) var trackStates: [TrackID: TrackState] = [:]
 
-    init(db: Connection, now: Date) {
+    /// Pictures this batch added, shown to artwork loaders until it ends.
+    private(set) var registeredArtwork: [ArtworkID] = []
+    private let pendingPictures: PendingArtwork?
+
+    init(db: Connection, now: Date, pending: PendingArtwork? = nil) {
         self.db = db
         self.now = now
+        self.pendingPictures = pending
     }
 
     // MARK: Tracks
@@ -130,6 +135,11 @@ public final class WriteBatch {
 
     // MARK: Artwork
 
+    /// The bytes of a picture this batch added, before it commits (nil for any other ID).
+    public func pendingArtworkData(_ id: ArtworkID) -> Data? {
+        registeredArtwork.contains(id) ? pendingPictures?.data(id) : nil
+    }
+
     /// Stores a picture and returns its ID. Pictures are content-addressed: the same bytes give the
     /// same ID, and no second copy is stored. A picture no track uses by the end of the batch is
     /// collected.
@@ -145,6 +155,8 @@ public final class WriteBatch {
             "INSERT INTO artwork (id, sha256, byte_count, created, data) VALUES (?, ?, ?, ?, ?)",
             [id.rawValue, digest, data.count, now, data])
         record(.artwork(id), .insert)
+        pendingPictures?.register(id, data)
+        registeredArtwork.append(id)
         artworkToCollect.insert(id)
         return id
     }

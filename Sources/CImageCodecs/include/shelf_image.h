@@ -1,0 +1,61 @@
+// Shelf's C side of image decoding: libjpeg-turbo and libpng behind entry points that never
+// longjmp or abort into Swift. Every function returns a status; errors carry a message.
+#ifndef SHELF_IMAGE_H
+#define SHELF_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    SHELF_IMAGE_OK = 0,
+    SHELF_IMAGE_UNKNOWN_FORMAT = 1,
+    SHELF_IMAGE_CORRUPT = 2,
+    SHELF_IMAGE_TOO_LARGE = 3,
+    SHELF_IMAGE_NO_MEMORY = 4,
+    SHELF_IMAGE_ENCODE_FAILED = 5,
+};
+
+enum { SHELF_FORMAT_UNKNOWN = 0, SHELF_FORMAT_JPEG = 1, SHELF_FORMAT_PNG = 2 };
+
+/// Refusal limits, checked against the header before any pixel buffer is allocated.
+typedef struct {
+    uint32_t max_side;
+    uint64_t max_pixels;
+} shelf_image_limits;
+
+/// A decoded image: tightly packed RGBA rows, malloc'd (free with shelf_image_free).
+typedef struct {
+    int32_t status;
+    uint32_t width;
+    uint32_t height;
+    /// The dimensions the file declares, before any scaling.
+    uint32_t source_width;
+    uint32_t source_height;
+    /// The DCT scale used for JPEG (numerator over 8; 8 for PNG).
+    uint32_t scale_num;
+    uint8_t *pixels;
+    char message[160];
+} shelf_image;
+
+/// The format named by the first bytes (JPEG SOI, PNG signature), or SHELF_FORMAT_UNKNOWN.
+int shelf_image_format(const uint8_t *data, size_t size);
+
+/// Reads only the header: dimensions into `out` (status, source_width, source_height).
+void shelf_image_probe(const uint8_t *data, size_t size, shelf_image *out);
+
+/// Decodes to RGBA whose longer side is at least `min_long_side` where the source allows
+/// (JPEG picks the smallest DCT scale that keeps it; PNG decodes at full size).
+void shelf_image_decode(const uint8_t *data, size_t size, uint32_t min_long_side, shelf_image_limits limits, shelf_image *out);
+
+/// Area-averaging downscale of RGBA pixels into a new buffer of `width` x `height` (each no
+/// larger than the source's). Returns NULL when out of memory.
+uint8_t *shelf_image_downscale(const uint8_t *pixels, uint32_t src_width, uint32_t src_height, uint32_t width, uint32_t height);
+
+/// Encodes RGBA pixels as PNG (quality ignored) or JPEG (quality 1-100) into a malloc'd buffer.
+int shelf_image_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int format, int quality,
+                       uint8_t **out_data, size_t *out_size, char *message, size_t message_size);
+
+/// Frees a buffer returned by this module.
+void shelf_image_free(void *pointer);
+
+#endif

@@ -1,0 +1,387 @@
+// libjpeg reports fatal errors by calling error_exit, which must not return; libpng's full API
+// longjmps too. Both are contained here: a setjmp around every libjpeg call sequence, and libpng's
+// simplified API, which catches its own errors and returns a failure with a message. Nothing here
+// unwinds into Swift, and every buffer is sized from a header that was checked first.
+#include "shelf_image.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jerror.h>
+#include <jpeglib.h>
+#include <png.h>
+
+static void set_status(shelf_image *out, int status, const char *message) {
+    out->status = status;
+    snprintf(out->message, sizeof out->message, "%s", message ? message : "");
+}
+
+int shelf_image_format(const uint8_t *data, size_t size) {
+    if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) return SHELF_FORMAT_JPEG;
+    static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    if (size >= 8 && memcmp(data, png_signature, 8) == 0) return SHELF_FORMAT_PNG;
+    return SHELF_FORMAT_UNKNOWN;
+}
+
+static int within(uint32_t width, uint32_t height, shelf_image_limits limits) {
+    return width > 0 && height > 0 && width <= limits.max_side && height <= limits.max_side &&
+           (uint64_t)width * height <= limits.max_pixels;
+}
+
+// MARK: JPEG
+
+struct jpeg_failure {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    int truncated;
+    char message[JMSG_LENGTH_MAX];
+};
+
+static void jpeg_fail(j_common_ptr cinfo) {
+    struct jpeg_failure *failure = (struct jpeg_failure *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, failure->message);
+    longjmp(failure->jump, 1);
+}
+
+// Warnings are not printed; a premature end of data is remembered, because libjpeg pads a
+// truncated image with grey and carries on, and Shelf reports it as corrupt instead.
+static void jpeg_note(j_common_ptr cinfo, int level) {
+    struct jpeg_failure *failure = (struct jpeg_failure *)cinfo->err;
+    if (level < 0) {
+        if (cinfo->err->msg_code == JWRN_JPEG_EOF) failure->truncated = 1;
+        cinfo->err->num_warnings++;
+    }
+}
+
+static void jpeg_setup_errors(struct jpeg_failure *failure) {
+    jpeg_std_error(&failure->base);
+    failure->base.error_exit = jpeg_fail;
+    failure->base.emit_message = jpeg_note;
+    failure->truncated = 0;
+    failure->message[0] = 0;
+}
+
+static void probe_jpeg(const uint8_t *data, size_t size, shelf_image *out) {
+    struct jpeg_decompress_struct cinfo;
+    struct jpeg_failure failure;
+    cinfo.err = &failure.base;
+    jpeg_setup_errors(&failure);
+    if (setjmp(failure.jump)) {
+        set_status(out, SHELF_IMAGE_CORRUPT, failure.message);
+        jpeg_destroy_decompress(&cinfo);
+        return;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
+    out->source_width = cinfo.image_width;
+    out->source_height = cinfo.image_height;
+    set_status(out, SHELF_IMAGE_OK, NULL);
+    jpeg_destroy_decompress(&cinfo);
+}
+
+// CMYK and YCCK cannot be converted to RGBA by libjpeg: decode as CMYK and convert here.
+// Adobe's files (the common case) store the inks inverted.
+static void cmyk_to_rgba(const uint8_t *cmyk, uint8_t *rgba, uint32_t width, int inverted) {
+    for (uint32_t x = 0; x < width; x++) {
+        unsigned c = cmyk[4 * x], m = cmyk[4 * x + 1], y = cmyk[4 * x + 2], k = cmyk[4 * x + 3];
+        if (!inverted) { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k; }
+        rgba[4 * x] = (uint8_t)((c * k + 127) / 255);
+        rgba[4 * x + 1] = (uint8_t)((m * k + 127) / 255);
+        rgba[4 * x + 2] = (uint8_t)((y * k + 127) / 255);
+        rgba[4 * x + 3] = 255;
+    }
+}
+
+static void decode_jpeg(const uint8_t *data, size_t size, uint32_t min_long_side, shelf_image_limits limits, shelf_image *out) {
+    struct jpeg_decompress_struct cinfo;
+    struct jpeg_failure failure;
+    uint8_t *volatile pixels = NULL;
+    uint8_t *volatile row_buffer = NULL;
+    cinfo.err = &failure.base;
+    jpeg_setup_errors(&failure);
+    if (setjmp(failure.jump)) {
+        set_status(out, SHELF_IMAGE_CORRUPT, failure.message);
+        free(pixels);
+        free(row_buffer);
+        jpeg_destroy_decompress(&cinfo);
+        return;
+    }
+    jpeg_create_decompress(&cinfo);
+    // Progressive files buffer every coefficient; with no backing store, going past this limit
+    // is an error instead of an unbounded allocation.
+    cinfo.mem->max_memory_to_use = 256L * 1024 * 1024;
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
+    out->source_width = cinfo.image_width;
+    out->source_height = cinfo.image_height;
+    if (!within(cinfo.image_width, cinfo.image_height, limits)) {
+        set_status(out, SHELF_IMAGE_TOO_LARGE, "image dimensions beyond the limit");
+        jpeg_destroy_decompress(&cinfo);
+        return;
+    }
+    // The smallest DCT scale (n/8) whose longer side still reaches the asked size: decoding
+    // 1/8 of a picture costs a fraction of decoding it whole.
+    uint32_t long_side = cinfo.image_width > cinfo.image_height ? cinfo.image_width : cinfo.image_height;
+    unsigned scale = 8;
+    for (unsigned n = 1; n <= 8; n++) {
+        if (((uint64_t)long_side * n + 7) / 8 >= min_long_side) { scale = n; break; }
+    }
+    cinfo.scale_num = scale;
+    cinfo.scale_denom = 8;
+    int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+    cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
+    jpeg_start_decompress(&cinfo);
+    uint32_t width = cinfo.output_width, height = cinfo.output_height;
+    pixels = malloc((size_t)width * height * 4);
+    if (cmyk) row_buffer = malloc((size_t)width * 4);
+    if (!pixels || (cmyk && !row_buffer)) {
+        free(pixels);
+        free(row_buffer);
+        set_status(out, SHELF_IMAGE_NO_MEMORY, "out of memory for the decoded image");
+        jpeg_destroy_decompress(&cinfo);
+        return;
+    }
+    while (cinfo.output_scanline < height) {
+        uint8_t *target = pixels + (size_t)cinfo.output_scanline * width * 4;
+        JSAMPROW row = cmyk ? row_buffer : target;
+        if (jpeg_read_scanlines(&cinfo, &row, 1) != 1) break;
+        if (cmyk) cmyk_to_rgba(row_buffer, target, width, cinfo.saw_Adobe_marker);
+    }
+    jpeg_finish_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    free(row_buffer);
+    if (failure.truncated) {
+        free(pixels);
+        set_status(out, SHELF_IMAGE_CORRUPT, "the JPEG data ends early (truncated file)");
+        return;
+    }
+    out->width = width;
+    out->height = height;
+    out->scale_num = scale;
+    out->pixels = pixels;
+    set_status(out, SHELF_IMAGE_OK, NULL);
+}
+
+// MARK: PNG
+
+static void probe_png(const uint8_t *data, size_t size, png_image *image, shelf_image *out) {
+    memset(image, 0, sizeof *image);
+    image->version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_memory(image, data, size)) {
+        set_status(out, SHELF_IMAGE_CORRUPT, image->message);
+        png_image_free(image);
+        return;
+    }
+    out->source_width = image->width;
+    out->source_height = image->height;
+    set_status(out, SHELF_IMAGE_OK, NULL);
+}
+
+static void decode_png(const uint8_t *data, size_t size, shelf_image_limits limits, shelf_image *out) {
+    png_image image;
+    probe_png(data, size, &image, out);
+    if (out->status != SHELF_IMAGE_OK) return;
+    if (!within(image.width, image.height, limits)) {
+        png_image_free(&image);
+        set_status(out, SHELF_IMAGE_TOO_LARGE, "image dimensions beyond the limit");
+        return;
+    }
+    image.format = PNG_FORMAT_RGBA;
+    size_t stride = (size_t)image.width * 4;
+    uint8_t *pixels = malloc(stride * image.height);
+    if (!pixels) {
+        png_image_free(&image);
+        set_status(out, SHELF_IMAGE_NO_MEMORY, "out of memory for the decoded image");
+        return;
+    }
+    if (!png_image_finish_read(&image, NULL, pixels, (png_int_32)stride, NULL)) {
+        free(pixels);
+        set_status(out, SHELF_IMAGE_CORRUPT, image.message);
+        png_image_free(&image);
+        return;
+    }
+    out->width = image.width;
+    out->height = image.height;
+    out->scale_num = 8;
+    out->pixels = pixels;
+    set_status(out, SHELF_IMAGE_OK, NULL);
+}
+
+// MARK: Entry points
+
+void shelf_image_probe(const uint8_t *data, size_t size, shelf_image *out) {
+    memset(out, 0, sizeof *out);
+    switch (shelf_image_format(data, size)) {
+    case SHELF_FORMAT_JPEG: probe_jpeg(data, size, out); break;
+    case SHELF_FORMAT_PNG: {
+        png_image image;
+        probe_png(data, size, &image, out);
+        if (out->status == SHELF_IMAGE_OK) png_image_free(&image);
+        break;
+    }
+    default: set_status(out, SHELF_IMAGE_UNKNOWN_FORMAT, "neither JPEG nor PNG");
+    }
+}
+
+void shelf_image_decode(const uint8_t *data, size_t size, uint32_t min_long_side, shelf_image_limits limits, shelf_image *out) {
+    memset(out, 0, sizeof *out);
+    switch (shelf_image_format(data, size)) {
+    case SHELF_FORMAT_JPEG: decode_jpeg(data, size, min_long_side, limits, out); break;
+    case SHELF_FORMAT_PNG: decode_png(data, size, limits, out); break;
+    default: set_status(out, SHELF_IMAGE_UNKNOWN_FORMAT, "neither JPEG nor PNG");
+    }
+}
+
+// Separable area averaging: each output pixel is the mean of the source area it covers, with
+// partly covered source pixels weighted by their coverage. Good for any reduction factor.
+typedef struct {
+    uint32_t first;
+    uint32_t count;
+    float *weights;
+} span;
+
+static span *make_spans(uint32_t source, uint32_t target, float **storage) {
+    double ratio = (double)source / target;
+    uint32_t most = (uint32_t)ratio + 2;
+    span *spans = malloc(sizeof(span) * target);
+    *storage = malloc(sizeof(float) * most * target);
+    if (!spans || !*storage) {
+        free(spans);
+        free(*storage);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < target; i++) {
+        double start = i * ratio, end = (i + 1) * ratio;
+        uint32_t first = (uint32_t)start;
+        uint32_t last = (uint32_t)end;
+        if (last >= source) last = source - 1;
+        if ((double)last == end && last > first) last--;
+        spans[i].first = first;
+        spans[i].count = last - first + 1;
+        spans[i].weights = *storage + (size_t)i * most;
+        for (uint32_t j = first; j <= last; j++) {
+            double lo = j > start ? j : start, hi = j + 1 < end ? j + 1 : end;
+            spans[i].weights[j - first] = (float)((hi - lo) / ratio);
+        }
+    }
+    return spans;
+}
+
+uint8_t *shelf_image_downscale(const uint8_t *pixels, uint32_t src_width, uint32_t src_height, uint32_t width, uint32_t height) {
+    if (width == 0 || height == 0 || width > src_width || height > src_height) return NULL;
+    float *xstore = NULL, *ystore = NULL;
+    span *xs = make_spans(src_width, width, &xstore);
+    span *ys = make_spans(src_height, height, &ystore);
+    float *rows = malloc(sizeof(float) * 4 * width * src_height);
+    uint8_t *result = malloc((size_t)width * height * 4);
+    if (!xs || !ys || !rows || !result) {
+        if (xs) { free(xs); free(xstore); }
+        if (ys) { free(ys); free(ystore); }
+        free(rows);
+        free(result);
+        return NULL;
+    }
+    for (uint32_t y = 0; y < src_height; y++) {
+        const uint8_t *source = pixels + (size_t)y * src_width * 4;
+        float *target = rows + (size_t)y * width * 4;
+        for (uint32_t x = 0; x < width; x++) {
+            float r = 0, g = 0, b = 0, a = 0;
+            const uint8_t *p = source + (size_t)xs[x].first * 4;
+            for (uint32_t k = 0; k < xs[x].count; k++, p += 4) {
+                float w = xs[x].weights[k];
+                r += w * p[0]; g += w * p[1]; b += w * p[2]; a += w * p[3];
+            }
+            target[4 * x] = r; target[4 * x + 1] = g; target[4 * x + 2] = b; target[4 * x + 3] = a;
+        }
+    }
+    for (uint32_t y = 0; y < height; y++) {
+        uint8_t *target = result + (size_t)y * width * 4;
+        for (uint32_t x = 0; x < width * 4; x++) {
+            float sum = 0;
+            for (uint32_t k = 0; k < ys[y].count; k++) sum += ys[y].weights[k] * rows[(size_t)(ys[y].first + k) * width * 4 + x];
+            int value = (int)(sum + 0.5f);
+            target[x] = (uint8_t)(value < 0 ? 0 : value > 255 ? 255 : value);
+        }
+    }
+    free(xs); free(xstore); free(ys); free(ystore); free(rows);
+    return result;
+}
+
+static int encode_jpeg(const uint8_t *pixels, uint32_t width, uint32_t height, int quality, uint8_t **out_data, size_t *out_size,
+                       char *message, size_t message_size) {
+    struct jpeg_compress_struct cinfo;
+    struct jpeg_failure failure;
+    unsigned char *volatile buffer = NULL;
+    unsigned long size = 0;
+    cinfo.err = &failure.base;
+    jpeg_setup_errors(&failure);
+    if (setjmp(failure.jump)) {
+        snprintf(message, message_size, "%s", failure.message);
+        jpeg_destroy_compress(&cinfo);
+        free(buffer);
+        return SHELF_IMAGE_ENCODE_FAILED;
+    }
+    jpeg_create_compress(&cinfo);
+    unsigned char *destination = NULL;
+    jpeg_mem_dest(&cinfo, &destination, &size);
+    cinfo.image_width = width;
+    cinfo.image_height = height;
+    cinfo.input_components = 4;
+    cinfo.in_color_space = JCS_EXT_RGBA;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality < 1 ? 1 : quality > 100 ? 100 : quality, TRUE);
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * width * 4);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    buffer = destination;
+    jpeg_destroy_compress(&cinfo);
+    *out_data = buffer;
+    *out_size = size;
+    return SHELF_IMAGE_OK;
+}
+
+static int encode_png(const uint8_t *pixels, uint32_t width, uint32_t height, uint8_t **out_data, size_t *out_size, char *message,
+                      size_t message_size) {
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    image.width = width;
+    image.height = height;
+    image.format = PNG_FORMAT_RGBA;
+    png_alloc_size_t size = 0;
+    if (!png_image_write_to_memory(&image, NULL, &size, 0, pixels, 0, NULL)) {
+        snprintf(message, message_size, "%s", image.message);
+        return SHELF_IMAGE_ENCODE_FAILED;
+    }
+    uint8_t *buffer = malloc(size);
+    if (!buffer) {
+        snprintf(message, message_size, "out of memory for the encoded image");
+        return SHELF_IMAGE_NO_MEMORY;
+    }
+    if (!png_image_write_to_memory(&image, buffer, &size, 0, pixels, 0, NULL)) {
+        snprintf(message, message_size, "%s", image.message);
+        free(buffer);
+        return SHELF_IMAGE_ENCODE_FAILED;
+    }
+    *out_data = buffer;
+    *out_size = size;
+    return SHELF_IMAGE_OK;
+}
+
+int shelf_image_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int format, int quality, uint8_t **out_data,
+                       size_t *out_size, char *message, size_t message_size) {
+    *out_data = NULL;
+    *out_size = 0;
+    if (format == SHELF_FORMAT_JPEG) return encode_jpeg(pixels, width, height, quality, out_data, out_size, message, message_size);
+    if (format == SHELF_FORMAT_PNG) return encode_png(pixels, width, height, out_data, out_size, message, message_size);
+    snprintf(message, message_size, "unknown output format");
+    return SHELF_IMAGE_ENCODE_FAILED;
+}
+
+void shelf_image_free(void *pointer) { free(pointer); }

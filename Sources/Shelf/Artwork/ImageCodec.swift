@@ -1,0 +1,133 @@
+import CImageCodecs
+import Foundation
+import ShelfCore
+
+/// Why a picture could not be decoded or encoded.
+public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The bytes are neither JPEG nor PNG.
+    case unknownFormat
+    /// The data is damaged or truncated; the reason comes from the codec.
+    case corrupt(String)
+    /// The header declares dimensions beyond the limits: refused before any pixel allocation.
+    case tooLarge(width: Int, height: Int, limits: ImageLimits)
+    /// The pixel buffer could not be allocated.
+    case outOfMemory
+    /// Encoding a thumbnail failed.
+    case encodeFailed(String)
+
+    public var description: String {
+        switch self {
+        case .unknownFormat: "not a JPEG or PNG image"
+        case .corrupt(let reason): "corrupt image: \(reason)"
+        case .tooLarge(let width, let height, let limits):
+            "image of \(width)×\(height) pixels is beyond the limit (\(limits.maxSide) a side, \(limits.maxPixels) pixels)"
+        case .outOfMemory: "out of memory for the decoded image"
+        case .encodeFailed(let reason): "cannot encode the image: \(reason)"
+        }
+    }
+}
+
+/// The largest image Shelf decodes: anything bigger is refused from its header.
+public struct ImageLimits: Sendable, Equatable, Hashable {
+    public var maxSide: Int
+    public var maxPixels: Int
+
+    /// 16,384 pixels a side and 64 megapixels unless said otherwise.
+    public init(maxSide: Int = 16_384, maxPixels: Int = 64 << 20) {
+        self.maxSide = maxSide
+        self.maxPixels = maxPixels
+    }
+}
+
+/// JPEG and PNG decoding to a size (libjpeg-turbo with DCT scaling, libpng), a good-quality
+/// downscale, and thumbnail encoding; all of it in C through `CImageCodecs`, errors typed.
+public enum ImageCodec {
+    /// The formats a thumbnail can be written in.
+    public enum Format: Sendable, Equatable {
+        case png
+        case jpeg(quality: Int)
+    }
+
+    /// The dimensions a file declares, read from its header alone.
+    public static func dimensions(of data: Data) throws(ImageError) -> (width: Int, height: Int) {
+        var result = shelf_image()
+        data.withUnsafeBytes { buffer in
+            shelf_image_probe(buffer.bindMemory(to: UInt8.self).baseAddress, buffer.count, &result)
+        }
+        try check(result, limits: nil)
+        return (Int(result.source_width), Int(result.source_height))
+    }
+
+    /// Decodes a picture to fit inside `maxPixelSize` × `maxPixelSize` (aspect kept, never
+    /// enlarged): JPEG at the smallest DCT scale still at least that large, then area-averaged down.
+    public static func decode(_ data: Data, maxPixelSize: Int, limits: ImageLimits = ImageLimits()) throws(ImageError) -> DecodedImage {
+        let target = UInt32(clamping: max(1, maxPixelSize))
+        var result = shelf_image()
+        let cLimits = shelf_image_limits(max_side: UInt32(clamping: limits.maxSide), max_pixels: UInt64(clamping: limits.maxPixels))
+        data.withUnsafeBytes { buffer in
+            shelf_image_decode(buffer.bindMemory(to: UInt8.self).baseAddress, buffer.count, target, cLimits, &result)
+        }
+        try check(result, limits: limits)
+        defer { shelf_image_free(result.pixels) }
+        let width = Int(result.width)
+        let height = Int(result.height)
+        let (fitWidth, fitHeight) = fit(width: width, height: height, into: Int(target))
+        if fitWidth == width && fitHeight == height {
+            return DecodedImage(width: width, height: height, bytesPerRow: width * 4,
+                                pixels: Array(UnsafeBufferPointer(start: result.pixels, count: width * height * 4)))
+        }
+        guard let scaled = shelf_image_downscale(result.pixels, UInt32(width), UInt32(height), UInt32(fitWidth), UInt32(fitHeight)) else {
+            throw .outOfMemory
+        }
+        defer { shelf_image_free(scaled) }
+        return DecodedImage(width: fitWidth, height: fitHeight, bytesPerRow: fitWidth * 4,
+                            pixels: Array(UnsafeBufferPointer(start: scaled, count: fitWidth * fitHeight * 4)))
+    }
+
+    /// The size that fits inside a square of `side` keeping the aspect ratio, never larger.
+    static func fit(width: Int, height: Int, into side: Int) -> (Int, Int) {
+        let longer = max(width, height)
+        guard longer > side else { return (width, height) }
+        let scale = Double(side) / Double(longer)
+        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+    }
+
+    /// Encodes an image as PNG or JPEG.
+    public static func encode(_ image: DecodedImage, as format: Format) throws(ImageError) -> Data {
+        precondition(image.bytesPerRow == image.width * 4, "encoding expects tightly packed rows")
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = [CChar](repeating: 0, count: 160)
+        let status: Int32 = image.pixels.withUnsafeBufferPointer { pixels in
+            switch format {
+            case .png:
+                shelf_image_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(SHELF_FORMAT_PNG), 0,
+                                   &output, &size, &message, message.count)
+            case .jpeg(let quality):
+                shelf_image_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(SHELF_FORMAT_JPEG), Int32(quality),
+                                   &output, &size, &message, message.count)
+            }
+        }
+        guard status == SHELF_IMAGE_OK, let output else {
+            if status == SHELF_IMAGE_NO_MEMORY { throw .outOfMemory }
+            throw .encodeFailed(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        defer { shelf_image_free(output) }
+        return Data(bytes: output, count: size)
+    }
+
+    private static func check(_ result: shelf_image, limits: ImageLimits?) throws(ImageError) {
+        var message = result.message
+        let text = withUnsafeBytes(of: &message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        switch Int(result.status) {
+        case Int(SHELF_IMAGE_OK): return
+        case Int(SHELF_IMAGE_UNKNOWN_FORMAT): throw .unknownFormat
+        case Int(SHELF_IMAGE_TOO_LARGE):
+            throw .tooLarge(width: Int(result.source_width), height: Int(result.source_height), limits: limits ?? ImageLimits())
+        case Int(SHELF_IMAGE_NO_MEMORY): throw .outOfMemory
+        default: throw .corrupt(text.isEmpty ? "unreadable data" : text)
+        }
+    }
+}

@@ -36,7 +36,7 @@ let package = Package(
             name: "ShelfTests", dependencies: ["Shelf", "ShelfCore", "ShelfDatabase", "ShelfTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfBench", "ShelfTestSupport"],
+            name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfBench", "ShelfTestSupport", "ShelfDatabase"],
             swiftSettings: swiftSettings),
     ]
 )

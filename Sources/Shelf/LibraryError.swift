@@ -70,7 +70,7 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .newerSchema(let path, let found, let supported):
             "\(path) was written by a newer Shelf (schema \(found); this version reads up to \(supported)); upgrade Shelf to open it"
         case .migrationRequired(let path, let from):
-            "\(path) uses the legacy schema \(from) (artwork stored inline) and must be migrated before use"
+            "\(path) uses the legacy schema \(from) (artwork stored inline) and must be migrated before use: run `shelf migrate` (or Library.migrateLegacyStore)"
         case .busy(let path, let waited):
             "\(path) is locked by another connection or process; gave up after waiting \(waited) ms"
         case .trackNotFound(let id): "no track with ID \(id)"

@@ -14,6 +14,8 @@ struct BenchMain {
             Time changes(since:) over the last 100 transactions and changeSummary over the last --tail (10,000),
             on a 500,500-track library with a log of over 1,000,000 entries beside a 1,000-track one; print the ratios.
             Given directories are filled once and reused by later runs.
+        usage: shelf-bench legacy-store --tracks N [--artwork-kib K] [--distinct N] --library DIR
+            Write a schema-1 store (pictures of K KiB inline in the track rows; N distinct) for `shelf migrate`.
         usage: shelf-bench mirror [--tracks 10000,50000,100000,500500] [--library DIR] [--writes-only]
             Seed 002's table at each scale: direct path, mirror and raw SQL side by side; mirror build time,
             bytes per track, and a 100-track metadata batch with the mirror on and off (--writes-only: just
@@ -32,6 +34,7 @@ struct BenchMain {
             case "generate": try await Generate(words).run()
             case "history": try await HistoryBench(words).run()
             case "mirror": try await MirrorBench(words).run()
+            case "legacy-store": try LegacyStoreCommand(words).run()
             case "help", "--help", "-h": print(usage)
             default: usageError("unknown command '\(command)'")
             }

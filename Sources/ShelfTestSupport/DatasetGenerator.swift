@@ -364,3 +364,26 @@ public struct DatasetGenerator: Sendable {
         }
     }
 }
+
+/// The inline pictures of a generated legacy store: `kib` KiB of pseudo-random bytes behind a
+/// JPEG start marker, `distinct` different ones cycled over the tracks.
+public enum LegacyPictures {
+    /// The picture of track number `index` (0-based).
+    public static func picture(index: Int, kib: Int, distinct: Int) -> Data {
+        var random = SeededRandom(seed: UInt64(index % max(1, distinct)) &+ 0xA5A5)
+        var bytes = [UInt8](repeating: 0, count: max(4, kib * 1024))
+        var offset = 0
+        while offset < bytes.count {
+            var word = random.next()
+            for _ in 0..<8 where offset < bytes.count {
+                bytes[offset] = UInt8(truncatingIfNeeded: word)
+                word >>= 8
+                offset += 1
+            }
+        }
+        bytes[0] = 0xFF
+        bytes[1] = 0xD8
+        bytes[2] = 0xFF
+        return Data(bytes)
+    }
+}

@@ -174,7 +174,7 @@ public final class WriteBatch {
     }
 
     /// The SHA-256 digest that addresses a picture.
-    static func sha256(_ data: Data) -> Data {
+    nonisolated static func sha256(_ data: Data) -> Data {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         data.withUnsafeBytes { buffer in
             _ = SHA256(buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count, &digest)

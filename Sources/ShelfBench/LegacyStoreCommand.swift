@@ -1,0 +1,32 @@
+import Foundation
+@_spi(Internals) import Shelf
+import ShelfCore
+import ShelfTestSupport
+
+/// `shelf-bench legacy-store`: a schema-1 store (pictures inline in the track rows) made from the
+/// deterministic catalogue, for the migration's tests and benchmark.
+struct LegacyStoreCommand {
+    let tracks: Int
+    let kib: Int
+    let distinct: Int
+    let directory: URL
+
+    init(_ words: [String]) throws {
+        let flags = try Flags(words, known: ["--tracks", "--artwork-kib", "--distinct", "--library"])
+        tracks = try flags.int("--tracks")
+        kib = try flags.int("--artwork-kib", default: 100)
+        distinct = max(1, try flags.int("--distinct", default: tracks))
+        guard let path = flags.string("--library") else { throw BenchUsageError(message: "--library is required") }
+        directory = URL(fileURLWithPath: path)
+    }
+
+    func run() throws {
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("library.sqlite").path) {
+            throw BenchUsageError(message: "\(directory.path) already holds a store; use a fresh directory")
+        }
+        let started = Date()
+        let catalogue = DatasetGenerator(tracks: tracks, seed: 11).allTracks()
+        try LegacyStore.create(at: directory, tracks: catalogue) { LegacyPictures.picture(index: $0, kib: kib, distinct: distinct) }
+        print("legacy store: \(tracks) tracks, \(kib) KiB pictures (\(distinct) distinct) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import ShelfDatabase
+import ShelfTestSupport
+import Testing
+
+/// The legacy migration killed with SIGKILL at random moments, then resumed: no picture is lost,
+/// none is moved twice, and the file stays sound at every stop.
+@Suite struct MigrationCrashTests {
+    let products = ChildProcess.productsDirectory()
+    static let tracks = 600
+    static let kib = 16
+    static let distinct = 170
+
+    /// Checks the store as a kill left it; returns true once it is fully migrated.
+    func check(_ path: String) throws -> Bool {
+        let db = try Connection(path: path, mode: .readOnly)
+        #expect(try db.scalar(String.self, "PRAGMA integrity_check") == "ok")
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM track") == Self.tracks)
+        let version = try db.scalar(Int.self, "PRAGMA user_version")
+        let columns = try db.query("PRAGMA table_info(track)", []) { try $0.string(1) }
+        let hasArtworkTable = try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'artwork'") == 1
+        if version == 1 && columns.contains("artwork_id") && hasArtworkTable {
+            // Every track holds its picture in exactly one place.
+            #expect(try db.scalar(Int.self, "SELECT count(*) FROM track WHERE (artwork_data IS NULL) = (artwork_id IS NULL)") == 0)
+            #expect(try db.scalar(Int.self, "SELECT count(*) FROM artwork WHERE id NOT IN (SELECT artwork_id FROM track WHERE artwork_id IS NOT NULL)") == 0)
+        }
+        let moved: [(Int64, Data)] = hasArtworkTable && columns.contains("artwork_id")
+            ? try db.query("SELECT track.id, artwork.data FROM track JOIN artwork ON artwork.id = track.artwork_id", []) {
+                (try $0.int64(0), try $0.data(1))
+            }
+            : []
+        for (id, data) in moved {
+            #expect(data == LegacyPictures.picture(index: Int(id) - 1, kib: Self.kib, distinct: Self.distinct), "track \(id)")
+        }
+        guard version == 2 else { return false }
+        #expect(!columns.contains("artwork_data"))
+        #expect(moved.count == Self.tracks)
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM artwork") == Self.distinct)
+        return true
+    }
+
+    @Test func killedAtRandomMomentsAndResumedMovesEveryPictureOnce() throws {
+        let dir = try TemporaryDirectory()
+        let made = try ChildProcess.run(
+            products.appendingPathComponent("shelf-bench"),
+            ["legacy-store", "--tracks", String(Self.tracks), "--artwork-kib", String(Self.kib), "--distinct", String(Self.distinct),
+             "--library", dir.url.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let path = dir.path("library.sqlite").path
+        var random = SeededRandom(seed: 42)
+        var kills = 0
+        for _ in 0..<8 {
+            let process = Process()
+            process.executableURL = products.appendingPathComponent("shelf")
+            process.arguments = ["--library", dir.url.path, "migrate", "--chunk", "4", "--json"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32(random.int(15...250)) * 1_000)
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            process.waitUntilExit()
+            if try check(path) { break }
+        }
+        #expect(kills >= 2, "the migration finished before it could be killed often enough")
+        let last = try ChildProcess.run(products.appendingPathComponent("shelf"), ["--library", dir.url.path, "migrate", "--json"])
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(try check(path))
+        let info = try ChildProcess.run(products.appendingPathComponent("shelf"), ["--library", dir.url.path, "info", "--json"])
+        #expect(info.status == 0 && info.stdout.contains("\"artworkCount\":\(Self.distinct)"))
+    }
+}

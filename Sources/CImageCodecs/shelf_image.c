@@ -5,6 +5,9 @@
 #include "shelf_image.h"
 
 #include <setjmp.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,3 +388,9 @@ int shelf_image_encode(const uint8_t *pixels, uint32_t width, uint32_t height, i
 }
 
 void shelf_image_free(void *pointer) { free(pointer); }
+
+void shelf_release_free_memory(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}

@@ -14,6 +14,10 @@ struct BenchMain {
             Time changes(since:) over the last 100 transactions and changeSummary over the last --tail (10,000),
             on a 500,500-track library with a log of over 1,000,000 entries beside a 1,000-track one; print the ratios.
             Given directories are filled once and reused by later runs.
+        usage: shelf-bench artwork --library DIR [--tracks 3000]
+            Seed 000's tables, each measurement in a fresh process: listing a legacy store against its migrated copy
+            (RSS, time), the loader over 600×600 JPEGs at 60 and 600 px (cache, RSS), thumbnails per second
+            with DCT scaling, without, and Pillow's draft mode.
         usage: shelf-bench legacy-store --tracks N [--artwork-kib K] [--distinct N] --library DIR
             Write a schema-1 store (pictures of K KiB inline in the track rows; N distinct) for `shelf migrate`.
         usage: shelf-bench mirror [--tracks 10000,50000,100000,500500] [--library DIR] [--writes-only]
@@ -35,6 +39,8 @@ struct BenchMain {
             case "history": try await HistoryBench(words).run()
             case "mirror": try await MirrorBench(words).run()
             case "legacy-store": try LegacyStoreCommand(words).run()
+            case "artwork": try await ArtworkBench(words).run()
+            case "artwork-probe": try await ArtworkProbe.run(words)
             case "help", "--help", "-h": print(usage)
             default: usageError("unknown command '\(command)'")
             }

@@ -55,6 +55,10 @@ uint8_t *shelf_image_downscale(const uint8_t *pixels, uint32_t src_width, uint32
 int shelf_image_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int format, int quality,
                        uint8_t **out_data, size_t *out_size, char *message, size_t message_size);
 
+/// Hands memory malloc holds free back to the system (glibc's malloc_trim): decoded images are
+/// large and short-lived, and glibc otherwise keeps their pages after a free.
+void shelf_release_free_memory(void);
+
 /// Frees a buffer returned by this module.
 void shelf_image_free(void *pointer);
 

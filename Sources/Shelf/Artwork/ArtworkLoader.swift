@@ -1,3 +1,4 @@
+import CImageCodecs
 import Dispatch
 import Foundation
 import ShelfCore
@@ -43,6 +44,8 @@ public final class ArtworkLoader: Sendable {
     private let inFlight = Mutex<[ArtworkCache.Key: Task<DecodedImage, any Error>]>([:])
     private let limiter: DecodeLimiter
     private let counters = Mutex(ArtworkLoaderStats())
+    /// Bytes of images evicted since free memory was last handed back (an estimate).
+    let freedSinceTrim = Mutex(0)
 
     init(
         cache: ArtworkCache, limits: ImageLimits, concurrency: Int,
@@ -93,8 +96,26 @@ public final class ArtworkLoader: Sendable {
             try ImageCodec.decode(data, maxPixelSize: key.maxPixelSize, limits: limits)
         }
         counters.withLock { $0.decodes += 1 }
+        let evictedBefore = cache.stats.evictions
         cache.insert(image, for: key)
+        releaseMemoryIfNeeded(evicted: cache.stats.evictions - evictedBefore, cost: image.cost)
         return image
+    }
+}
+
+extension ArtworkLoader {
+    /// glibc keeps the pages of freed images for reuse, so a cache that keeps evicting large
+    /// images grows the process by far more than its limit: once images of about 4 MiB in all
+    /// have been evicted, the free pages are handed back.
+    func releaseMemoryIfNeeded(evicted: Int, cost: Int) {
+        guard evicted > 0 else { return }
+        let due = freedSinceTrim.withLock { freed in
+            freed += evicted * cost
+            guard freed >= 4 << 20 else { return false }
+            freed = 0
+            return true
+        }
+        if due { shelf_release_free_memory() }
     }
 }
 

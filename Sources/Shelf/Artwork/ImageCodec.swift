@@ -60,12 +60,15 @@ public enum ImageCodec {
 
     /// Decodes a picture to fit inside `maxPixelSize` × `maxPixelSize` (aspect kept, never
     /// enlarged): JPEG at the smallest DCT scale still at least that large, then area-averaged down.
-    public static func decode(_ data: Data, maxPixelSize: Int, limits: ImageLimits = ImageLimits()) throws(ImageError) -> DecodedImage {
+    /// `dctScaling: false` decodes a JPEG whole before scaling (what the benchmark compares with).
+    public static func decode(
+        _ data: Data, maxPixelSize: Int, limits: ImageLimits = ImageLimits(), dctScaling: Bool = true
+    ) throws(ImageError) -> DecodedImage {
         let target = UInt32(clamping: max(1, maxPixelSize))
         var result = shelf_image()
         let cLimits = shelf_image_limits(max_side: UInt32(clamping: limits.maxSide), max_pixels: UInt64(clamping: limits.maxPixels))
         data.withUnsafeBytes { buffer in
-            shelf_image_decode(buffer.bindMemory(to: UInt8.self).baseAddress, buffer.count, target, cLimits, &result)
+            shelf_image_decode(buffer.bindMemory(to: UInt8.self).baseAddress, buffer.count, dctScaling ? target : UInt32.max, cLimits, &result)
         }
         try check(result, limits: limits)
         defer { shelf_image_free(result.pixels) }

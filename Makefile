@@ -35,12 +35,14 @@ test: deps
 
 demo: release
 	rm -rf $(DEMO_DIR)
-	.build/release/shelf-bench generate --tracks 3000 --library $(DEMO_DIR)
+	.build/release/shelf-bench generate --tracks 3000 --library $(DEMO_DIR) --artwork-px 300 --artwork-flat
 	.build/release/shelf --library $(DEMO_DIR) mirror build
 	.build/release/shelf --library $(DEMO_DIR) info
 	.build/release/shelf --library $(DEMO_DIR) tracks --sort artist --limit 20
 	.build/release/shelf --library $(DEMO_DIR) sections --sort artist
 	.build/release/shelf --library $(DEMO_DIR) tracks --sort year:desc --filter 'year:1990..1999 -genre:=rock' --limit 5
+	.build/release/shelf --library $(DEMO_DIR) artwork --stats
+	.build/release/shelf --library $(DEMO_DIR) artwork 1 --size 64 --out $(DEMO_DIR)/cover-1.png
 
 bench: release
 	rm -rf $(BENCH_DIR)
@@ -48,6 +50,7 @@ bench: release
 	.build/release/shelf --library $(BENCH_DIR) info --json
 	.build/release/shelf-bench history --library $(BENCH_DIR)-history --small-library $(BENCH_DIR)-history-small
 	.build/release/shelf-bench mirror --library $(BENCH_DIR)-mirror
+	.build/release/shelf-bench artwork --library $(BENCH_DIR)-artwork
 
 clean:
-	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror
+	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork

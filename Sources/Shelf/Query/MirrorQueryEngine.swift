@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import ShelfDatabase
+import Synchronization
 
 /// Every browsing question answered in SQL on `mirror.sqlite`: filter, order, paging by keyset
 /// (a row-value range on the sort's index) or offset, sections from maintained counts.
@@ -10,18 +11,46 @@ import ShelfDatabase
     /// An engine reading `mirror.sqlite` through `db`.
     @_spi(Internals) public init(db: Connection) { self.db = db }
 
-    /// The SELECT list of a page: list columns, then the chain's key columns, then the section byte.
-    private func selectList(_ query: LibraryQuery) -> String {
-        let list = "id, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number, n_duration, n_rating, n_play_count, has_artwork, compilation"
-        let chain = MirrorSchema.chain(query).dropLast().joined(separator: ", ")
-        let section = MirrorSchema.sectionColumn(query).map { "substr(\($0), 1, 1)" } ?? "NULL"
-        return "\(list), \(chain), \(section)"
+    /// The SQL fragments of one sort (field, direction, sort-tag setting), computed once per
+    /// process: building them again for every page cost more than the page itself.
+    struct Shape: Sendable {
+        let chain: [String]
+        let selectList: String
+        let orderBy: String
+        let numeric: [Bool]
+        let sectionColumn: String?
     }
 
-    private func orderBy(_ query: LibraryQuery) -> String {
-        let direction = query.descending ? " DESC" : ""
-        return MirrorSchema.chain(query).map { $0 + direction }.joined(separator: ", ")
+    private struct ShapeKey: Hashable {
+        let sort: SortField
+        let descending: Bool
+        let tags: Bool
     }
+
+    private static let shapes = Mutex<[ShapeKey: Shape]>([:])
+
+    static func shape(_ query: LibraryQuery) -> Shape {
+        let key = ShapeKey(sort: query.sort, descending: query.descending, tags: query.useSortTags && query.sort.dependsOnSortTags)
+        if let known = shapes.withLock({ $0[key] }) { return known }
+        let chain = MirrorSchema.chain(query)
+        let list = "id, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number, n_duration, n_rating, n_play_count, has_artwork, compilation"
+        let sectionColumn = MirrorSchema.sectionColumn(query)
+        let section = sectionColumn.map { "substr(\($0), 1, 1)" } ?? "NULL"
+        let direction = query.descending ? " DESC" : ""
+        let shape = Shape(
+            chain: chain,
+            selectList: "\(list), \(chain.dropLast().joined(separator: ", ")), \(section)",
+            orderBy: chain.map { $0 + direction }.joined(separator: ", "),
+            numeric: chain.dropLast().map { $0.hasPrefix("n_") },
+            sectionColumn: sectionColumn)
+        shapes.withLock { $0[key] = shape }
+        return shape
+    }
+
+    /// The SELECT list of a page: list columns, then the chain's key columns, then the section byte.
+    private func selectList(_ query: LibraryQuery) -> String { Self.shape(query).selectList }
+
+    private func orderBy(_ query: LibraryQuery) -> String { Self.shape(query).orderBy }
 
     /// The SQL of one list page, for the benchmark's raw column and the query-plan test.
     @_spi(Internals) public func pageSQL(_ query: LibraryQuery, cursor: PageCursor?, offset: Bool) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
@@ -35,7 +64,7 @@ import ShelfDatabase
         var (filter, arguments) = MirrorFilter.compile(query.filter)
         if let cursor {
             let comparison = query.descending ? (cursor.inclusive ? "<=" : "<") : (cursor.inclusive ? ">=" : ">")
-            let chain = MirrorSchema.chain(query)
+            let chain = Self.shape(query).chain
             filter = "(\(chain.joined(separator: ", "))) \(comparison) (\(chain.map { _ in "?" }.joined(separator: ", "))) AND \(filter)"
             arguments = Self.arguments(cursor) + arguments
         }
@@ -54,9 +83,7 @@ import ShelfDatabase
     }
 
     /// Which chain components are numbers (the rest are byte keys), computed once per query.
-    private func numericChain(_ query: LibraryQuery) -> [Bool] {
-        MirrorSchema.chain(query).dropLast().map { $0.hasPrefix("n_") }
-    }
+    private func numericChain(_ query: LibraryQuery) -> [Bool] { Self.shape(query).numeric }
 
     /// Decodes a list row; the sort key only when `withKey` (only a page's last row needs one: it
     /// becomes the next cursor).
@@ -137,7 +164,7 @@ import ShelfDatabase
 
     private func sectionsInTransaction(_ query: LibraryQuery) throws -> [SectionInfo] {
         do {
-            guard let column = MirrorSchema.sectionColumn(query) else {
+            guard let column = Self.shape(query).sectionColumn else {
                 let count = try total(query)
                 return count > 0 ? [SectionInfo(name: "#", firstIndex: 0, count: count)] : []
             }
@@ -168,7 +195,7 @@ import ShelfDatabase
         try db.transaction(.deferred) {
             guard let info = try sectionsInTransaction(query).first(where: { $0.name == section }) else { return nil }
             var (filter, arguments) = MirrorFilter.compile(query.filter)
-            if let column = MirrorSchema.sectionColumn(query), let range = SortKey.byteRange(ofSection: section) {
+            if let column = Self.shape(query).sectionColumn, let range = SortKey.byteRange(ofSection: section) {
                 // The section is one key range, so its first row is one index probe.
                 filter = "\(column) >= ? AND " + (range.upperBound < 0xFF ? "\(column) < ? AND " : "") + filter
                 arguments = [Data([range.lowerBound])] + (range.upperBound < 0xFF ? [Data([range.upperBound + 1])] : []) + arguments

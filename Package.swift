@@ -22,9 +22,13 @@ let package = Package(
         .target(
             name: "CImageCodecs", path: "Sources/CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
+        // TagLib (C++) behind a C API that never lets an exception cross into Swift.
+        .target(
+            name: "CTagLib", path: "Sources/CTagLib",
+            linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("z"), .linkedLibrary("stdc++")]),
         .target(name: "ShelfDatabase", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "ShelfCore", swiftSettings: swiftSettings),
-        .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto", "CImageCodecs"], swiftSettings: swiftSettings),
+        .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto", "CImageCodecs", "CTagLib"], swiftSettings: swiftSettings),
         .executableTarget(name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         .target(name: "ShelfTestSupport", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -38,5 +42,6 @@ let package = Package(
         .testTarget(
             name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfBench", "ShelfTestSupport", "ShelfDatabase"],
             swiftSettings: swiftSettings),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

@@ -1,0 +1,308 @@
+// TagLib behind a C API. TagLib rarely throws, but allocation can, and a C++ exception crossing
+// into Swift would abort the process: every entry point wraps its body in try/catch.
+#include "shelf_tags.h"
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <taglib/aifffile.h>
+#include <taglib/apefile.h>
+#include <taglib/apetag.h>
+#include <taglib/asffile.h>
+#include <taglib/attachedpictureframe.h>
+#include <taglib/fileref.h>
+#include <taglib/flacfile.h>
+#include <taglib/id3v2tag.h>
+#include <taglib/mp4file.h>
+#include <taglib/mpegfile.h>
+#include <taglib/opusfile.h>
+#include <taglib/tpropertymap.h>
+#include <taglib/vorbisfile.h>
+#include <taglib/wavfile.h>
+#include <taglib/wavpackfile.h>
+#include <taglib/xiphcomment.h>
+
+struct shelf_tags {
+    std::vector<std::pair<std::string, std::string>> properties;
+    int64_t length_ms = 0;
+    int32_t bitrate = 0, sample_rate = 0, channels = 0;
+    std::string codec;
+    std::vector<uint8_t> picture;
+    std::string picture_mime;
+};
+
+namespace {
+
+void say(char *message, size_t size, const std::string &text) {
+    if (message && size > 0) std::snprintf(message, size, "%s", text.c_str());
+}
+
+void take(shelf_tags *tags, const TagLib::ByteVector &data, const TagLib::String &mime) {
+    tags->picture.assign(data.data(), data.data() + data.size());
+    tags->picture_mime = mime.to8Bit(true);
+}
+
+// ID3v2 (MP3, WAV, AIFF): the front cover, else the first picture.
+void fromID3v2(shelf_tags *tags, TagLib::ID3v2::Tag *tag) {
+    if (!tag) return;
+    const auto &frames = tag->frameListMap()["APIC"];
+    TagLib::ID3v2::AttachedPictureFrame *chosen = nullptr;
+    for (auto *frame : frames) {
+        auto *picture = dynamic_cast<TagLib::ID3v2::AttachedPictureFrame *>(frame);
+        if (!picture) continue;
+        if (!chosen || picture->type() == TagLib::ID3v2::AttachedPictureFrame::FrontCover) chosen = picture;
+        if (picture->type() == TagLib::ID3v2::AttachedPictureFrame::FrontCover) break;
+    }
+    if (chosen) take(tags, chosen->picture(), chosen->mimeType());
+}
+
+template <typename List> void fromFLACPictures(shelf_tags *tags, const List &pictures) {
+    TagLib::FLAC::Picture *chosen = nullptr;
+    for (auto *picture : pictures) {
+        if (!chosen || picture->type() == TagLib::FLAC::Picture::FrontCover) chosen = picture;
+        if (picture->type() == TagLib::FLAC::Picture::FrontCover) break;
+    }
+    if (chosen) take(tags, chosen->data(), chosen->mimeType());
+}
+
+void fromAPE(shelf_tags *tags, TagLib::APE::Tag *tag) {
+    if (!tag) return;
+    const auto &items = tag->itemListMap();
+    auto found = items.find("COVER ART (FRONT)");
+    if (found == items.end()) return;
+    // The value is a file name, a NUL, then the bytes.
+    TagLib::ByteVector value = found->second.binaryData();
+    int nul = value.find('\0');
+    if (nul < 0) return;
+    take(tags, value.mid(nul + 1), "");
+}
+
+void readPicture(shelf_tags *tags, TagLib::File *file) {
+    if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) {
+        fromID3v2(tags, mpeg->ID3v2Tag());
+        if (tags->picture.empty()) fromAPE(tags, mpeg->APETag());
+    } else if (auto *wav = dynamic_cast<TagLib::RIFF::WAV::File *>(file)) {
+        fromID3v2(tags, wav->ID3v2Tag());
+    } else if (auto *aiff = dynamic_cast<TagLib::RIFF::AIFF::File *>(file)) {
+        fromID3v2(tags, aiff->tag());
+    } else if (auto *flac = dynamic_cast<TagLib::FLAC::File *>(file)) {
+        fromFLACPictures(tags, flac->pictureList());
+        if (tags->picture.empty() && flac->xiphComment()) fromFLACPictures(tags, flac->xiphComment()->pictureList());
+    } else if (auto *mp4 = dynamic_cast<TagLib::MP4::File *>(file)) {
+        if (mp4->tag() && mp4->tag()->contains("covr")) {
+            auto covers = mp4->tag()->item("covr").toCoverArtList();
+            if (!covers.isEmpty()) {
+                auto cover = covers.front();
+                take(tags, cover.data(), cover.format() == TagLib::MP4::CoverArt::PNG ? "image/png" : "image/jpeg");
+            }
+        }
+    } else if (auto *vorbis = dynamic_cast<TagLib::Ogg::Vorbis::File *>(file)) {
+        if (vorbis->tag()) fromFLACPictures(tags, vorbis->tag()->pictureList());
+    } else if (auto *opus = dynamic_cast<TagLib::Ogg::Opus::File *>(file)) {
+        if (opus->tag()) fromFLACPictures(tags, opus->tag()->pictureList());
+    } else if (auto *ape = dynamic_cast<TagLib::APE::File *>(file)) {
+        fromAPE(tags, ape->APETag());
+    } else if (auto *wavpack = dynamic_cast<TagLib::WavPack::File *>(file)) {
+        fromAPE(tags, wavpack->APETag());
+    } else if (auto *asf = dynamic_cast<TagLib::ASF::File *>(file)) {
+        if (asf->tag() && asf->tag()->contains("WM/Picture")) {
+            auto attributes = asf->tag()->attribute("WM/Picture");
+            if (!attributes.isEmpty()) {
+                auto picture = attributes.front().toPicture();
+                if (picture.isValid()) take(tags, picture.picture(), picture.mimeType());
+            }
+        }
+    }
+}
+
+std::string codecOf(TagLib::File *file) {
+    if (dynamic_cast<TagLib::MPEG::File *>(file)) return "mp3";
+    if (dynamic_cast<TagLib::RIFF::WAV::File *>(file) || dynamic_cast<TagLib::RIFF::AIFF::File *>(file)) return "pcm";
+    if (dynamic_cast<TagLib::FLAC::File *>(file)) return "flac";
+    if (auto *mp4 = dynamic_cast<TagLib::MP4::File *>(file)) {
+        auto *properties = mp4->audioProperties();
+        return properties && properties->codec() == TagLib::MP4::Properties::ALAC ? "alac" : "aac";
+    }
+    if (dynamic_cast<TagLib::Ogg::Vorbis::File *>(file)) return "vorbis";
+    if (dynamic_cast<TagLib::Ogg::Opus::File *>(file)) return "opus";
+    if (dynamic_cast<TagLib::WavPack::File *>(file)) return "wavpack";
+    if (dynamic_cast<TagLib::APE::File *>(file)) return "ape";
+    if (dynamic_cast<TagLib::ASF::File *>(file)) return "wma";
+    return "";
+}
+
+// TagLib opens some non-audio data as a stream (an empty .mp3, noise named .flac): a file with no
+// decodable audio properties is refused, so that nothing is imported from it or written into it.
+bool hasAudio(const TagLib::FileRef &ref) {
+    auto *audio = ref.audioProperties();
+    return audio && audio->sampleRate() > 0 && audio->channels() > 0;
+}
+
+} // namespace
+
+extern "C" int shelf_tags_read(const char *path, shelf_tags **out, char *message, size_t message_size) {
+    *out = nullptr;
+    try {
+        TagLib::FileRef ref(path, true, TagLib::AudioProperties::Average);
+        if (ref.isNull() || !ref.file()) {
+            say(message, message_size, "not an audio file TagLib can read (unknown format or unreadable)");
+            return SHELF_TAGS_UNREADABLE;
+        }
+        TagLib::File *file = ref.file();
+        if (!file->isValid() || !hasAudio(ref)) {
+            say(message, message_size, file->isValid() ? "no audio stream found" : "the file's structure is invalid");
+            return SHELF_TAGS_INVALID;
+        }
+        auto *tags = new shelf_tags();
+        const TagLib::PropertyMap properties = file->properties();
+        for (const auto &entry : properties) {
+            if (entry.second.isEmpty()) continue;
+            tags->properties.emplace_back(entry.first.to8Bit(true), entry.second.front().to8Bit(true));
+        }
+        if (auto *audio = ref.audioProperties()) {
+            tags->length_ms = audio->lengthInMilliseconds();
+            tags->bitrate = audio->bitrate();
+            tags->sample_rate = audio->sampleRate();
+            tags->channels = audio->channels();
+        }
+        tags->codec = codecOf(file);
+        readPicture(tags, file);
+        *out = tags;
+        return SHELF_TAGS_OK;
+    } catch (const std::exception &error) {
+        say(message, message_size, std::string("TagLib failed: ") + error.what());
+        return SHELF_TAGS_INTERNAL;
+    } catch (...) {
+        say(message, message_size, "TagLib failed with an unknown exception");
+        return SHELF_TAGS_INTERNAL;
+    }
+}
+
+extern "C" size_t shelf_tags_count(const shelf_tags *tags) { return tags->properties.size(); }
+extern "C" const char *shelf_tags_key(const shelf_tags *tags, size_t index) { return tags->properties[index].first.c_str(); }
+extern "C" const char *shelf_tags_value(const shelf_tags *tags, size_t index) { return tags->properties[index].second.c_str(); }
+extern "C" int64_t shelf_tags_length_ms(const shelf_tags *tags) { return tags->length_ms; }
+extern "C" int32_t shelf_tags_bitrate(const shelf_tags *tags) { return tags->bitrate; }
+extern "C" int32_t shelf_tags_sample_rate(const shelf_tags *tags) { return tags->sample_rate; }
+extern "C" int32_t shelf_tags_channels(const shelf_tags *tags) { return tags->channels; }
+extern "C" const char *shelf_tags_codec(const shelf_tags *tags) { return tags->codec.c_str(); }
+extern "C" const uint8_t *shelf_tags_picture(const shelf_tags *tags, size_t *size) {
+    *size = tags->picture.size();
+    return tags->picture.empty() ? nullptr : tags->picture.data();
+}
+extern "C" const char *shelf_tags_picture_mime(const shelf_tags *tags) { return tags->picture_mime.c_str(); }
+extern "C" void shelf_tags_free(shelf_tags *tags) { delete tags; }
+
+extern "C" int shelf_tags_write(const char *path, const char *const *keys, const char *const *values, size_t count, char *message,
+                                size_t message_size) {
+    try {
+        TagLib::FileRef ref(path, true, TagLib::AudioProperties::Fast);
+        if (ref.isNull() || !ref.file() || !ref.file()->isValid() || !hasAudio(ref)) {
+            say(message, message_size, "not an audio file TagLib can write (no audio stream found)");
+            return SHELF_TAGS_UNREADABLE;
+        }
+        TagLib::PropertyMap properties = ref.file()->properties();
+        for (size_t i = 0; i < count; i++) {
+            TagLib::String key(keys[i], TagLib::String::UTF8);
+            if (values[i]) {
+                properties.replace(key, TagLib::StringList(TagLib::String(values[i], TagLib::String::UTF8)));
+            } else {
+                properties.erase(key);
+            }
+        }
+        TagLib::PropertyMap rejected = ref.file()->setProperties(properties);
+        if (!rejected.isEmpty()) {
+            say(message, message_size, "this format cannot store: " + rejected.toString().to8Bit(true));
+            return SHELF_TAGS_WRITE_FAILED;
+        }
+        if (!ref.save()) {
+            say(message, message_size, "TagLib could not save the file");
+            return SHELF_TAGS_WRITE_FAILED;
+        }
+        return SHELF_TAGS_OK;
+    } catch (const std::exception &error) {
+        say(message, message_size, std::string("TagLib failed: ") + error.what());
+        return SHELF_TAGS_INTERNAL;
+    } catch (...) {
+        say(message, message_size, "TagLib failed with an unknown exception");
+        return SHELF_TAGS_INTERNAL;
+    }
+}
+
+namespace {
+
+void setID3v2Picture(TagLib::ID3v2::Tag *tag, const uint8_t *data, size_t size, const char *mime) {
+    tag->removeFrames("APIC");
+    if (!data) return;
+    auto *frame = new TagLib::ID3v2::AttachedPictureFrame();
+    frame->setType(TagLib::ID3v2::AttachedPictureFrame::FrontCover);
+    frame->setMimeType(TagLib::String(mime ? mime : "image/jpeg"));
+    frame->setPicture(TagLib::ByteVector(reinterpret_cast<const char *>(data), static_cast<unsigned int>(size)));
+    tag->addFrame(frame);
+}
+
+TagLib::FLAC::Picture *flacPicture(const uint8_t *data, size_t size, const char *mime) {
+    auto *picture = new TagLib::FLAC::Picture();
+    picture->setType(TagLib::FLAC::Picture::FrontCover);
+    picture->setMimeType(TagLib::String(mime ? mime : "image/jpeg"));
+    picture->setData(TagLib::ByteVector(reinterpret_cast<const char *>(data), static_cast<unsigned int>(size)));
+    return picture;
+}
+
+} // namespace
+
+extern "C" int shelf_tags_write_picture(const char *path, const uint8_t *data, size_t size, const char *mime, char *message,
+                                        size_t message_size) {
+    try {
+        TagLib::FileRef ref(path, true, TagLib::AudioProperties::Fast);
+        if (ref.isNull() || !ref.file() || !ref.file()->isValid() || !hasAudio(ref)) {
+            say(message, message_size, "not an audio file TagLib can write (no audio stream found)");
+            return SHELF_TAGS_UNREADABLE;
+        }
+        TagLib::File *file = ref.file();
+        if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) {
+            setID3v2Picture(mpeg->ID3v2Tag(true), data, size, mime);
+        } else if (auto *wav = dynamic_cast<TagLib::RIFF::WAV::File *>(file)) {
+            setID3v2Picture(wav->ID3v2Tag(), data, size, mime);
+        } else if (auto *aiff = dynamic_cast<TagLib::RIFF::AIFF::File *>(file)) {
+            setID3v2Picture(aiff->tag(), data, size, mime);
+        } else if (auto *flac = dynamic_cast<TagLib::FLAC::File *>(file)) {
+            flac->removePictures();
+            if (data) flac->addPicture(flacPicture(data, size, mime));
+        } else if (auto *mp4 = dynamic_cast<TagLib::MP4::File *>(file)) {
+            if (data) {
+                bool png = mime && std::strcmp(mime, "image/png") == 0;
+                TagLib::MP4::CoverArtList covers;
+                covers.append(TagLib::MP4::CoverArt(png ? TagLib::MP4::CoverArt::PNG : TagLib::MP4::CoverArt::JPEG,
+                                                    TagLib::ByteVector(reinterpret_cast<const char *>(data), static_cast<unsigned int>(size))));
+                mp4->tag()->setItem("covr", covers);
+            } else {
+                mp4->tag()->removeItem("covr");
+            }
+        } else if (auto *vorbis = dynamic_cast<TagLib::Ogg::Vorbis::File *>(file)) {
+            vorbis->tag()->removeAllPictures();
+            if (data) vorbis->tag()->addPicture(flacPicture(data, size, mime));
+        } else if (auto *opus = dynamic_cast<TagLib::Ogg::Opus::File *>(file)) {
+            opus->tag()->removeAllPictures();
+            if (data) opus->tag()->addPicture(flacPicture(data, size, mime));
+        } else {
+            say(message, message_size, "writing pictures to this format is not supported yet");
+            return SHELF_TAGS_WRITE_FAILED;
+        }
+        if (!ref.save()) {
+            say(message, message_size, "TagLib could not save the file");
+            return SHELF_TAGS_WRITE_FAILED;
+        }
+        return SHELF_TAGS_OK;
+    } catch (const std::exception &error) {
+        say(message, message_size, std::string("TagLib failed: ") + error.what());
+        return SHELF_TAGS_INTERNAL;
+    } catch (...) {
+        say(message, message_size, "TagLib failed with an unknown exception");
+        return SHELF_TAGS_INTERNAL;
+    }
+}

@@ -1,0 +1,128 @@
+import CTagLib
+import Foundation
+import ShelfCore
+
+/// Why a file's tags could not be read or written; always names the file.
+public enum TagError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Not an audio file TagLib understands, or it cannot be opened.
+    case unreadable(path: String, reason: String)
+    /// An audio file whose structure is damaged.
+    case invalid(path: String, reason: String)
+    /// Saving failed; the file is as it was (TagLib writes in place only after its checks).
+    case writeFailed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
+        case .invalid(let path, let reason): "invalid audio file \(path): \(reason)"
+        case .writeFailed(let path, let reason): "cannot write tags to \(path): \(reason)"
+        }
+    }
+}
+
+/// What an audio file says about itself: its tags by TagLib's unified keys, audio properties and
+/// the preferred embedded picture.
+public struct AudioFileTags: Sendable, Equatable {
+    /// Unified property keys (TITLE, ARTIST, ALBUMARTIST, TITLESORT, TRACKNUMBER "3/12", LYRICS, …)
+    /// to their first value.
+    public var properties: [String: String]
+    public var durationMilliseconds: Int
+    public var bitrate: Int
+    public var sampleRate: Int
+    public var channels: Int
+    /// "mp3", "aac", "alac", "flac", "vorbis", "opus", "pcm", "wavpack", "ape", "wma", or "".
+    public var codec: String
+    public var picture: Data?
+    public var pictureMimeType: String?
+
+    /// The tags as a `Track` for `path` (file size and date fields left to the caller).
+    public func track(path: String) -> Track {
+        func text(_ key: String) -> String? {
+            guard let value = properties[key], !SortKey.isBlank(value) else { return nil }
+            return value
+        }
+        /// "3/12" → (3, 12); "3" → (3, nil).
+        func pair(_ key: String) -> (Int?, Int?) {
+            guard let value = properties[key] else { return (nil, nil) }
+            let parts = value.split(separator: "/", maxSplits: 1).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            return (parts.first ?? nil, parts.count > 1 ? parts[1] : nil)
+        }
+        let (trackNumber, trackCount) = pair("TRACKNUMBER")
+        let (discNumber, discCount) = pair("DISCNUMBER")
+        let year = properties["DATE"].flatMap { Int($0.prefix(4)) }
+        let compilation = ["1", "true", "yes"].contains(properties["COMPILATION"]?.lowercased() ?? "")
+        return Track(
+            path: path, title: text("TITLE"), artist: text("ARTIST"), album: text("ALBUM"), albumArtist: text("ALBUMARTIST"),
+            composer: text("COMPOSER"), genre: text("GENRE"), year: year, trackNumber: trackNumber, trackCount: trackCount,
+            discNumber: discNumber, discCount: discCount,
+            duration: durationMilliseconds > 0 ? Double(durationMilliseconds) / 1000 : nil,
+            bitrate: bitrate > 0 ? bitrate : nil, sampleRate: sampleRate > 0 ? sampleRate : nil, channels: channels > 0 ? channels : nil,
+            codec: codec.isEmpty ? nil : codec, compilation: compilation, comment: text("COMMENT"), lyrics: text("LYRICS"),
+            sortTitle: text("TITLESORT"), sortArtist: text("ARTISTSORT"), sortAlbum: text("ALBUMSORT"),
+            sortAlbumArtist: text("ALBUMARTISTSORT"), sortComposer: text("COMPOSERSORT"))
+    }
+}
+
+/// Reading and writing tags through TagLib (`CTagLib`).
+public enum TagFile {
+    /// Reads a file's tags, audio properties and picture.
+    public static func read(_ url: URL) throws(TagError) -> AudioFileTags {
+        var message = [CChar](repeating: 0, count: 256)
+        var handle: OpaquePointer?
+        let status = shelf_tags_read(url.path, &handle, &message, message.count)
+        guard status == SHELF_TAGS_OK, let handle else { throw error(Int32(status), url.path, message) }
+        defer { shelf_tags_free(handle) }
+        var properties: [String: String] = [:]
+        for index in 0..<shelf_tags_count(handle) {
+            properties[String(cString: shelf_tags_key(handle, index))] = String(cString: shelf_tags_value(handle, index))
+        }
+        var size = 0
+        let picture = shelf_tags_picture(handle, &size).map { Data(bytes: $0, count: size) }
+        let mime = String(cString: shelf_tags_picture_mime(handle))
+        return AudioFileTags(
+            properties: properties, durationMilliseconds: Int(shelf_tags_length_ms(handle)), bitrate: Int(shelf_tags_bitrate(handle)),
+            sampleRate: Int(shelf_tags_sample_rate(handle)), channels: Int(shelf_tags_channels(handle)),
+            codec: String(cString: shelf_tags_codec(handle)), picture: picture, pictureMimeType: picture == nil || mime.isEmpty ? nil : mime)
+    }
+
+    /// Sets (a value) or removes (nil) properties by unified key and saves the file in place.
+    public static func write(_ url: URL, _ changes: [String: String?]) throws(TagError) {
+        let keys = changes.keys.sorted()
+        var message = [CChar](repeating: 0, count: 256)
+        let cKeys = keys.map { strdup($0) }
+        let cValues = keys.map { key in changes[key]!.map { strdup($0) } ?? nil }
+        defer {
+            cKeys.forEach { free($0) }
+            cValues.forEach { free($0) }
+        }
+        let status = cKeys.map { UnsafePointer($0) }.withUnsafeBufferPointer { keyPointers in
+            cValues.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { valuePointers in
+                shelf_tags_write(url.path, keyPointers.baseAddress, valuePointers.baseAddress, keys.count, &message, message.count)
+            }
+        }
+        guard status == SHELF_TAGS_OK else { throw error(Int32(status), url.path, message) }
+    }
+
+    /// Replaces the embedded pictures with one front cover, or removes them (nil).
+    public static func writePicture(_ url: URL, _ picture: Data?, mimeType: String = "image/jpeg") throws(TagError) {
+        var message = [CChar](repeating: 0, count: 256)
+        let status: Int32
+        if let picture {
+            status = picture.withUnsafeBytes { bytes in
+                shelf_tags_write_picture(url.path, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, mimeType, &message, message.count)
+            }
+        } else {
+            status = shelf_tags_write_picture(url.path, nil, 0, nil, &message, message.count)
+        }
+        guard status == SHELF_TAGS_OK else { throw error(status, url.path, message) }
+    }
+
+    private static func error(_ status: Int32, _ path: String, _ message: [CChar]) -> TagError {
+        let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch status {
+        case Int32(SHELF_TAGS_UNREADABLE): return .unreadable(path: path, reason: reason)
+        case Int32(SHELF_TAGS_INVALID): return .invalid(path: path, reason: reason)
+        default: return .writeFailed(path: path, reason: reason)
+        }
+    }
+}

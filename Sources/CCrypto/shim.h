@@ -1,2 +1,3 @@
-// Only SHA-256 is used: artwork rows are content-addressed by it.
+// Only SHA-256 is used: artwork rows are content-addressed by it, audio identities hashed with it.
 #include <openssl/sha.h>
+#include <openssl/evp.h>

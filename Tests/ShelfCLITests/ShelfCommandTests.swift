@@ -241,4 +241,30 @@ import Testing
         #expect(missing.status == 2)
         #expect(try (json(missing.stdout)["error"] as? [String: Any])?["code"] as? String == "trackNotFound")
     }
+
+    @Test func importThenScanAndPrune() throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music/album")
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        for index in 0..<3 { try TestAudio.wav(seconds: 0.2, frequency: 300 + Double(index) * 10).write(to: music.appendingPathComponent("\(index).wav")) }
+        try Data([0x49, 0x44, 0x33, 1, 2]).write(to: music.appendingPathComponent("broken.mp3"))
+        let lib = ["--library", dir.path("lib").path]
+        let first = try shelf(lib + ["import", dir.path("music").path, "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let report = try json(first.stdout)
+        #expect(report["added"] as? Int == 3 && report["updated"] as? Int == 0 && report["moved"] as? Int == 0)
+        let failed = try #require(report["failed"] as? [[String: Any]])
+        #expect(failed.count == 1 && (failed[0]["path"] as? String)?.hasSuffix("broken.mp3") == true && failed[0]["error"] != nil)
+        #expect((report["duplicates"] as? [Any])?.isEmpty == true)
+        let again = try json(try shelf(lib + ["import", dir.path("music").path, "--json"]).stdout)
+        #expect(again["unchanged"] as? Int == 3 && again["added"] as? Int == 0)
+
+        try FileManager.default.removeItem(at: music.appendingPathComponent("1.wav"))
+        let scan = try json(try shelf(lib + ["scan", "--json"]).stdout)
+        #expect((scan["missing"] as? [[String: Any]])?.count == 1 && scan["pruned"] as? Int == 0)
+        let pruned = try json(try shelf(lib + ["scan", "--prune", "--json"]).stdout)
+        #expect(pruned["pruned"] as? Int == 1)
+        #expect(try json(try shelf(lib + ["info", "--json"]).stdout)["trackCount"] as? Int == 2)
+        #expect(try shelf(lib + ["import"]).status == 1)
+    }
 }

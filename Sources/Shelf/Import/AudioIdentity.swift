@@ -1,0 +1,233 @@
+import CCrypto
+import Foundation
+
+/// A hash of a file's audio payload that leaves its tags out, so that retagging a file keeps its
+/// identity and a moved or renamed copy is recognised.
+///
+/// The payload by format: WAV `data` chunk; AIFF `SSND` chunk; FLAC the STREAMINFO MD5 of the
+/// decoded audio when the encoder set it, else everything after the metadata blocks; MP3 (and
+/// WavPack, Monkey's Audio, MPC) the file without a leading ID3v2 tag and without trailing
+/// APEv2/ID3v1 tags; MP4/M4A the `mdat` box; Ogg (Vorbis, Opus) the bodies of the pages after
+/// the header pages (audio always starts on a fresh page, and the comment packet, which a retag
+/// rewrites and may lengthen, lives in the header pages). ASF/WMA and unknown layouts: the whole
+/// file — a retag then changes the identity, which only costs a missed move detection.
+///
+/// Sampling: a payload of at most 1 MiB is hashed whole. A larger one is hashed as its length
+/// (8 bytes, big-endian) followed by three 64 KiB windows: at its start, centred on its middle,
+/// and ending at its end. Reading three windows costs the same for a 3 MB MP3 and a 3 GB WAV.
+public enum AudioIdentity {
+    /// Payloads up to this size are hashed whole.
+    public static let wholeLimit = 1 << 20
+    /// The size of each sampled window.
+    public static let window = 64 << 10
+
+    /// The identity of the file at `url`: "v1:" and 64 hex digits (or "flac-md5:" and 32).
+    public static func of(_ url: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        let size = Int64(try handle.seekToEnd())
+        func read(_ offset: Int64, _ count: Int) throws -> Data {
+            guard count > 0, offset >= 0, offset < size else { return Data() }
+            try handle.seek(toOffset: UInt64(offset))
+            return try handle.read(upToCount: count) ?? Data()
+        }
+        let head = try read(0, 64)
+        let region: Payload
+        if head.starts(with: Array("RIFF".utf8)), head.count >= 12, head[8..<12].elementsEqual(Array("WAVE".utf8)) {
+            region = try chunk(named: "data", littleEndian: true, start: 12, size: size, read: read) ?? .range(0, size)
+        } else if head.starts(with: Array("FORM".utf8)), head.count >= 12 {
+            region = try chunk(named: "SSND", littleEndian: false, start: 12, size: size, read: read) ?? .range(0, size)
+        } else if head.count >= 8, head[4..<8].elementsEqual(Array("ftyp".utf8)) {
+            region = try box(named: "mdat", size: size, read: read) ?? .range(0, size)
+        } else if head.starts(with: Array("OggS".utf8)) {
+            return try oggIdentity(size: size, read: read)
+        } else {
+            let start = try id3v2Length(read(0, 10))
+            if try read(start, 4).starts(with: Array("fLaC".utf8)) {
+                region = try flac(start: start + 4, size: size, read: read)
+            } else {
+                region = .range(start, try endWithoutTrailingTags(size: size, read: read))
+            }
+        }
+        switch region {
+        case .md5(let digest): return "flac-md5:" + hex(digest)
+        case .range(let start, let end): return try sampled(start: start, end: max(start, end), read: read)
+        }
+    }
+
+    enum Payload {
+        case range(Int64, Int64)
+        case md5(Data)
+    }
+
+    static func sampled(start: Int64, end: Int64, read: (Int64, Int) throws -> Data) throws -> String {
+        let length = end - start
+        let hasher = SHA256Hasher()
+        if length <= Int64(wholeLimit) {
+            var offset = start
+            while offset < end {
+                let part = try read(offset, Int(min(Int64(wholeLimit), end - offset)))
+                if part.isEmpty { break }
+                hasher.update(part)
+                offset += Int64(part.count)
+            }
+        } else {
+            withUnsafeBytes(of: UInt64(length).bigEndian) { hasher.update(Data($0)) }
+            hasher.update(try read(start, window))
+            hasher.update(try read(start + length / 2 - Int64(window / 2), window))
+            hasher.update(try read(end - Int64(window), window))
+        }
+        return "v1:" + hex(hasher.finish())
+    }
+
+    /// RIFF or IFF chunks after `start`: the byte range of the named one.
+    static func chunk(named name: String, littleEndian: Bool, start: Int64, size: Int64, read: (Int64, Int) throws -> Data) throws -> Payload? {
+        var offset = start
+        while offset + 8 <= size {
+            let header = try read(offset, 8)
+            guard header.count == 8 else { return nil }
+            let bytes = [UInt8](header[header.startIndex + 4..<header.startIndex + 8])
+            let length = littleEndian
+                ? Int64(bytes[0]) | Int64(bytes[1]) << 8 | Int64(bytes[2]) << 16 | Int64(bytes[3]) << 24
+                : Int64(bytes[3]) | Int64(bytes[2]) << 8 | Int64(bytes[1]) << 16 | Int64(bytes[0]) << 24
+            if header.prefix(4).elementsEqual(Array(name.utf8)) { return .range(offset + 8, min(size, offset + 8 + length)) }
+            offset += 8 + length + (length & 1)
+        }
+        return nil
+    }
+
+    /// Top-level MP4 boxes: the byte range of the named one (64-bit sizes and "to the end" included).
+    static func box(named name: String, size: Int64, read: (Int64, Int) throws -> Data) throws -> Payload? {
+        var offset: Int64 = 0
+        while offset + 8 <= size {
+            let header = [UInt8](try read(offset, 16))
+            guard header.count >= 8 else { return nil }
+            var length = Int64(header[0]) << 24 | Int64(header[1]) << 16 | Int64(header[2]) << 8 | Int64(header[3])
+            var headerLength: Int64 = 8
+            if length == 1, header.count == 16 {
+                length = header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+                headerLength = 16
+            } else if length == 0 {
+                length = size - offset
+            }
+            guard length >= headerLength else { return nil }
+            if header[4..<8].elementsEqual(Array(name.utf8)) { return .range(offset + headerLength, min(size, offset + length)) }
+            offset += length
+        }
+        return nil
+    }
+
+    /// The length of an ID3v2 tag at the start (0 when there is none).
+    static func id3v2Length(_ header: Data) -> Int64 {
+        let bytes = [UInt8](header)
+        guard bytes.count == 10, bytes[0] == 0x49, bytes[1] == 0x44, bytes[2] == 0x33 else { return 0 }
+        let size = bytes[6..<10].reduce(Int64(0)) { $0 << 7 | Int64($1 & 0x7F) }
+        return 10 + size + (bytes[5] & 0x10 != 0 ? 10 : 0)
+    }
+
+    /// The end of the audio once an ID3v1 tag and an APEv2 tag (in either order) are cut off.
+    static func endWithoutTrailingTags(size: Int64, read: (Int64, Int) throws -> Data) throws -> Int64 {
+        var end = size
+        for _ in 0..<2 {
+            if end >= 128, try read(end - 128, 3).elementsEqual(Array("TAG".utf8)) {
+                end -= 128
+                continue
+            }
+            if end >= 32 {
+                let footer = [UInt8](try read(end - 32, 32))
+                if footer.count == 32, footer[0..<8].elementsEqual(Array("APETAGEX".utf8)) {
+                    let tagSize = Int64(footer[12]) | Int64(footer[13]) << 8 | Int64(footer[14]) << 16 | Int64(footer[15]) << 24
+                    let hasHeader = footer[23] & 0x80 != 0
+                    end -= tagSize + (hasHeader ? 32 : 0)
+                    continue
+                }
+            }
+            break
+        }
+        return max(0, end)
+    }
+
+    /// FLAC: STREAMINFO's MD5 when set, else the frames after the last metadata block.
+    static func flac(start: Int64, size: Int64, read: (Int64, Int) throws -> Data) throws -> Payload {
+        var offset = start
+        var md5: Data?
+        while offset + 4 <= size {
+            let header = [UInt8](try read(offset, 4))
+            guard header.count == 4 else { break }
+            let last = header[0] & 0x80 != 0
+            let type = header[0] & 0x7F
+            let length = Int64(header[1]) << 16 | Int64(header[2]) << 8 | Int64(header[3])
+            if type == 0, length >= 34 {
+                let digest = try read(offset + 4 + 18, 16)
+                if digest.count == 16, digest.contains(where: { $0 != 0 }) { md5 = digest }
+            }
+            offset += 4 + length
+            if last { break }
+        }
+        if let md5 { return .md5(md5) }
+        return .range(offset, size)
+    }
+
+    /// Ogg: the page bodies after the header pages (granule position 0).
+    static func oggIdentity(size: Int64, read: (Int64, Int) throws -> Data) throws -> String {
+        var ranges: [(Int64, Int64)] = []
+        var offset: Int64 = 0
+        var total: Int64 = 0
+        while offset + 27 <= size {
+            let header = [UInt8](try read(offset, 27))
+            guard header.count == 27, header[0..<4].elementsEqual(Array("OggS".utf8)) else { break }
+            let granule = header[6..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let segments = Int(header[26])
+            let table = [UInt8](try read(offset + 27, segments))
+            let body = Int64(table.reduce(0) { $0 + Int($1) })
+            let bodyStart = offset + 27 + Int64(segments)
+            if granule != 0 {
+                ranges.append((bodyStart, bodyStart + body))
+                total += body
+            }
+            offset = bodyStart + body
+        }
+        guard !ranges.isEmpty else { return try sampled(start: 0, end: size, read: read) }
+        // The page bodies, concatenated, are the payload; sampled as one run when large.
+        func readPayload(_ position: Int64, _ count: Int) throws -> Data {
+            var result = Data()
+            var position = position
+            for (start, end) in ranges where result.count < count {
+                let length = end - start
+                if position >= length {
+                    position -= length
+                    continue
+                }
+                result.append(try read(start + position, Int(min(Int64(count - result.count), length - position))))
+                position = 0
+            }
+            return result
+        }
+        return try sampled(start: 0, end: total, read: readPayload)
+    }
+
+    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+}
+
+/// Incremental SHA-256 over OpenSSL's EVP interface.
+final class SHA256Hasher {
+    private let context: OpaquePointer?
+
+    init() {
+        context = EVP_MD_CTX_new()
+        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    func update(_ data: Data) {
+        data.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+    }
+
+    func finish() -> Data {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &digest, &length)
+        return Data(digest.prefix(Int(length)))
+    }
+}

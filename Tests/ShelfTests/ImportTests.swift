@@ -1,0 +1,164 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+import ShelfTestSupport
+import Testing
+
+@testable import Shelf
+
+@Suite struct ImportTests {
+    /// A tagged WAV file: `frequency` makes its PCM distinct.
+    @discardableResult
+    static func wav(_ url: URL, frequency: Double, tags: [String: String?] = [:], picture: Data? = nil, seconds: Double = 0.3) throws -> URL {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try TestAudio.wav(seconds: seconds, frequency: frequency).write(to: url)
+        if !tags.isEmpty { try TagFile.write(url, tags) }
+        if let picture { try TagFile.writePicture(url, picture) }
+        return url
+    }
+
+    static func transactions(_ library: Library) async throws -> Int {
+        try await library.changeLog(afterSeq: 0, limit: 1_000_000).reduce(into: Set<Int64>()) { $0.insert($1.transaction) }.count
+    }
+
+    @Test func threeFilesWithPicturesAreThreeTracksInOneCommitAndRoundTripEveryField() async throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music")
+        let covers = try (0..<3).map { try TestPictures.jpeg(width: 80, height: 80, seed: $0) }
+        for index in 0..<3 {
+            try Self.wav(music.appendingPathComponent("\(index).wav"), frequency: 300 + Double(index) * 100, tags: [
+                "TITLE": "曲 \(index)", "ARTIST": "宇多田ヒカル", "ARTISTSORT": "うただひかる", "ALBUM": "First Love",
+                "ALBUMARTIST": "Various", "COMPILATION": "1", "TRACKNUMBER": "\(index + 1)/3", "DISCNUMBER": "1/1",
+                "LYRICS": "line \(index)", "DATE": "1999", "GENRE": "J-Pop", "TITLESORT": "きょく \(index)",
+            ], picture: covers[index])
+        }
+        let library = Library(directory: dir.path("lib"))
+        let report = try await library.importFiles(at: [music])
+        #expect(report.added == 3 && report.failed.isEmpty && report.commits == 1)
+        #expect(try await Self.transactions(library) == 1, "seed 000: one save per import")
+        let ids = try await library.snapshot(LibraryQuery(sort: .trackNumber))
+        for (index, id) in ids.enumerated() {
+            let track = try #require(try await library.track(id))
+            #expect(track.title == "曲 \(index)" && track.artist == "宇多田ヒカル" && track.sortArtist == "うただひかる")
+            #expect(track.sortTitle == "きょく \(index)" && track.albumArtist == "Various" && track.compilation)
+            #expect(track.trackNumber == index + 1 && track.trackCount == 3 && track.discCount == 1 && track.year == 1999)
+            #expect(track.lyrics == "line \(index)" && track.genre == "J-Pop" && track.codec == "pcm" && track.sampleRate == 44_100)
+            #expect(track.audioHash?.hasPrefix("v1:") == true && track.fileSize > 0 && track.fileModified != nil)
+            let artwork = try #require(track.artworkID)
+            #expect(try await library.artworkData(artwork) == covers[index])
+        }
+        // Nothing changed: a rescan parses nothing and commits nothing.
+        let again = try await library.importFiles(at: [music])
+        #expect(again.unchanged == 3 && again.added == 0 && again.commits == 0)
+        #expect(try await Self.transactions(library) == 1)
+        try await library.waitForMirror()
+    }
+
+    @Test func duplicatesMovesAndRetagsKeepTheTrack() async throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music")
+        let original = try Self.wav(music.appendingPathComponent("a/song.wav"), frequency: 440, tags: ["TITLE": "Song", "ARTIST": "A"])
+        let library = Library(directory: dir.path("lib"))
+        #expect(try await library.importFiles(at: [music]).added == 1)
+        let id = try #require(try await library.snapshot(LibraryQuery()).first)
+        try await library.write { batch in try batch.updateTrack(id) { $0.playCount = 7; $0.rating = 80 } }
+
+        // The same PCM with other tags, elsewhere, while the first file is still there: a duplicate.
+        let copy = try Self.wav(music.appendingPathComponent("b/copy.wav"), frequency: 440, tags: ["TITLE": "Other", "ARTIST": "B"])
+        let second = try await library.importFiles(at: [music])
+        #expect(second.duplicates == [.init(path: copy.path, existing: original.path)] && second.added == 0 && second.unchanged == 1)
+        #expect(try await library.info().trackCount == 1)
+
+        // Retagged in place: re-read, same ID, statistics kept.
+        try TagFile.write(original, ["TITLE": "Song (Remastered)"])
+        try FileManager.default.removeItem(at: copy)
+        let retag = try await library.importFiles(at: [music])
+        #expect(retag.updated == 1)
+        var track = try #require(try await library.track(id))
+        #expect(track.title == "Song (Remastered)" && track.playCount == 7 && track.rating == 80)
+
+        // Moved (renamed into another folder): the track takes the new path.
+        let moved = music.appendingPathComponent("c/renamed.wav")
+        try FileManager.default.createDirectory(at: moved.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: original, to: moved)
+        let move = try await library.importFiles(at: [music])
+        #expect(move.moved == 1 && move.added == 0)
+        track = try #require(try await library.track(id))
+        #expect(track.path == moved.path && track.playCount == 7 && track.title == "Song (Remastered)")
+        #expect(try await library.info().trackCount == 1)
+
+        // A duplicate can be imported on purpose.
+        try Self.wav(music.appendingPathComponent("d/again.wav"), frequency: 440)
+        #expect(try await library.importFiles(at: [music], options: ImportOptions(importDuplicates: true)).added == 1)
+
+        // Files gone: reported, then pruned.
+        try FileManager.default.removeItem(at: moved)
+        let missing = try await library.missingFiles()
+        #expect(missing.map(\.id) == [id])
+        _ = try await library.missingFiles(remove: true)
+        #expect(try await library.track(id) == nil)
+        try await library.waitForMirror()
+    }
+
+    @Test func badFilesAreReportedAndTheRestImported() async throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music")
+        let valid = try Self.wav(dir.path("valid.wav"), frequency: 550, tags: ["TITLE": "Valid", "LYRICS": "ok"],
+                                 picture: try TestPictures.jpeg(width: 40, height: 40))
+        let bytes = try Data(contentsOf: valid)
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        var expected = 0
+        for cut in [0, 4, 11, 40, 44, 100, bytes.count / 3, bytes.count - 7] {
+            try bytes.prefix(cut).write(to: music.appendingPathComponent("cut-\(cut).wav"))
+            expected += 1
+        }
+        var random = SeededRandom(seed: 77)
+        for ext in ["mp3", "flac", "m4a", "ogg", "opus", "wv", "ape", "wma", "aiff"] {
+            try Data((0..<3_000).map { _ in UInt8(random.int(0...255)) }).write(to: music.appendingPathComponent("noise.\(ext)"))
+            expected += 1
+        }
+        for index in 0..<3 { try Self.wav(music.appendingPathComponent("good-\(index).wav"), frequency: 200 + Double(index) * 50) }
+        expected += 3
+        try Data("cover".utf8).write(to: music.appendingPathComponent("cover.jpg"))  // not audio: not counted
+        try Self.wav(music.appendingPathComponent(".hidden.wav"), frequency: 999)   // hidden: skipped
+
+        let library = Library(directory: dir.path("lib"))
+        let report = try await library.importFiles(at: [music], options: ImportOptions(chunkSize: 4))
+        #expect(report.added + report.failed.count + report.duplicates.count == expected, "\(report)")
+        #expect(report.added >= 3)
+        for failure in report.failed { #expect(failure.error.contains(failure.path), "\(failure)") }
+        #expect(!report.failed.contains { $0.path.contains("good-") })
+        #expect(try await library.info().trackCount == report.added)
+        try await library.waitForMirror()
+    }
+
+    @Test func theScannerFindsAudioByContentSkipsHiddenAndSurvivesLinkLoops() throws {
+        let dir = try TemporaryDirectory()
+        let root = dir.path("root")
+        try Self.wav(root.appendingPathComponent("x/a.wav"), frequency: 300)
+        try TestAudio.wav().write(to: root.appendingPathComponent("x/no-extension"))
+        try Data("text".utf8).write(to: root.appendingPathComponent("x/notes"))
+        try Self.wav(root.appendingPathComponent(".hidden/b.wav"), frequency: 301)
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("x/loop"), withDestinationURL: root)
+        var scanner = AudioScanner([root])
+        var found: [String] = []
+        while let file = scanner.next() { found.append(file.url.lastPathComponent) }
+        #expect(found.sorted() == ["a.wav", "no-extension"])
+    }
+
+    @Test func identityIgnoresTagsAndSamplesLargePayloads() throws {
+        let dir = try TemporaryDirectory()
+        let url = try Self.wav(dir.path("a.wav"), frequency: 330)
+        let before = try AudioIdentity.of(url)
+        try TagFile.write(url, ["TITLE": String(repeating: "long title ", count: 200)])
+        try TagFile.writePicture(url, try TestPictures.jpeg(width: 50, height: 50))
+        #expect(try AudioIdentity.of(url) == before)
+        let other = try Self.wav(dir.path("b.wav"), frequency: 331)
+        #expect(try AudioIdentity.of(other) != before)
+        // 3 s of stereo 16-bit audio is over 1 MiB: sampled, and still tag-blind.
+        let large = try Self.wav(dir.path("large.wav"), frequency: 330, seconds: 3)
+        let sampled = try AudioIdentity.of(large)
+        try TagFile.write(large, ["ARTIST": "Someone"])
+        #expect(try AudioIdentity.of(large) == sampled && sampled != before)
+    }
+}

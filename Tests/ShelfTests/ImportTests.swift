@@ -162,3 +162,56 @@ import Testing
         #expect(try AudioIdentity.of(large) == sampled && sampled != before)
     }
 }
+
+@Suite struct FormatRoundTripTests {
+    enum Format: String, CaseIterable { case wav, aiff, mp3, flac, opus }
+
+    static func bytes(_ format: Format, seed: Int) -> Data {
+        switch format {
+        case .wav: TestAudio.wav(seconds: 0.4, frequency: 200 + Double(seed))
+        case .aiff: TestAudio.aiff(seconds: 0.4, frequency: 200 + Double(seed))
+        case .mp3: TestAudio.mp3(seconds: 0.4, seed: UInt64(seed))
+        case .flac: TestAudio.flac(seconds: 0.4, frequency: 200 + Double(seed))
+        case .opus: TestAudio.opus(seconds: 0.4, seed: UInt64(seed))
+        }
+    }
+
+    /// Every field, sort tag and the picture written with TagLib come back through an import.
+    @Test(arguments: Format.allCases)
+    func tagsAndPictureSurviveAnImport(_ format: Format) async throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.path("music/song.\(format.rawValue)")
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Self.bytes(format, seed: 1).write(to: url)
+        let fields: [String: String] = [
+            "TITLE": "夜に駆ける", "ARTIST": "YOASOBI", "ALBUM": "THE BOOK", "ALBUMARTIST": "Various Artists", "COMPOSER": "Ayase",
+            "GENRE": "J-Pop", "DATE": "2021", "TRACKNUMBER": "2/10", "DISCNUMBER": "1/2", "COMPILATION": "1",
+            "TITLESORT": "よるにかける", "ARTISTSORT": "よあそび", "ALBUMSORT": "BOOK, THE", "ALBUMARTISTSORT": "Various",
+            "COMPOSERSORT": "あやせ", "LYRICS": "沈むように\nline 2", "COMMENT": "a comment",
+        ]
+        try TagFile.write(url, fields)
+        let cover = try TestPictures.png(width: 32, height: 32, seed: 4)
+        try TagFile.writePicture(url, cover, mimeType: "image/png")
+
+        let library = Library(directory: dir.path("lib"))
+        try await library.disableMirror()
+        let report = try await library.importFiles(at: [url.deletingLastPathComponent()])
+        #expect(report.added == 1, "\(format): \(report.failed)")
+        let id = try #require(try await library.snapshot(LibraryQuery()).first)
+        let track = try #require(try await library.track(id))
+        #expect(track.title == "夜に駆ける" && track.artist == "YOASOBI" && track.album == "THE BOOK", "\(format)")
+        #expect(track.albumArtist == "Various Artists" && track.composer == "Ayase" && track.genre == "J-Pop" && track.year == 2021)
+        #expect(track.trackNumber == 2 && track.trackCount == 10 && track.discNumber == 1 && track.discCount == 2, "\(format)")
+        #expect(track.compilation, "\(format) compilation")
+        #expect(track.sortTitle == "よるにかける" && track.sortArtist == "よあそび" && track.sortAlbum == "BOOK, THE", "\(format)")
+        #expect(track.sortAlbumArtist == "Various" && track.sortComposer == "あやせ", "\(format)")
+        #expect(track.lyrics == "沈むように\nline 2" && track.comment == "a comment", "\(format)")
+        #expect(track.codec == (format == .aiff || format == .wav ? "pcm" : format.rawValue) && (track.duration ?? 0) > 0.2, "\(format)")
+        let artwork = try #require(track.artworkID, "\(format) picture")
+        #expect(try await library.artworkData(artwork) == cover)
+        // A retag keeps the audio identity: the same file is recognised.
+        let identity = track.audioHash
+        try TagFile.write(url, ["TITLE": "Another title, much longer than before, so the tag grows"])
+        #expect(try AudioIdentity.of(url) == identity, "\(format)")
+    }
+}

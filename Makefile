@@ -35,14 +35,17 @@ test: deps
 
 demo: release
 	rm -rf $(DEMO_DIR)
-	.build/release/shelf-bench generate --tracks 3000 --library $(DEMO_DIR) --artwork-px 300 --artwork-flat
-	.build/release/shelf --library $(DEMO_DIR) mirror build
-	.build/release/shelf --library $(DEMO_DIR) info
-	.build/release/shelf --library $(DEMO_DIR) tracks --sort artist --limit 20
-	.build/release/shelf --library $(DEMO_DIR) sections --sort artist
-	.build/release/shelf --library $(DEMO_DIR) tracks --sort year:desc --filter 'year:1990..1999 -genre:=rock' --limit 5
-	.build/release/shelf --library $(DEMO_DIR) artwork --stats
-	.build/release/shelf --library $(DEMO_DIR) artwork 1 --size 64 --out $(DEMO_DIR)/cover-1.png
+	.build/release/shelf-bench sample-files --tracks 2000 --dir $(DEMO_DIR)/music
+	.build/release/shelf --library $(DEMO_DIR)/library token > $(DEMO_DIR)/start-token
+	.build/release/shelf --library $(DEMO_DIR)/library import $(DEMO_DIR)/music
+	.build/release/shelf --library $(DEMO_DIR)/library info
+	.build/release/shelf --library $(DEMO_DIR)/library tracks --sort artist --limit 20
+	.build/release/shelf --library $(DEMO_DIR)/library sections --sort artist
+	.build/release/shelf --library $(DEMO_DIR)/library tracks --sort year:desc --filter 'year:1990..1999 -genre:=rock' --limit 5
+	.build/release/shelf --library $(DEMO_DIR)/library artwork --stats
+	.build/release/shelf --library $(DEMO_DIR)/library artwork 1 --size 64 --out $(DEMO_DIR)/cover-1.png
+	.build/release/shelf --library $(DEMO_DIR)/library import $(DEMO_DIR)/music
+	.build/release/shelf --library $(DEMO_DIR)/library changes --since "$$(cat $(DEMO_DIR)/start-token)" --summary | cut -c1-240
 
 bench: release
 	rm -rf $(BENCH_DIR)
@@ -51,6 +54,7 @@ bench: release
 	.build/release/shelf-bench history --library $(BENCH_DIR)-history --small-library $(BENCH_DIR)-history-small
 	.build/release/shelf-bench mirror --library $(BENCH_DIR)-mirror
 	.build/release/shelf-bench artwork --library $(BENCH_DIR)-artwork
+	.build/release/shelf-bench import --files 10000 --dir $(BENCH_DIR)-import
 
 clean:
-	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork
+	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork $(BENCH_DIR)-import

@@ -18,6 +18,10 @@ struct BenchMain {
             Seed 000's tables, each measurement in a fresh process: listing a legacy store against its migrated copy
             (RSS, time), the loader over 600×600 JPEGs at 60 and 600 px (cache, RSS), thumbnails per second
             with DCT scaling, without, and Pillow's draft mode.
+        usage: shelf-bench import [--files 10000] --dir DIR
+            Files per second of a first import and an unchanged rescan (fresh processes, peak RSS), beside mutagen.
+        usage: shelf-bench sample-files --tracks N --dir DIR [--seconds S]
+            Write N real, tagged audio files (FLAC, MP3, Ogg Opus, WAV, AIFF; a cover per album) for `shelf import`.
         usage: shelf-bench legacy-store --tracks N [--artwork-kib K] [--distinct N] --library DIR
             Write a schema-1 store (pictures of K KiB inline in the track rows; N distinct) for `shelf migrate`.
         usage: shelf-bench mirror [--tracks 10000,50000,100000,500500] [--library DIR] [--writes-only]
@@ -39,6 +43,9 @@ struct BenchMain {
             case "history": try await HistoryBench(words).run()
             case "mirror": try await MirrorBench(words).run()
             case "legacy-store": try LegacyStoreCommand(words).run()
+            case "sample-files": try SampleFiles(words).run()
+            case "import": try await ImportBench(words).run()
+            case "import-probe": try await ImportBench.probe(words)
             case "artwork": try await ArtworkBench(words).run()
             case "artwork-probe": try await ArtworkProbe.run(words)
             case "help", "--help", "-h": print(usage)

@@ -206,7 +206,16 @@ public enum AudioIdentity {
         return try sampled(start: 0, end: total, read: readPayload)
     }
 
-    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ data: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(data.count * 2)
+        for byte in data {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 }
 
 /// Incremental SHA-256 over OpenSSL's EVP interface.

@@ -87,7 +87,7 @@ extension Library {
         while true {
             var chunk: [(URL, Int64, Date)] = []
             while chunk.count < max(1, options.chunkSize), let file = scanner.next() { chunk.append((file.url, file.size, file.modified)) }
-            report.failed += scanner.failures.map { ImportReport.Failure(path: $0.path, error: $0.reason) }
+            report.failed += scanner.failures.map { ImportReport.Failure(path: $0.path, error: "\($0.path): \($0.reason)") }
             scanner.failures.removeAll()
             if chunk.isEmpty { break }
             try Task.checkCancellation()

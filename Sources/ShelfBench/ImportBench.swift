@@ -1,0 +1,92 @@
+import Foundation
+import Shelf
+import ShelfCore
+import ShelfTestSupport
+
+/// `shelf-bench import`: files per second of a first import and of an unchanged rescan, each in a
+/// fresh process with its peak RSS, beside Python's mutagen reading the same files' tags.
+struct ImportBench {
+    let files: Int
+    let directory: URL
+
+    init(_ words: [String]) throws {
+        let flags = try Flags(words, known: ["--files", "--dir"])
+        files = try flags.int("--files", default: 10_000)
+        guard let path = flags.string("--dir") else { throw BenchUsageError(message: "--dir is required") }
+        directory = URL(fileURLWithPath: path)
+    }
+
+    private func log(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+
+    struct Line: Encodable {
+        let benchmark = "import"
+        let files: Int
+        let run: String
+        let seconds: Double
+        let filesPerSecond: Double
+        let peakRSSBytes: Int?
+    }
+
+    func run() async throws {
+        let music = directory.appendingPathComponent("music")
+        let library = directory.appendingPathComponent("library")
+        if !FileManager.default.fileExists(atPath: music.path) {
+            log("writing \(files) sample files")
+            _ = try SampleFiles.write(tracks: files, to: music, seconds: 0.1)
+        }
+        try? FileManager.default.removeItem(at: library)
+        let me = URL(fileURLWithPath: CommandLine.arguments[0])
+        var lines: [Line] = []
+        for run in ["first import", "unchanged rescan"] {
+            let result = try ChildProcess.run(me, ["import-probe", music.path, library.path])
+            guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
+                  let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let seconds = values["seconds"] as? Double, let handled = values["files"] as? Int
+            else { throw BenchUsageError(message: "import probe failed: \(result.stderr)") }
+            lines.append(Line(files: handled, run: run, seconds: seconds, filesPerSecond: Double(handled) / seconds,
+                              peakRSSBytes: values["peak"] as? Int))
+        }
+        // mutagen: bare tag parsing of the same files, the reference reader.
+        let script = """
+            import os, sys, time
+            try:
+                import mutagen
+            except ImportError:
+                print("absent"); sys.exit(0)
+            paths = [os.path.join(d, f) for d, _, fs in os.walk(sys.argv[1]) for f in fs]
+            start = time.perf_counter()
+            for p in paths:
+                f = mutagen.File(p)
+                if f is not None and f.tags is not None:
+                    _ = list(f.tags.keys())
+            print(len(paths), time.perf_counter() - start)
+            """
+        let mutagen = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, music.path])
+        let parts = mutagen.stdout.split(whereSeparator: \.isWhitespace)
+        if parts.count == 2, let count = Int(parts[0]), let seconds = Double(parts[1]) {
+            lines.append(Line(files: count, run: "mutagen (tags only)", seconds: seconds, filesPerSecond: Double(count) / seconds, peakRSSBytes: nil))
+        } else {
+            log("mutagen skipped: not installed (pip install mutagen)")
+        }
+        Measure.table(
+            ["files", "run", "seconds", "files/s", "peak RSS MiB"],
+            lines.map {
+                ["\($0.files)", $0.run, String(format: "%.2f", $0.seconds), String(format: "%.0f", $0.filesPerSecond),
+                 $0.peakRSSBytes.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "–"]
+            })
+        for line in lines { Measure.jsonLine(line) }
+    }
+
+    /// One import in this process: prints files handled, seconds and peak RSS as JSON.
+    static func probe(_ words: [String]) async throws {
+        guard words.count == 2 else { throw BenchUsageError(message: "import-probe MUSIC LIBRARY") }
+        let library = Library(directory: URL(fileURLWithPath: words[1]))
+        try await library.open()
+        let report = try await library.importFiles(at: [URL(fileURLWithPath: words[0])])
+        let handled = report.added + report.updated + report.unchanged + report.moved + report.duplicates.count + report.failed.count
+        let peak = ArtworkProbe.memory().peak
+        let json = try JSONSerialization.data(withJSONObject: ["files": handled, "seconds": report.seconds, "peak": peak, "added": report.added,
+                                                               "unchanged": report.unchanged, "failed": report.failed.count], options: [.sortedKeys])
+        print(String(decoding: json, as: UTF8.self))
+    }
+}

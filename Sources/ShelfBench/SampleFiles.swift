@@ -1,0 +1,90 @@
+import Foundation
+import Shelf
+import ShelfCore
+import ShelfTestSupport
+
+/// `shelf-bench sample-files`: real audio files from the deterministic catalogue, in WAV, AIFF,
+/// MP3, FLAC and Ogg Opus (one format per album), tagged through TagLib (every text field, sort
+/// tags, lyrics, compilations, track and disc totals) with a cover per album (JPEG or PNG).
+/// Everything is written here: no encoder, no network.
+struct SampleFiles {
+    let tracks: Int
+    let directory: URL
+    let seconds: Double
+
+    init(_ words: [String]) throws {
+        let flags = try Flags(words, known: ["--tracks", "--dir", "--seconds"])
+        tracks = try flags.int("--tracks")
+        guard let path = flags.string("--dir") else { throw BenchUsageError(message: "--dir is required") }
+        directory = URL(fileURLWithPath: path)
+        seconds = Double(flags.string("--seconds") ?? "0.3") ?? 0.3
+    }
+
+    static let formats = ["flac", "mp3", "opus", "wav", "aiff"]
+
+    func run() throws {
+        let started = Date()
+        let written = try Self.write(tracks: tracks, to: directory, seconds: seconds)
+        let elapsed = Date().timeIntervalSince(started)
+        print("wrote \(written) files under \(directory.path) in \(String(format: "%.1f", elapsed)) s")
+    }
+
+    /// Writes the files; returns how many.
+    static func write(tracks: Int, to directory: URL, seconds: Double) throws -> Int {
+        let catalogue = DatasetGenerator(tracks: tracks, seed: 23).allTracks()
+        var albumIndex: [String: Int] = [:]
+        var covers: [Int: (Data, String)] = [:]
+        for (index, track) in catalogue.enumerated() {
+            let albumKey = "\(track.albumArtist ?? "")\u{1}\(track.album ?? "")"
+            let album = albumIndex[albumKey] ?? albumIndex.count
+            albumIndex[albumKey] = album
+            let format = formats[album % formats.count]
+            let folder = directory.appendingPathComponent(component(track.albumArtist ?? track.artist ?? "Unknown Artist"))
+                .appendingPathComponent(component(track.album ?? "Unknown Album"))
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let name = String(format: "%d-%02d ", track.discNumber ?? 1, track.trackNumber ?? 0) + component(track.title ?? "Untitled")
+            let url = folder.appendingPathComponent(String(name.prefix(120)) + "." + format)
+            let frequency = 180 + Double(index) * 0.37  // distinct PCM for every track
+            let audio: Data = switch format {
+            case "flac": TestAudio.flac(seconds: seconds, frequency: frequency)
+            case "mp3": TestAudio.mp3(seconds: seconds, seed: UInt64(index))
+            case "opus": TestAudio.opus(seconds: seconds, seed: UInt64(index))
+            case "aiff": TestAudio.aiff(seconds: seconds, frequency: frequency)
+            default: TestAudio.wav(seconds: seconds, frequency: frequency)
+            }
+            try audio.write(to: url)
+            try TagFile.write(url, fields(track))
+            if covers[album] == nil {
+                let png = album % 3 == 0
+                let bytes = try DatasetGenerator.picture(side: 300, index: album, noise: false)
+                covers[album] = png
+                    ? (try ImageCodec.encode(try ImageCodec.decode(bytes, maxPixelSize: 300), as: .png), "image/png") : (bytes, "image/jpeg")
+            }
+            let (cover, mime) = covers[album]!
+            try TagFile.writePicture(url, cover, mimeType: mime)
+        }
+        return catalogue.count
+    }
+
+    static func fields(_ t: Track) -> [String: String?] {
+        func pair(_ number: Int?, _ total: Int?) -> String? {
+            guard let number else { return nil }
+            return total.map { "\(number)/\($0)" } ?? "\(number)"
+        }
+        return [
+            "TITLE": t.title, "ARTIST": t.artist, "ALBUM": t.album, "ALBUMARTIST": t.albumArtist, "COMPOSER": t.composer,
+            "GENRE": t.genre, "DATE": t.year.map(String.init), "TRACKNUMBER": pair(t.trackNumber, t.trackCount),
+            "DISCNUMBER": pair(t.discNumber, t.discCount), "COMPILATION": t.compilation ? "1" : nil, "LYRICS": t.lyrics,
+            "COMMENT": t.comment, "TITLESORT": t.sortTitle, "ARTISTSORT": t.sortArtist, "ALBUMSORT": t.sortAlbum,
+            "ALBUMARTISTSORT": t.sortAlbumArtist, "COMPOSERSORT": t.sortComposer,
+        ].filter { $0.value.map { !SortKey.isBlank($0) } ?? false }
+    }
+
+    /// A file-name component: no separators, no control characters, not hidden, not empty.
+    static func component(_ text: String) -> String {
+        var cleaned = String(text.unicodeScalars.map { $0 == "/" || $0.value < 0x20 ? "_" : Character($0) })
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        return cleaned.isEmpty ? "_" : String(cleaned.prefix(100))
+    }
+}

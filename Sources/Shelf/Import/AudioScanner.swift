@@ -108,9 +108,49 @@ struct AudioScanner {
         Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
+    /// How many audio files a walk over `roots` would find: directory entries only (their types
+    /// from readdir), no stat of regular files, so counting costs a fraction of the walk.
+    static func count(_ roots: [URL]) -> Int {
+        var total = 0
+        var visited = Set<[UInt64]>()
+        var directories: [String] = []
+        for root in roots.map(\.standardizedFileURL.path) {
+            var info = stat()
+            guard stat(root, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFDIR { directories.append(root) } else if isAudio(root) { total += 1 }
+        }
+        while let directory = directories.popLast() {
+            var info = stat()
+            guard stat(directory, &info) == 0, visited.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted,
+                  let handle = opendir(directory) else { continue }
+            while let entry = readdir(handle) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+                if name.hasPrefix(".") { continue }
+                let path = directory == "/" ? "/" + name : directory + "/" + name
+                var type = Int32(entry.pointee.d_type)
+                if type == Int32(DT_LNK) || type == Int32(DT_UNKNOWN) {
+                    var target = stat()
+                    guard stat(path, &target) == 0 else { continue }
+                    type = target.st_mode & S_IFMT == S_IFDIR ? Int32(DT_DIR) : target.st_mode & S_IFMT == S_IFREG ? Int32(DT_REG) : 0
+                }
+                if type == Int32(DT_DIR) { directories.append(path) } else if type == Int32(DT_REG), isAudio(path) { total += 1 }
+            }
+            closedir(handle)
+        }
+        return total
+    }
+
+    /// The lowercased extension of a path's last component ("" when there is none).
+    static func pathExtension(_ path: String) -> String {
+        let utf8 = path.utf8
+        guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")) else { return "" }
+        if let slash = utf8.lastIndex(of: UInt8(ascii: "/")), slash > dot { return "" }
+        return String(path[path.index(after: dot)...]).lowercased()
+    }
+
     /// By extension, or for an unknown one by the first bytes.
     static func isAudio(_ path: String) -> Bool {
-        let ext = (path as NSString).pathExtension.lowercased()
+        let ext = pathExtension(path)
         if audioExtensions.contains(ext) { return true }
         if otherExtensions.contains(ext) { return false }
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }

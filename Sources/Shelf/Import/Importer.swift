@@ -79,9 +79,7 @@ extension Library {
         var report = ImportReport()
         // First pass: count, for progress (directory entries and stat only; a file is opened
         // only when its extension says nothing).
-        var counter = AudioScanner(paths)
-        var total = 0
-        while counter.next() != nil { total += 1 }
+        let total = AudioScanner.count(paths)
         var scanner = AudioScanner(paths)
         var done = 0
         while true {

@@ -72,3 +72,50 @@ import Testing
         #expect(info.status == 0 && info.stdout.contains("\"artworkCount\":\(Self.distinct)"))
     }
 }
+
+/// An import killed with SIGKILL at random moments leaves a consistent library, and a rerun
+/// finishes it: every file imported exactly once.
+@Suite struct ImportCrashTests {
+    let products = ChildProcess.productsDirectory()
+
+    @Test func killedImportsResumeToExactlyOneTrackPerFile() throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music")
+        let files = 400
+        for index in 0..<files {
+            let folder = music.appendingPathComponent("album-\(index / 20)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try TestAudio.wav(seconds: 0.05, frequency: 100 + Double(index) * 1.5).write(to: folder.appendingPathComponent("\(index).wav"))
+        }
+        let store = dir.path("lib/library.sqlite").path
+        var random = SeededRandom(seed: 8)
+        var kills = 0
+        for _ in 0..<6 {
+            let process = Process()
+            process.executableURL = products.appendingPathComponent("shelf")
+            process.arguments = ["--library", dir.path("lib").path, "import", music.path, "--chunk", "10", "--json"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32(random.int(20...200)) * 1_000)
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            process.waitUntilExit()
+            if FileManager.default.fileExists(atPath: store) {
+                let db = try Connection(path: store, mode: .readOnly)
+                #expect(try db.scalar(String.self, "PRAGMA integrity_check") == "ok")
+                #expect(try db.scalar(Int.self, "SELECT count(*) - count(DISTINCT path) FROM track") == 0)
+                #expect(try db.scalar(Int.self, "SELECT count(*) % 10 FROM track") == 0, "whole chunks only")
+            }
+        }
+        #expect(kills >= 1)
+        let last = try ChildProcess.run(products.appendingPathComponent("shelf"), ["--library", dir.path("lib").path, "import", music.path, "--json"])
+        #expect(last.status == 0, "\(last.stderr)")
+        let db = try Connection(path: store, mode: .readOnly)
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM track") == files)
+        #expect(try db.scalar(Int.self, "SELECT count(DISTINCT audio_hash) FROM track") == files)
+        #expect(try db.scalar(String.self, "PRAGMA integrity_check") == "ok")
+    }
+}

@@ -142,6 +142,12 @@ struct MirrorBench {
                      try raw("SELECT id FROM mirror_track WHERE \(sectionColumn) >= ? AND \(sectionColumn) < ? ORDER BY \(chain) LIMIT 1",
                              [Data([0x4D]), Data([0x4E])])
                  }),
+            Case(name: "first page", direct: { _ = try direct.page(byArtist, after: nil, limit: 50) },
+                 mirror: { _ = try mirror.page(byArtist, after: nil, limit: 50) },
+                 raw: {
+                     try raw(firstPage.sql, firstPage.arguments + [51])
+                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
+                 }),
             Case(name: "deep page at 90% by cursor", direct: { _ = try direct.page(byArtist, after: deepCursor, limit: 50) },
                  mirror: { _ = try mirror.page(byArtist, after: deepCursor, limit: 50) },
                  raw: {

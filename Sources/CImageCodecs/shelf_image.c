@@ -98,73 +98,94 @@ static void cmyk_to_rgba(const uint8_t *cmyk, uint8_t *rgba, uint32_t width, int
     }
 }
 
-static void decode_jpeg(const uint8_t *data, size_t size, uint32_t min_long_side, shelf_image_limits limits, shelf_image *out) {
+// The state of a JPEG decode between its two steps; the jump buffer is set again by each step.
+typedef struct {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_failure failure;
-    uint8_t *volatile pixels = NULL;
-    uint8_t *volatile row_buffer = NULL;
-    cinfo.err = &failure.base;
-    jpeg_setup_errors(&failure);
-    if (setjmp(failure.jump)) {
-        set_status(out, SHELF_IMAGE_CORRUPT, failure.message);
-        free(pixels);
-        free(row_buffer);
-        jpeg_destroy_decompress(&cinfo);
-        return;
+    int cmyk;
+} jpeg_decoder;
+
+static jpeg_decoder *open_jpeg(const uint8_t *data, size_t size, uint32_t min_long_side, shelf_image_limits limits, shelf_image *out) {
+    jpeg_decoder *volatile decoder = calloc(1, sizeof(jpeg_decoder));
+    if (!decoder) {
+        set_status(out, SHELF_IMAGE_NO_MEMORY, "out of memory");
+        return NULL;
     }
-    jpeg_create_decompress(&cinfo);
+    decoder->cinfo.err = &decoder->failure.base;
+    jpeg_setup_errors(&decoder->failure);
+    if (setjmp(decoder->failure.jump)) {
+        set_status(out, SHELF_IMAGE_CORRUPT, decoder->failure.message);
+        jpeg_destroy_decompress(&decoder->cinfo);
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->cinfo);
     // Progressive files buffer every coefficient; with no backing store, going past this limit
     // is an error instead of an unbounded allocation.
-    cinfo.mem->max_memory_to_use = 256L * 1024 * 1024;
-    jpeg_mem_src(&cinfo, data, (unsigned long)size);
-    jpeg_read_header(&cinfo, TRUE);
-    out->source_width = cinfo.image_width;
-    out->source_height = cinfo.image_height;
-    if (!within(cinfo.image_width, cinfo.image_height, limits)) {
+    decoder->cinfo.mem->max_memory_to_use = 256L * 1024 * 1024;
+    jpeg_mem_src(&decoder->cinfo, data, (unsigned long)size);
+    jpeg_read_header(&decoder->cinfo, TRUE);
+    out->source_width = decoder->cinfo.image_width;
+    out->source_height = decoder->cinfo.image_height;
+    if (!within(decoder->cinfo.image_width, decoder->cinfo.image_height, limits)) {
         set_status(out, SHELF_IMAGE_TOO_LARGE, "image dimensions beyond the limit");
-        jpeg_destroy_decompress(&cinfo);
-        return;
+        jpeg_destroy_decompress(&decoder->cinfo);
+        free(decoder);
+        return NULL;
     }
     // The smallest DCT scale (n/8) whose longer side still reaches the asked size: decoding
     // 1/8 of a picture costs a fraction of decoding it whole.
-    uint32_t long_side = cinfo.image_width > cinfo.image_height ? cinfo.image_width : cinfo.image_height;
+    uint32_t long_side = decoder->cinfo.image_width > decoder->cinfo.image_height ? decoder->cinfo.image_width : decoder->cinfo.image_height;
     unsigned scale = 8;
     for (unsigned n = 1; n <= 8; n++) {
         if (((uint64_t)long_side * n + 7) / 8 >= min_long_side) { scale = n; break; }
     }
-    cinfo.scale_num = scale;
-    cinfo.scale_denom = 8;
-    int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
-    cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
-    jpeg_start_decompress(&cinfo);
-    uint32_t width = cinfo.output_width, height = cinfo.output_height;
-    pixels = malloc((size_t)width * height * 4);
-    if (cmyk) row_buffer = malloc((size_t)width * 4);
-    if (!pixels || (cmyk && !row_buffer)) {
-        free(pixels);
+    decoder->cinfo.scale_num = scale;
+    decoder->cinfo.scale_denom = 8;
+    decoder->cmyk = decoder->cinfo.jpeg_color_space == JCS_CMYK || decoder->cinfo.jpeg_color_space == JCS_YCCK;
+    decoder->cinfo.out_color_space = decoder->cmyk ? JCS_CMYK : JCS_EXT_RGBA;
+    jpeg_start_decompress(&decoder->cinfo);
+    out->width = decoder->cinfo.output_width;
+    out->height = decoder->cinfo.output_height;
+    out->scale_num = scale;
+    set_status(out, SHELF_IMAGE_OK, NULL);
+    return decoder;
+}
+
+static void finish_jpeg(jpeg_decoder *decoder, uint8_t *pixels, shelf_image *out) {
+    uint8_t *volatile row_buffer = NULL;
+    if (setjmp(decoder->failure.jump)) {
+        set_status(out, SHELF_IMAGE_CORRUPT, decoder->failure.message);
         free(row_buffer);
-        set_status(out, SHELF_IMAGE_NO_MEMORY, "out of memory for the decoded image");
-        jpeg_destroy_decompress(&cinfo);
+        jpeg_destroy_decompress(&decoder->cinfo);
+        free(decoder);
         return;
     }
-    while (cinfo.output_scanline < height) {
-        uint8_t *target = pixels + (size_t)cinfo.output_scanline * width * 4;
-        JSAMPROW row = cmyk ? row_buffer : target;
-        if (jpeg_read_scanlines(&cinfo, &row, 1) != 1) break;
-        if (cmyk) cmyk_to_rgba(row_buffer, target, width, cinfo.saw_Adobe_marker);
+    uint32_t width = decoder->cinfo.output_width, height = decoder->cinfo.output_height;
+    if (decoder->cmyk) {
+        row_buffer = malloc((size_t)width * 4);
+        if (!row_buffer) {
+            set_status(out, SHELF_IMAGE_NO_MEMORY, "out of memory for the decoded image");
+            jpeg_destroy_decompress(&decoder->cinfo);
+            free(decoder);
+            return;
+        }
     }
-    jpeg_finish_decompress(&cinfo);
-    jpeg_destroy_decompress(&cinfo);
+    while (decoder->cinfo.output_scanline < height) {
+        uint8_t *target = pixels + (size_t)decoder->cinfo.output_scanline * width * 4;
+        JSAMPROW row = decoder->cmyk ? row_buffer : target;
+        if (jpeg_read_scanlines(&decoder->cinfo, &row, 1) != 1) break;
+        if (decoder->cmyk) cmyk_to_rgba(row_buffer, target, width, decoder->cinfo.saw_Adobe_marker);
+    }
+    jpeg_finish_decompress(&decoder->cinfo);
+    int truncated = decoder->failure.truncated;
+    jpeg_destroy_decompress(&decoder->cinfo);
     free(row_buffer);
-    if (failure.truncated) {
-        free(pixels);
+    free(decoder);
+    if (truncated) {
         set_status(out, SHELF_IMAGE_CORRUPT, "the JPEG data ends early (truncated file)");
         return;
     }
-    out->width = width;
-    out->height = height;
-    out->scale_num = scale;
-    out->pixels = pixels;
     set_status(out, SHELF_IMAGE_OK, NULL);
 }
 
@@ -183,34 +204,38 @@ static void probe_png(const uint8_t *data, size_t size, png_image *image, shelf_
     set_status(out, SHELF_IMAGE_OK, NULL);
 }
 
-static void decode_png(const uint8_t *data, size_t size, shelf_image_limits limits, shelf_image *out) {
-    png_image image;
-    probe_png(data, size, &image, out);
-    if (out->status != SHELF_IMAGE_OK) return;
-    if (!within(image.width, image.height, limits)) {
-        png_image_free(&image);
+static png_image *open_png(const uint8_t *data, size_t size, shelf_image_limits limits, shelf_image *out) {
+    png_image *image = malloc(sizeof(png_image));
+    if (!image) {
+        set_status(out, SHELF_IMAGE_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    probe_png(data, size, image, out);
+    if (out->status != SHELF_IMAGE_OK) {
+        free(image);
+        return NULL;
+    }
+    if (!within(image->width, image->height, limits)) {
+        png_image_free(image);
+        free(image);
         set_status(out, SHELF_IMAGE_TOO_LARGE, "image dimensions beyond the limit");
-        return;
+        return NULL;
     }
-    image.format = PNG_FORMAT_RGBA;
-    size_t stride = (size_t)image.width * 4;
-    uint8_t *pixels = malloc(stride * image.height);
-    if (!pixels) {
-        png_image_free(&image);
-        set_status(out, SHELF_IMAGE_NO_MEMORY, "out of memory for the decoded image");
-        return;
-    }
-    if (!png_image_finish_read(&image, NULL, pixels, (png_int_32)stride, NULL)) {
-        free(pixels);
-        set_status(out, SHELF_IMAGE_CORRUPT, image.message);
-        png_image_free(&image);
-        return;
-    }
-    out->width = image.width;
-    out->height = image.height;
+    image->format = PNG_FORMAT_RGBA;
+    out->width = image->width;
+    out->height = image->height;
     out->scale_num = 8;
-    out->pixels = pixels;
-    set_status(out, SHELF_IMAGE_OK, NULL);
+    return image;
+}
+
+static void finish_png(png_image *image, uint8_t *pixels, shelf_image *out) {
+    if (!png_image_finish_read(image, NULL, pixels, (png_int_32)(image->width * 4), NULL)) {
+        set_status(out, SHELF_IMAGE_CORRUPT, image->message);
+        png_image_free(image);
+    } else {
+        set_status(out, SHELF_IMAGE_OK, NULL);
+    }
+    free(image);
 }
 
 // MARK: Entry points
@@ -229,13 +254,57 @@ void shelf_image_probe(const uint8_t *data, size_t size, shelf_image *out) {
     }
 }
 
-void shelf_image_decode(const uint8_t *data, size_t size, uint32_t min_long_side, shelf_image_limits limits, shelf_image *out) {
+struct shelf_decoder {
+    int format;
+    void *state;
+};
+
+static void cancel_state(int format, void *state);
+
+void shelf_decoder_open(const uint8_t *data, size_t size, uint32_t min_long_side, shelf_image_limits limits, shelf_decoder **decoder,
+                        shelf_image *out) {
     memset(out, 0, sizeof *out);
-    switch (shelf_image_format(data, size)) {
-    case SHELF_FORMAT_JPEG: decode_jpeg(data, size, min_long_side, limits, out); break;
-    case SHELF_FORMAT_PNG: decode_png(data, size, limits, out); break;
-    default: set_status(out, SHELF_IMAGE_UNKNOWN_FORMAT, "neither JPEG nor PNG");
+    *decoder = NULL;
+    int format = shelf_image_format(data, size);
+    void *state = NULL;
+    switch (format) {
+    case SHELF_FORMAT_JPEG: state = open_jpeg(data, size, min_long_side, limits, out); break;
+    case SHELF_FORMAT_PNG: state = open_png(data, size, limits, out); break;
+    default: set_status(out, SHELF_IMAGE_UNKNOWN_FORMAT, "neither JPEG nor PNG"); return;
     }
+    if (!state) return;
+    shelf_decoder *result = malloc(sizeof(shelf_decoder));
+    if (!result) {
+        cancel_state(format, state);
+        set_status(out, SHELF_IMAGE_NO_MEMORY, "out of memory");
+        return;
+    }
+    result->format = format;
+    result->state = state;
+    *decoder = result;
+}
+
+void shelf_decoder_finish(shelf_decoder *decoder, uint8_t *pixels, shelf_image *out) {
+    if (decoder->format == SHELF_FORMAT_JPEG) finish_jpeg(decoder->state, pixels, out);
+    else finish_png(decoder->state, pixels, out);
+    free(decoder);
+}
+
+static void cancel_state(int format, void *state) {
+    if (format == SHELF_FORMAT_JPEG) {
+        jpeg_decoder *jpeg = state;
+        jpeg_destroy_decompress(&jpeg->cinfo);
+        free(jpeg);
+    } else {
+        png_image_free(state);
+        free(state);
+    }
+}
+
+void shelf_decoder_cancel(shelf_decoder *decoder) {
+    if (!decoder) return;
+    cancel_state(decoder->format, decoder->state);
+    free(decoder);
 }
 
 // Separable area averaging: each output pixel is the mean of the source area it covers, with
@@ -273,19 +342,18 @@ static span *make_spans(uint32_t source, uint32_t target, float **storage) {
     return spans;
 }
 
-uint8_t *shelf_image_downscale(const uint8_t *pixels, uint32_t src_width, uint32_t src_height, uint32_t width, uint32_t height) {
-    if (width == 0 || height == 0 || width > src_width || height > src_height) return NULL;
+int shelf_image_downscale(const uint8_t *pixels, uint32_t src_width, uint32_t src_height, uint8_t *result, uint32_t width,
+                          uint32_t height) {
+    if (width == 0 || height == 0 || width > src_width || height > src_height) return SHELF_IMAGE_CORRUPT;
     float *xstore = NULL, *ystore = NULL;
     span *xs = make_spans(src_width, width, &xstore);
     span *ys = make_spans(src_height, height, &ystore);
     float *rows = malloc(sizeof(float) * 4 * width * src_height);
-    uint8_t *result = malloc((size_t)width * height * 4);
-    if (!xs || !ys || !rows || !result) {
+    if (!xs || !ys || !rows) {
         if (xs) { free(xs); free(xstore); }
         if (ys) { free(ys); free(ystore); }
         free(rows);
-        free(result);
-        return NULL;
+        return SHELF_IMAGE_NO_MEMORY;
     }
     for (uint32_t y = 0; y < src_height; y++) {
         const uint8_t *source = pixels + (size_t)y * src_width * 4;
@@ -310,7 +378,7 @@ uint8_t *shelf_image_downscale(const uint8_t *pixels, uint32_t src_width, uint32
         }
     }
     free(xs); free(xstore); free(ys); free(ystore); free(rows);
-    return result;
+    return SHELF_IMAGE_OK;
 }
 
 static int encode_jpeg(const uint8_t *pixels, uint32_t width, uint32_t height, int quality, uint8_t **out_data, size_t *out_size,

@@ -23,7 +23,7 @@ typedef struct {
     uint64_t max_pixels;
 } shelf_image_limits;
 
-/// A decoded image: tightly packed RGBA rows, malloc'd (free with shelf_image_free).
+/// What a decode step reports: status, sizes, scale, and the codec's message on failure.
 typedef struct {
     int32_t status;
     uint32_t width;
@@ -33,7 +33,6 @@ typedef struct {
     uint32_t source_height;
     /// The DCT scale used for JPEG (numerator over 8; 8 for PNG).
     uint32_t scale_num;
-    uint8_t *pixels;
     char message[160];
 } shelf_image;
 
@@ -43,13 +42,26 @@ int shelf_image_format(const uint8_t *data, size_t size);
 /// Reads only the header: dimensions into `out` (status, source_width, source_height).
 void shelf_image_probe(const uint8_t *data, size_t size, shelf_image *out);
 
-/// Decodes to RGBA whose longer side is at least `min_long_side` where the source allows
-/// (JPEG picks the smallest DCT scale that keeps it; PNG decodes at full size).
-void shelf_image_decode(const uint8_t *data, size_t size, uint32_t min_long_side, shelf_image_limits limits, shelf_image *out);
+/// A decode in two steps, so that the caller allocates the pixels once it knows the size.
+typedef struct shelf_decoder shelf_decoder;
 
-/// Area-averaging downscale of RGBA pixels into a new buffer of `width` x `height` (each no
-/// larger than the source's). Returns NULL when out of memory.
-uint8_t *shelf_image_downscale(const uint8_t *pixels, uint32_t src_width, uint32_t src_height, uint32_t width, uint32_t height);
+/// Reads the header, checks the limits and picks the scale: RGBA whose longer side is at least
+/// `min_long_side` where the source allows (JPEG: the smallest DCT scale that keeps it; PNG: full
+/// size). On success `out->width`/`height` are the output size and `*decoder` must be passed to
+/// shelf_decoder_finish or shelf_decoder_cancel. `data` must stay valid until then.
+void shelf_decoder_open(const uint8_t *data, size_t size, uint32_t min_long_side, shelf_image_limits limits, shelf_decoder **decoder,
+                        shelf_image *out);
+
+/// Decodes every row into `pixels` (width × height × 4 bytes) and frees the decoder.
+void shelf_decoder_finish(shelf_decoder *decoder, uint8_t *pixels, shelf_image *out);
+
+/// Frees a decoder that will not be finished.
+void shelf_decoder_cancel(shelf_decoder *decoder);
+
+/// Area-averaging downscale of RGBA pixels into `target` (`width` × `height` × 4 bytes, each side
+/// no larger than the source's). Returns 0, or SHELF_IMAGE_NO_MEMORY.
+int shelf_image_downscale(const uint8_t *pixels, uint32_t src_width, uint32_t src_height, uint8_t *target, uint32_t width,
+                          uint32_t height);
 
 /// Encodes RGBA pixels as PNG (quality ignored) or JPEG (quality 1-100) into a malloc'd buffer.
 int shelf_image_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int format, int quality,

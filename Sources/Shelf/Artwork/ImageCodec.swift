@@ -61,30 +61,40 @@ public enum ImageCodec {
     /// Decodes a picture to fit inside `maxPixelSize` × `maxPixelSize` (aspect kept, never
     /// enlarged): JPEG at the smallest DCT scale still at least that large, then area-averaged down.
     /// `dctScaling: false` decodes a JPEG whole before scaling (what the benchmark compares with).
+    /// The pixels are decoded straight into the returned image's memory when no scaling follows.
     public static func decode(
         _ data: Data, maxPixelSize: Int, limits: ImageLimits = ImageLimits(), dctScaling: Bool = true
     ) throws(ImageError) -> DecodedImage {
         let target = UInt32(clamping: max(1, maxPixelSize))
-        var result = shelf_image()
         let cLimits = shelf_image_limits(max_side: UInt32(clamping: limits.maxSide), max_pixels: UInt64(clamping: limits.maxPixels))
-        data.withUnsafeBytes { buffer in
-            shelf_image_decode(buffer.bindMemory(to: UInt8.self).baseAddress, buffer.count, dctScaling ? target : UInt32.max, cLimits, &result)
+        let outcome: Result<DecodedImage, ImageError> = data.withUnsafeBytes { raw in
+            var info = shelf_image()
+            var decoder: OpaquePointer?
+            shelf_decoder_open(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, dctScaling ? target : UInt32.max, cLimits, &decoder, &info)
+            do throws(ImageError) { try check(info, limits: limits) } catch { return .failure(error) }
+            guard let decoder else { return .failure(.outOfMemory) }
+            let width = Int(info.width)
+            let height = Int(info.height)
+            let (fitWidth, fitHeight) = fit(width: width, height: height, into: Int(target))
+            let direct = fitWidth == width && fitHeight == height
+            // The whole decode goes into the result when it is the result, else into a scratch
+            // buffer that the downscale reads.
+            var decoded = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, count in
+                shelf_decoder_finish(decoder, buffer.baseAddress, &info)
+                count = info.status == SHELF_IMAGE_OK ? width * height * 4 : 0
+            }
+            do throws(ImageError) { try check(info, limits: limits) } catch { return .failure(error) }
+            if direct { return .success(DecodedImage(width: width, height: height, bytesPerRow: width * 4, pixels: decoded)) }
+            var status: Int32 = 0
+            let scaled = [UInt8](unsafeUninitializedCapacity: fitWidth * fitHeight * 4) { buffer, count in
+                status = shelf_image_downscale(decoded, UInt32(width), UInt32(height), buffer.baseAddress, UInt32(fitWidth), UInt32(fitHeight))
+                count = status == SHELF_IMAGE_OK ? fitWidth * fitHeight * 4 : 0
+            }
+            decoded = []
+            guard status == SHELF_IMAGE_OK else { return .failure(.outOfMemory) }
+            return .success(DecodedImage(width: fitWidth, height: fitHeight, bytesPerRow: fitWidth * 4, pixels: scaled))
         }
-        try check(result, limits: limits)
-        defer { shelf_image_free(result.pixels) }
-        let width = Int(result.width)
-        let height = Int(result.height)
-        let (fitWidth, fitHeight) = fit(width: width, height: height, into: Int(target))
-        if fitWidth == width && fitHeight == height {
-            return DecodedImage(width: width, height: height, bytesPerRow: width * 4,
-                                pixels: Array(UnsafeBufferPointer(start: result.pixels, count: width * height * 4)))
-        }
-        guard let scaled = shelf_image_downscale(result.pixels, UInt32(width), UInt32(height), UInt32(fitWidth), UInt32(fitHeight)) else {
-            throw .outOfMemory
-        }
-        defer { shelf_image_free(scaled) }
-        return DecodedImage(width: fitWidth, height: fitHeight, bytesPerRow: fitWidth * 4,
-                            pixels: Array(UnsafeBufferPointer(start: scaled, count: fitWidth * fitHeight * 4)))
+        return try outcome.get()
     }
 
     /// The size that fits inside a square of `side` keeping the aspect ratio, never larger.

@@ -267,4 +267,28 @@ import Testing
         #expect(try json(try shelf(lib + ["info", "--json"]).stdout)["trackCount"] as? Int == 2)
         #expect(try shelf(lib + ["import"]).status == 1)
     }
+
+    @Test func playlistsByCommandLine() throws {
+        let dir = try generated(20)
+        let lib = ["--library", dir.url.path]
+        #expect(try json(try shelf(lib + ["playlist", "create", "Mix", "--json"]).stdout)["id"] as? Int == 1)
+        #expect(try json(try shelf(lib + ["playlist", "add", "1", "3", "4", "5", "3", "--json"]).stdout)["itemCount"] as? Int == 4)
+        #expect(try shelf(lib + ["playlist", "add", "1", "7", "--at", "2"]).status == 0)  // 3 7 4 5 3
+        #expect(try shelf(lib + ["playlist", "move", "1", "5", "--to", "1"]).status == 0)  // 3 3 7 4 5
+        #expect(try shelf(lib + ["playlist", "remove", "1", "2"]).status == 0)            // 3 7 4 5
+        let shown = try json(try shelf(lib + ["playlist", "show", "1", "--json"]).stdout)
+        let items = try #require(shown["items"] as? [[String: Any]])
+        #expect(items.compactMap { ($0["track"] as? [String: Any])?["id"] as? Int } == [3, 7, 4, 5])
+        #expect(items.compactMap { $0["position"] as? Int } == [1, 2, 3, 4])
+        #expect((shown["playlist"] as? [String: Any])?["itemCount"] as? Int == 4)
+        let bad = try shelf(lib + ["playlist", "move", "1", "9", "--to", "1", "--json"])
+        #expect(bad.status == 2 && bad.stderr.contains("position 9"))
+        #expect(try shelf(lib + ["playlist", "frobnicate"]).status == 1)
+        #expect(try shelf(lib + ["playlist", "create", "Folder", "--folder"]).status == 0)
+        #expect(try shelf(lib + ["playlist", "create", "Inside", "--parent", "2"]).status == 0)
+        let listed = try #require(try json(try shelf(lib + ["playlist", "list", "--json"]).stdout)["playlists"] as? [[String: Any]])
+        #expect(listed.compactMap { $0["kind"] as? String } == ["regular", "folder", "regular"])
+        #expect(try shelf(lib + ["playlist", "delete", "2"]).status == 0)
+        #expect(try #require(try json(try shelf(lib + ["playlist", "list", "--json"]).stdout)["playlists"] as? [[String: Any]]).count == 1)
+    }
 }

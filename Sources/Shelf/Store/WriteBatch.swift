@@ -256,6 +256,63 @@ public final class WriteBatch {
         try touchItems(id)
     }
 
+    /// The items of a playlist, in order, as this transaction sees them.
+    public func playlistItems(_ id: PlaylistID) throws -> [TrackID] {
+        try db.query("SELECT track_id FROM playlist_item WHERE playlist_id = ? ORDER BY position", [id.rawValue]) {
+            TrackID(try $0.int64(0))
+        }
+    }
+
+    /// Inserts `tracks` before the item at `index` (0-based; the count appends).
+    public func insertIntoPlaylist(_ id: PlaylistID, _ tracks: [TrackID], at index: Int) throws {
+        try editItems(id) { items in
+            guard (0...items.count).contains(index) else { throw Self.badIndex(index, count: items.count) }
+            items.insert(contentsOf: tracks, at: index)
+        }
+    }
+
+    /// Moves the items at `indexes` (0-based, any order) so that they sit, in their old order,
+    /// before the item that was at `destination` (the count moves them to the end).
+    public func movePlaylistItems(_ id: PlaylistID, from indexes: [Int], to destination: Int) throws {
+        try editItems(id) { items in
+            for index in indexes where !items.indices.contains(index) { throw Self.badIndex(index, count: items.count) }
+            guard (0...items.count).contains(destination) else { throw Self.badIndex(destination, count: items.count) }
+            let chosen = Set(indexes)
+            let moving = items.indices.filter { chosen.contains($0) }.map { items[$0] }
+            let before = (0..<destination).filter { !chosen.contains($0) }.count
+            var rest = items.indices.filter { !chosen.contains($0) }.map { items[$0] }
+            rest.insert(contentsOf: moving, at: before)
+            items = rest
+        }
+    }
+
+    /// Removes the items at `indexes` (0-based); other copies of the same tracks stay.
+    public func removeFromPlaylist(_ id: PlaylistID, at indexes: [Int]) throws {
+        try editItems(id) { items in
+            for index in indexes where !items.indices.contains(index) { throw Self.badIndex(index, count: items.count) }
+            let chosen = Set(indexes)
+            items = items.indices.filter { !chosen.contains($0) }.map { items[$0] }
+        }
+    }
+
+    /// Reads a playlist's items, lets `change` edit them, and stores the result when it differs
+    /// (positions stay dense: 0, 1, 2…).
+    private func editItems(_ id: PlaylistID, _ change: (inout [TrackID]) throws -> Void) throws {
+        try checkItemsPlaylist(id)
+        var items = try playlistItems(id)
+        let before = items
+        try change(&items)
+        guard items != before else { return }
+        for (track, count) in try itemCounts(id) { membership[id, default: [:]][track, default: 0] -= count }
+        try db.execute("DELETE FROM playlist_item WHERE playlist_id = ?", [id.rawValue])
+        try insertItems(id, items, from: 0)
+        try touchItems(id)
+    }
+
+    private static func badIndex(_ index: Int, count: Int) -> LibraryError {
+        LibraryError.invalidValue(field: "position", value: String(index), reason: "the playlist has \(count) item\(count == 1 ? "" : "s")")
+    }
+
     private func insertItems(_ id: PlaylistID, _ tracks: [TrackID], from first: Int64) throws {
         for (offset, track) in tracks.enumerated() {
             do {

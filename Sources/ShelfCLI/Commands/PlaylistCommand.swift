@@ -1,0 +1,172 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// `shelf playlist`: ordered playlists and folders. Positions on the command line count from 1,
+/// as `show` numbers them; a track may appear more than once.
+struct PlaylistCommand: Command {
+    static let name = "playlist"
+    static let abstract = "Playlists and folders: list, create, show, add (at a position), move, remove (by position), delete."
+    static let synopsis = """
+        list | create NAME [--folder] [--parent ID] | show ID | add ID TRACK... [--at POS] | move ID POS... --to POS
+              | remove ID POS... | delete ID   [--json]
+        """
+
+    enum Action {
+        case list
+        case create(name: String, folder: Bool, parent: PlaylistID?)
+        case show(PlaylistID)
+        case add(PlaylistID, [TrackID], at: Int?)
+        case move(PlaylistID, [Int], to: Int)
+        case remove(PlaylistID, [Int])
+        case delete(PlaylistID)
+    }
+
+    let action: Action
+
+    init(arguments: inout Arguments) throws {
+        let folder = arguments.flag("--folder")
+        let parent = try arguments.option("--parent").map(Self.playlistID)
+        let at = try arguments.intOption("--at", in: 1...Int.max)
+        let to = try arguments.intOption("--to", in: 1...Int.max)
+        var words = try arguments.positionals()
+        guard !words.isEmpty else { throw UsageError("playlist expects list, create, show, add, move, remove or delete") }
+        let verb = words.removeFirst()
+        func id() throws -> PlaylistID {
+            guard !words.isEmpty else { throw UsageError("playlist \(verb) expects a playlist ID") }
+            return try Self.playlistID(words.removeFirst())
+        }
+        func positions() throws -> [Int] {
+            guard !words.isEmpty else { throw UsageError("playlist \(verb) expects at least one position") }
+            return try words.map { word in
+                guard let value = Int(word), value >= 1 else { throw UsageError("'\(word)' is not a position (1, 2, 3…)") }
+                return value - 1
+            }
+        }
+        switch verb {
+        case "list": action = .list
+        case "create":
+            guard words.count == 1 else { throw UsageError("playlist create expects one NAME") }
+            action = .create(name: words[0], folder: folder, parent: parent)
+        case "show":
+            action = .show(try id())
+        case "add":
+            let playlist = try id()
+            guard !words.isEmpty else { throw UsageError("playlist add expects at least one track ID") }
+            action = .add(playlist, try words.map(parseTrackID), at: at.map { $0 - 1 })
+        case "move":
+            let playlist = try id()
+            guard let to else { throw UsageError("playlist move needs --to POS") }
+            action = .move(playlist, try positions(), to: to - 1)
+        case "remove":
+            let playlist = try id()
+            action = .remove(playlist, try positions())
+        case "delete":
+            action = .delete(try id())
+        default:
+            throw UsageError("unknown playlist action '\(verb)'; expected list, create, show, add, move, remove or delete")
+        }
+        if case .list = action, !words.isEmpty { throw UsageError("playlist list takes no arguments") }
+    }
+
+    static func playlistID(_ text: String) throws -> PlaylistID {
+        guard let value = Int64(text), value > 0 else { throw UsageError("'\(text)' is not a playlist ID (a positive integer)") }
+        return PlaylistID(value)
+    }
+
+    struct Listed: Encodable {
+        let id: PlaylistID
+        let name: String
+        let kind: String
+        let parentID: PlaylistID?
+        let itemCount: Int
+    }
+
+    struct Shown: Encodable {
+        let playlist: Listed
+        let items: [Item]
+    }
+
+    struct Item: Encodable {
+        let position: Int
+        let track: Track
+    }
+
+    /// Positions are checked here so that errors count from 1, as the command line does.
+    private func check(_ positions: [Int], in id: PlaylistID, _ library: Library, allowEnd: Bool = false) async throws {
+        let count = try await library.playlistItems(id).count
+        for position in positions where position < 0 || position > count || (position == count && !allowEnd) {
+            throw CommandFailure(code: "invalidValue", message: "position \(position + 1): playlist \(id) has \(count) item\(count == 1 ? "" : "s")")
+        }
+    }
+
+    func run(library: Library, output: Output) async throws {
+        switch action {
+        case .add(let id, _, let at?): try await check([at], in: id, library, allowEnd: true)
+        case .move(let id, let positions, let to):
+            try await check(positions, in: id, library)
+            try await check([to], in: id, library, allowEnd: true)
+        case .remove(let id, let positions): try await check(positions, in: id, library)
+        default: break
+        }
+        switch action {
+        case .list:
+            var listed: [Listed] = []
+            for playlist in try await library.playlists() {
+                let count = playlist.kind == .regular ? try await library.playlistItems(playlist.id).count : 0
+                listed.append(Listed(id: playlist.id, name: playlist.name, kind: Self.kindName(playlist.kind), parentID: playlist.parentID, itemCount: count))
+            }
+            if output.json { return try output.printJSON(["playlists": listed]) }
+            for item in listed {
+                output.line("\(item.id)\t\(item.kind)\t\(item.name)\t\(item.itemCount) items" + (item.parentID.map { "\tin \($0)" } ?? ""))
+            }
+        case .create(let name, let folder, let parent):
+            let id = try await library.write { batch in
+                try batch.createPlaylist(Playlist(name: name, parentID: parent, kind: folder ? .folder : .regular))
+            }
+            if output.json { return try output.printJSON(["id": id]) }
+            output.line("created \(folder ? "folder" : "playlist") \(id)")
+        case .show(let id):
+            guard let playlist = try await library.playlists().first(where: { $0.id == id }) else { throw LibraryError.playlistNotFound(id) }
+            let ids = try await library.playlistItems(id)
+            let tracks = try await library.tracks(ids: ids).tracks
+            let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let items = ids.enumerated().compactMap { index, track in byID[track].map { Item(position: index + 1, track: $0) } }
+            let listed = Listed(id: playlist.id, name: playlist.name, kind: Self.kindName(playlist.kind), parentID: playlist.parentID, itemCount: ids.count)
+            if output.json { return try output.printJSON(Shown(playlist: listed, items: items)) }
+            output.line("\(playlist.name) (\(ids.count) items)")
+            for item in items {
+                output.line("\(item.position)\t\(item.track.id)\t\(item.track.artist ?? "")\t\(item.track.title ?? "")")
+            }
+        case .add(let id, let tracks, let at):
+            try await library.write { batch in
+                if let at { try batch.insertIntoPlaylist(id, tracks, at: at) } else { try batch.appendToPlaylist(id, tracks) }
+            }
+            try await printCount(library, id, output)
+        case .move(let id, let positions, let to):
+            try await library.write { batch in try batch.movePlaylistItems(id, from: positions, to: to) }
+            try await printCount(library, id, output)
+        case .remove(let id, let positions):
+            try await library.write { batch in try batch.removeFromPlaylist(id, at: positions) }
+            try await printCount(library, id, output)
+        case .delete(let id):
+            try await library.write { batch in try batch.deletePlaylist(id) }
+            if output.json { return try output.printJSON(["deleted": id]) }
+            output.line("deleted \(id)")
+        }
+    }
+
+    private func printCount(_ library: Library, _ id: PlaylistID, _ output: Output) async throws {
+        let items = try await library.playlistItems(id)
+        if output.json { return try output.printJSON(["id": id.rawValue, "itemCount": Int64(items.count)]) }
+        output.line("playlist \(id): \(items.count) items")
+    }
+
+    static func kindName(_ kind: Playlist.Kind) -> String {
+        switch kind {
+        case .regular: "regular"
+        case .folder: "folder"
+        case .smart: "smart"
+        }
+    }
+}

@@ -100,3 +100,19 @@ extension Library {
     @LibraryActor
     public func purgeMirror() async throws { try await store().mirror?.purge() }
 }
+
+extension Library {
+    /// A page of a playlist's items: in its own order, or sorted like `sortedBy` (with its
+    /// sections); `filter` narrows either. A track listed twice appears twice.
+    public func playlistList(
+        _ id: PlaylistID, sortedBy query: LibraryQuery? = nil, filter: Filter = .all, after cursor: PageCursor? = nil, limit: Int = 50
+    ) async throws -> ListPage {
+        guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
+        let exists = try await read { db in try db.scalar(Int.self, "SELECT 1 FROM playlist WHERE id = ?", [id.rawValue]) != nil }
+        guard exists else { throw LibraryError.playlistNotFound(id) }
+        var effective = query ?? LibraryQuery()
+        effective.filter = query.map { .and([$0.filter, filter]) } ?? filter
+        let sorted = query != nil
+        return try await withEngine { [effective] in try $0.playlistPage(id, effective, sorted: sorted, after: cursor, limit: limit) }
+    }
+}

@@ -6,7 +6,7 @@ import ShelfCore
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 @_spi(Internals) public enum MirrorSchema {
-    static let version = 2
+    static let version = 3
     /// The page size of a new mirror file.
     static let pageSize = 8192
 
@@ -77,6 +77,14 @@ import ShelfCore
             CREATE TABLE IF NOT EXISTS mirror_track (
               \(columns.joined(separator: ",\n  "))
             );
+            -- Every playlist's items in order (a track may appear more than once), re-copied from the
+            -- canonical store whenever the change log names the playlist.
+            CREATE TABLE IF NOT EXISTS mirror_playlist_item (
+              playlist_id INTEGER NOT NULL,
+              position    INTEGER NOT NULL,
+              track_id    INTEGER NOT NULL,
+              PRIMARY KEY (playlist_id, position)
+            ) WITHOUT ROWID;
             -- Rows per section of each sectioned key column, kept current by sync, so that sections and
             -- anchors of the unfiltered list never count rows.
             CREATE TABLE IF NOT EXISTS mirror_section (

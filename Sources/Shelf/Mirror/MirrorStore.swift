@@ -173,7 +173,7 @@ final class MirrorStore {
         var meta = try readMeta(db)
         if fresh || meta["state"] != "building" {
             try db.transaction {
-                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section;")
+                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item;")
                 meta = ["store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
                         "build_start_seq": String(try currentSeq()), "build_next_id": "0", "applied_seq": "0"]
                 try setMeta(db, meta)
@@ -249,6 +249,11 @@ final class MirrorStore {
             let id = TrackID(try row.int64(0))
             if seen.insert(id).inserted { touched.append(id) }
         }
+        var playlists: [Int64] = []
+        try canonical.forEachRow(
+            "SELECT DISTINCT object_id FROM change_log WHERE seq > ? AND seq <= ? AND object_type = ?",
+            [appliedSeq, current, ObjectType.playlist.rawValue]
+        ) { playlists.append(try $0.int64(0)) }
         // The batch just committed is exactly the backlog: its tracks before and after are in
         // memory, so no row is read back and only the columns of changed parts are recomputed.
         let states = batch.flatMap { $0.startSeq == appliedSeq ? $0.states : nil } ?? [:]
@@ -282,6 +287,7 @@ final class MirrorStore {
                 }
             }
             try Self.flush(counts, to: db)
+            for playlist in playlists { try Self.copyItems(of: playlist, from: canonical, to: db) }
             try setMeta(db, ["applied_seq": String(current)])
         }
         appliedSeq = current
@@ -310,6 +316,16 @@ final class MirrorStore {
             Self.count(MirrorRow.sectionBytes(MirrorRow.values(before, options: options)), -1, into: &counts)
         case (nil, nil):
             break
+        }
+    }
+
+    /// Replaces a playlist's items in the mirror with the canonical ones (none when it is gone).
+    nonisolated static func copyItems(of playlist: Int64, from source: Connection, to mirror: Connection) throws {
+        try mirror.execute("DELETE FROM mirror_playlist_item WHERE playlist_id = ?", [playlist])
+        let insert = try mirror.cachedStatement("INSERT INTO mirror_playlist_item (playlist_id, position, track_id) VALUES (?, ?, ?)")
+        try source.forEachRow("SELECT position, track_id FROM playlist_item WHERE playlist_id = ? ORDER BY position", [playlist]) { row in
+            try insert.bind([playlist, try row.int64(0), try row.int64(1)])
+            try insert.run()
         }
     }
 
@@ -445,6 +461,12 @@ struct MirrorBuilder {
             }
             if copied == 0 { break }
             control.built.withLock { $0 += copied }
+        }
+        // Playlist items as they are now; changes made since the build began are replayed after it.
+        try mirror.transaction(.immediate) {
+            try mirror.execute("DELETE FROM mirror_playlist_item")
+            let playlists = try source.query("SELECT DISTINCT playlist_id FROM playlist_item", []) { try $0.int64(0) }
+            for playlist in playlists { try MirrorStore.copyItems(of: playlist, from: source, to: mirror) }
         }
         for statement in MirrorSchema.indexSQL {
             if control.cancelled.withLock({ $0 }) { throw CancellationError() }

@@ -53,6 +53,34 @@ import ShelfDatabase
         return ListPage(items: slice.map { item($0, field) }, nextCursor: next, total: all.count)
     }
 
+    @_spi(Internals) public func playlistPage(
+        _ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
+    ) throws -> ListPage {
+        let all: [Row] = try db.transaction(.deferred) {
+            let byID = Dictionary(try rows(query).map { ($0.track.id, $0) }, uniquingKeysWith: { first, _ in first })
+            var items: [Row] = []
+            try db.forEachRow("SELECT position, track_id FROM playlist_item WHERE playlist_id = ? ORDER BY position", [playlist.rawValue]) { row in
+                guard let match = byID[TrackID(try row.int64(1))] else { return }
+                let position = SortComponent.number(Double(try row.int64(0)))
+                items.append(((sorted ? match.key : []) + [position], match.track))
+            }
+            // Sorted: by the chain, then the position (the ID is no tie-break: a track may repeat).
+            if sorted {
+                items.sort { SortKey.precedes(($0.key, TrackID(0)), ($1.key, TrackID(0))) }
+                if query.descending { items.reverse() }
+            }
+            return items
+        }
+        let start = cursor.map { c in
+            all.firstIndex { row in
+                if row.key == c.key { return c.inclusive }
+                let before = SortKey.precedes((c.key, TrackID(0)), (row.key, TrackID(0)))
+                return sorted && query.descending ? !before : before
+            } ?? all.count
+        } ?? 0
+        return makePage(all, from: start, limit: limit, field: sorted ? query.sort : .path)
+    }
+
     @_spi(Internals) public func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
         try db.transaction(.deferred) { try rows(query).map(\.track.id) }
     }

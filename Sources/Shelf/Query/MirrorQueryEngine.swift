@@ -207,6 +207,58 @@ import Synchronization
         }
     }
 
+    /// The SQL of a playlist page: the items joined to their tracks, ordered by position or by
+    /// the sort chain then position (a track may repeat, so the position breaks ties, not the ID).
+    /// Own order is a range scan of the items' primary key; a sorted page sorts the playlist's
+    /// rows (a temporary B-tree over one playlist, not the library).
+    @_spi(Internals) public func playlistPageSQL(
+        _ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, cursor: PageCursor?
+    ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+        let shape = Self.shape(query)
+        var (filter, arguments) = MirrorFilter.compile(query.filter)
+        let keys = (sorted ? Array(shape.chain.dropLast()) : []) + ["i.position"]
+        let direction = sorted && query.descending ? " DESC" : ""
+        if let cursor {
+            let comparison = direction.isEmpty ? (cursor.inclusive ? ">=" : ">") : (cursor.inclusive ? "<=" : "<")
+            filter = "(\(keys.joined(separator: ", "))) \(comparison) (\(keys.map { _ in "?" }.joined(separator: ", "))) AND \(filter)"
+            arguments = cursor.key.map { component -> (any SQLiteBindable)? in
+                switch component {
+                case .bytes(let bytes): Data(bytes)
+                case .number(let value): value
+                }
+            } + arguments
+        }
+        let sql = """
+            SELECT \(shape.selectList), i.position FROM mirror_playlist_item i JOIN mirror_track ON mirror_track.id = i.track_id
+            WHERE i.playlist_id = ? AND \(filter) ORDER BY \(keys.map { $0 + direction }.joined(separator: ", ")) LIMIT ?
+            """
+        return (sql, [playlist.rawValue] + arguments)
+    }
+
+    @_spi(Internals) public func playlistPage(
+        _ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
+    ) throws -> ListPage {
+        let (sql, arguments) = playlistPageSQL(playlist, query, sorted: sorted, cursor: cursor)
+        let numeric = numericChain(query)
+        let positionColumn = Int32(15 + numeric.count)
+        return try db.transaction(.deferred) {
+            var rows: [(TrackListItem, [SortComponent])] = []
+            try db.forEachRow(sql, arguments + [limit + 1]) { row in
+                var (item, key) = try decode(row, numeric: numeric, withKey: sorted && rows.count == limit - 1)
+                if !sorted { item.section = "#" }
+                rows.append((item, (sorted ? key : []) + [.number(try row.double(positionColumn))]))
+            }
+            let more = rows.count > limit
+            if more { rows.removeLast() }
+            let (filter, filterArguments) = MirrorFilter.compile(query.filter)
+            let total = try db.scalar(
+                Int.self, "SELECT count(*) FROM mirror_playlist_item i JOIN mirror_track ON mirror_track.id = i.track_id WHERE i.playlist_id = ? AND \(filter)",
+                [playlist.rawValue] + filterArguments) ?? 0
+            let next = more ? rows.last.map { PageCursor(key: $0.1, id: $0.0.id) } : nil
+            return ListPage(items: rows.map(\.0), nextCursor: next, total: total)
+        }
+    }
+
     @_spi(Internals) public func hasRows(_ query: LibraryQuery) throws -> Bool {
         let (filter, arguments) = MirrorFilter.compile(query.filter)
         return try db.scalar(Int.self, "SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments) == 1

@@ -18,5 +18,9 @@ import ShelfDatabase
     func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor?
     /// Whether the list has any row.
     func hasRows(_ query: LibraryQuery) throws -> Bool
+    /// Up to `limit` of a playlist's items (a track may appear more than once), in the playlist's
+    /// own order (`sorted` false) or in `query`'s sort order, filtered by `query.filter`; the
+    /// cursor's key ends with the item's position.
+    func playlistPage(_ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int) throws -> ListPage
 }
 

@@ -6,10 +6,10 @@ import ShelfCore
 /// as `show` numbers them; a track may appear more than once.
 struct PlaylistCommand: Command {
     static let name = "playlist"
-    static let abstract = "Playlists and folders: list, create, show, add (at a position), move, remove (by position), delete."
+    static let abstract = "Playlists and folders: list, create, show, page (own order or --sort, with a cursor), add (at a position), move, remove (by position), delete."
     static let synopsis = """
         list | create NAME [--folder] [--parent ID] | show ID | add ID TRACK... [--at POS] | move ID POS... --to POS
-              | remove ID POS... | delete ID   [--json]
+              | remove ID POS... | delete ID | page ID [--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--after CURSOR] [--limit N]   [--json]
         """
 
     enum Action {
@@ -20,6 +20,7 @@ struct PlaylistCommand: Command {
         case move(PlaylistID, [Int], to: Int)
         case remove(PlaylistID, [Int])
         case delete(PlaylistID)
+        case page(PlaylistID, sortedBy: LibraryQuery?, filter: Filter, after: PageCursor?, limit: Int)
     }
 
     let action: Action
@@ -29,6 +30,16 @@ struct PlaylistCommand: Command {
         let parent = try arguments.option("--parent").map(Self.playlistID)
         let at = try arguments.intOption("--at", in: 1...Int.max)
         let to = try arguments.intOption("--to", in: 1...Int.max)
+        let sortText = try arguments.option("--sort")
+        let sortTags = try arguments.option("--sort-tags")
+        let filterText = try arguments.option("--filter") ?? ""
+        let limit = try arguments.intOption("--limit", in: 0...100_000) ?? 50
+        let after = try arguments.option("--after").map { text in
+            guard let cursor = PageCursor(text) else { throw UsageError("--after: '\(text)' is not a cursor from a previous page") }
+            return cursor
+        }
+        let filter: Filter
+        do { filter = try FilterParser.parse(filterText) } catch let error as FilterParseError { throw UsageError("--filter: \(error)") }
         var words = try arguments.positionals()
         guard !words.isEmpty else { throw UsageError("playlist expects list, create, show, add, move, remove or delete") }
         let verb = words.removeFirst()
@@ -63,8 +74,11 @@ struct PlaylistCommand: Command {
             action = .remove(playlist, try positions())
         case "delete":
             action = .delete(try id())
+        case "page":
+            let sorted = try sortText.map { try ListOptions.parseSort($0, sortTags: sortTags, filter: .all) }
+            action = .page(try id(), sortedBy: sorted, filter: filter, after: after, limit: limit)
         default:
-            throw UsageError("unknown playlist action '\(verb)'; expected list, create, show, add, move, remove or delete")
+            throw UsageError("unknown playlist action '\(verb)'; expected list, create, show, page, add, move, remove or delete")
         }
         if case .list = action, !words.isEmpty { throw UsageError("playlist list takes no arguments") }
     }
@@ -85,6 +99,21 @@ struct PlaylistCommand: Command {
     struct Shown: Encodable {
         let playlist: Listed
         let items: [Item]
+    }
+
+    struct PageJSON: Encodable {
+        let items: [ListedTrack]
+        let nextCursor: String?
+        let total: Int
+
+        enum CodingKeys: String, CodingKey { case items, nextCursor, total }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(items, forKey: .items)
+            try container.encode(nextCursor, forKey: .nextCursor)  // null, not absent, on the last page
+            try container.encode(total, forKey: .total)
+        }
     }
 
     struct Item: Encodable {
@@ -149,6 +178,15 @@ struct PlaylistCommand: Command {
         case .remove(let id, let positions):
             try await library.write { batch in try batch.removeFromPlaylist(id, at: positions) }
             try await printCount(library, id, output)
+        case .page(let id, let sortedBy, let filter, let after, let limit):
+            let page = try await library.playlistList(id, sortedBy: sortedBy, filter: filter, after: after, limit: limit)
+            let tracks = try await library.tracks(ids: page.items.map(\.id)).tracks
+            let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let items = page.items.compactMap { item in byID[item.id].map { ListedTrack(track: $0, section: item.section) } }
+            if output.json { return try output.printJSON(PageJSON(items: items, nextCursor: page.nextCursor.map(String.init(describing:)), total: page.total)) }
+            for item in items { output.line("\(item.section)\t\(item.track.id)\t\(item.track.artist ?? "")\t\(item.track.title ?? "")") }
+            output.line("(\(items.count) of \(page.total) items)")
+            if let next = page.nextCursor { output.line("next page: --after \(next)") }
         case .delete(let id):
             try await library.write { batch in try batch.deletePlaylist(id) }
             if output.json { return try output.printJSON(["deleted": id]) }

@@ -116,3 +116,14 @@ extension Library {
         return try await withEngine { [effective] in try $0.playlistPage(id, effective, sorted: sorted, after: cursor, limit: limit) }
     }
 }
+
+extension Library {
+    /// The sections (A–Z, kana rows, #) of a playlist sorted like `query`, narrowed by `filter`.
+    public func playlistSections(_ id: PlaylistID, sortedBy query: LibraryQuery, filter: Filter = .all) async throws -> [SectionInfo] {
+        let exists = try await read { db in try db.scalar(Int.self, "SELECT 1 FROM playlist WHERE id = ?", [id.rawValue]) != nil }
+        guard exists else { throw LibraryError.playlistNotFound(id) }
+        var effective = query
+        effective.filter = .and([query.filter, filter])
+        return try await withEngine { [effective] in try $0.playlistSections(id, effective) }
+    }
+}

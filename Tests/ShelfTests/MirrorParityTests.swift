@@ -215,6 +215,11 @@ struct Engines {
             }
             #expect(totals[0] == totals[1] && totals[0] == walked[0].count, "total \(query) sorted=\(sorted)")
             #expect(walked[0] == walked[1], "playlist \(playlist) \(query.sort.rawValue) desc=\(query.descending) tags=\(query.useSortTags) sorted=\(sorted) filter=\(query.filter)")
+            if sorted && limit == 60 {
+                let sections = try engines.mirrored.playlistSections(playlist, query)
+                #expect(sections == (try engines.direct.playlistSections(playlist, query)), "sections \(query.sort.rawValue) desc=\(query.descending)")
+                #expect(sections.reduce(0) { $0 + $1.count } == walked[1].count)
+            }
         }
     }
 
@@ -263,6 +268,8 @@ struct Engines {
         let count = try await library.playlistItems(playlist).count
         #expect(page.items.count == 5 && page.total == count)
         await #expect(throws: LibraryError.playlistNotFound(PlaylistID(999))) { try await library.playlistList(PlaylistID(999)) }
+        let sections = try await library.playlistSections(playlist, sortedBy: LibraryQuery(sort: .artist))
+        #expect(sections.reduce(0) { $0 + $1.count } == count && sections.first?.firstIndex == 0)
     }
 
     @Test func everySortIsAnIndexRangeScan() async throws {

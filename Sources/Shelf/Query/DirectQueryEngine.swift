@@ -56,7 +56,20 @@ import ShelfDatabase
     @_spi(Internals) public func playlistPage(
         _ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
     ) throws -> ListPage {
-        let all: [Row] = try db.transaction(.deferred) {
+        let all = try playlistRows(playlist, query, sorted: sorted)
+        let start = cursor.map { c in
+            all.firstIndex { row in
+                if row.key == c.key { return c.inclusive }
+                let before = SortKey.precedes((c.key, TrackID(0)), (row.key, TrackID(0)))
+                return sorted && query.descending ? !before : before
+            } ?? all.count
+        } ?? 0
+        return makePage(all, from: start, limit: limit, field: sorted ? query.sort : .path)
+    }
+
+    /// A playlist's items with their keys (the chain when sorted, then the position), in order.
+    func playlistRows(_ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool) throws -> [Row] {
+        try db.transaction(.deferred) {
             let byID = Dictionary(try rows(query).map { ($0.track.id, $0) }, uniquingKeysWith: { first, _ in first })
             var items: [Row] = []
             try db.forEachRow("SELECT position, track_id FROM playlist_item WHERE playlist_id = ? ORDER BY position", [playlist.rawValue]) { row in
@@ -71,14 +84,17 @@ import ShelfDatabase
             }
             return items
         }
-        let start = cursor.map { c in
-            all.firstIndex { row in
-                if row.key == c.key { return c.inclusive }
-                let before = SortKey.precedes((c.key, TrackID(0)), (row.key, TrackID(0)))
-                return sorted && query.descending ? !before : before
-            } ?? all.count
-        } ?? 0
-        return makePage(all, from: start, limit: limit, field: sorted ? query.sort : .path)
+    }
+
+    @_spi(Internals) public func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo] {
+        var sections: [SectionInfo] = []
+        for (index, row) in try playlistRows(playlist, query, sorted: true).enumerated() {
+            let name = SortKey.section(of: row.key, field: query.sort)
+            if sections.last?.name == name { sections[sections.count - 1].count += 1 } else {
+                sections.append(SectionInfo(name: name, firstIndex: index, count: 1))
+            }
+        }
+        return sections
     }
 
     @_spi(Internals) public func snapshot(_ query: LibraryQuery) throws -> [TrackID] {

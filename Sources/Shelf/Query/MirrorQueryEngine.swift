@@ -259,6 +259,28 @@ import Synchronization
         }
     }
 
+    @_spi(Internals) public func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo] {
+        let (filter, arguments) = MirrorFilter.compile(query.filter)
+        let join = "FROM mirror_playlist_item i JOIN mirror_track ON mirror_track.id = i.track_id WHERE i.playlist_id = ? AND \(filter)"
+        return try db.transaction(.deferred) {
+            guard let column = Self.shape(query).sectionColumn else {
+                let count = try db.scalar(Int.self, "SELECT count(*) \(join)", [playlist.rawValue] + arguments) ?? 0
+                return count > 0 ? [SectionInfo(name: "#", firstIndex: 0, count: count)] : []
+            }
+            var counts: [String: Int] = [:]
+            try db.forEachRow("SELECT substr(\(column), 1, 1), count(*) \(join) GROUP BY 1", [playlist.rawValue] + arguments) { row in
+                counts[SortKey.section(ofByte: row.optionalData(0)?.first ?? 0xFF), default: 0] += Int(try row.int64(1))
+            }
+            var names = SortKey.sectionNames.filter { counts[$0] != nil }
+            if query.descending { names.reverse() }
+            var index = 0
+            return names.map { name in
+                defer { index += counts[name]! }
+                return SectionInfo(name: name, firstIndex: index, count: counts[name]!)
+            }
+        }
+    }
+
     @_spi(Internals) public func hasRows(_ query: LibraryQuery) throws -> Bool {
         let (filter, arguments) = MirrorFilter.compile(query.filter)
         return try db.scalar(Int.self, "SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments) == 1

@@ -22,5 +22,7 @@ import ShelfDatabase
     /// own order (`sorted` false) or in `query`'s sort order, filtered by `query.filter`; the
     /// cursor's key ends with the item's position.
     func playlistPage(_ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int) throws -> ListPage
+    /// The sections of a playlist sorted like `query`: name, first index, count.
+    func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo]
 }
 

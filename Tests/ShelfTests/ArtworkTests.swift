@@ -302,6 +302,39 @@ actor Gate {
     }
 }
 
+@Suite struct PendingArtworkRollbackTests {
+    struct Abort: Error {}
+
+    /// A picture decoded while its batch was open is dropped from the cache when the batch rolls back.
+    @Test func aRolledBackBatchLeavesNoDecodedPicture() async throws {
+        let dir = try TemporaryDirectory()
+        let library = Library(directory: dir.url)
+        try await library.disableMirror()
+        let loader = library.artwork
+        let bytes = try TestPictures.jpeg(width: 120, height: 90, seed: 8)
+        let picture = Mutex<ArtworkID?>(nil)
+        await #expect(throws: Abort.self) {
+            try await library.write { batch in
+                let id = try batch.addArtwork(bytes)
+                let track = try batch.insert(Track(path: "/x.flac", artworkID: id))
+                picture.withLock { $0 = id }
+                let done = DispatchSemaphore(value: 0)
+                Task.detached {
+                    _ = try? await loader.image(for: ArtworkRequest(trackID: track, artworkID: id), maxPixelSize: 40)
+                    done.signal()
+                }
+                done.wait()
+                #expect(loader.cache.contains(ArtworkCache.Key(artworkID: id, maxPixelSize: 40)))
+                throw Abort()
+            }
+        }
+        let id = try #require(picture.withLock { $0 })
+        #expect(!loader.cache.contains(ArtworkCache.Key(artworkID: id, maxPixelSize: 40)))
+        let stored = try await library.artworkData(id)
+        #expect(library.pendingArtwork.data(id) == nil && stored == nil)
+    }
+}
+
 extension Result where Failure == any Error {
     init(catching body: () async throws -> Success) async {
         do { self = .success(try await body()) } catch { self = .failure(error) }

@@ -9,10 +9,20 @@ import Synchronization
 /// them before its commit (readers cannot see uncommitted rows).
 final class PendingArtwork: Sendable {
     private let bytes = Mutex<[ArtworkID: Data]>([:])
+    /// Told when a batch rolls back: its pictures never existed, so loaders drop what they decoded.
+    private let discardObservers = Mutex<[@Sendable ([ArtworkID]) -> Void]>([])
 
     func register(_ id: ArtworkID, _ data: Data) { bytes.withLock { $0[id] = data } }
     func remove(_ ids: some Sequence<ArtworkID>) { bytes.withLock { for id in ids { $0[id] = nil } } }
     func data(_ id: ArtworkID) -> Data? { bytes.withLock { $0[id] } }
+
+    func onDiscard(_ observer: @escaping @Sendable ([ArtworkID]) -> Void) { discardObservers.withLock { $0.append(observer) } }
+
+    /// A batch that added `ids` rolled back.
+    func discard(_ ids: [ArtworkID]) {
+        guard !ids.isEmpty else { return }
+        for observer in discardObservers.withLock({ $0 }) { observer(ids) }
+    }
 }
 
 /// Counters of an `ArtworkLoader` beyond its cache's: blob reads and decodes actually run.
@@ -155,8 +165,10 @@ extension Library {
         cacheLimitBytes: Int = 32 << 20, limits: ImageLimits = ImageLimits(),
         beforeRead: (@Sendable (ArtworkID) async throws -> Void)? = nil
     ) -> ArtworkLoader {
-        ArtworkLoader(
-            cache: ArtworkCache(limitBytes: cacheLimitBytes), limits: limits,
+        let cache = ArtworkCache(limitBytes: cacheLimitBytes)
+        pendingArtwork.onDiscard { [weak cache] ids in for id in ids { cache?.remove(artworkID: id) } }
+        return ArtworkLoader(
+            cache: cache, limits: limits,
             concurrency: ProcessInfo.processInfo.activeProcessorCount,
             fetch: { [weak self] id in
                 guard let self else { throw CancellationError() }

@@ -78,11 +78,17 @@ final class Store {
             let batch = WriteBatch(db: writer, now: Date(), pending: pendingArtwork)
             // Pending pictures are visible to loaders only while their batch is open.
             defer { pendingArtwork?.remove(batch.registeredArtwork) }
-            let (result, startSeq) = try writer.transaction(.immediate) {
-                let startSeq = try writer.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
-                let result = try body(batch)
-                try batch.finish()
-                return (result, startSeq)
+            let (result, startSeq): (T, Int64)
+            do {
+                (result, startSeq) = try writer.transaction(.immediate) {
+                    let startSeq = try writer.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+                    let result = try body(batch)
+                    try batch.finish()
+                    return (result, startSeq)
+                }
+            } catch {
+                pendingArtwork?.discard(batch.registeredArtwork)
+                throw error
             }
             // Read-your-writes: the mirror reflects the batch before the write call returns.
             mirror?.syncAfterWrite(batch: BatchTracks(startSeq: startSeq, states: batch.trackStates))

@@ -108,22 +108,24 @@ extension Library {
         _ id: PlaylistID, sortedBy query: LibraryQuery? = nil, filter: Filter = .all, after cursor: PageCursor? = nil, limit: Int = 50
     ) async throws -> ListPage {
         guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
-        let exists = try await read { db in try db.scalar(Int.self, "SELECT 1 FROM playlist WHERE id = ?", [id.rawValue]) != nil }
-        guard exists else { throw LibraryError.playlistNotFound(id) }
+        try await requirePlaylist(id)
         var effective = query ?? LibraryQuery()
         effective.filter = query.map { .and([$0.filter, filter]) } ?? filter
         let sorted = query != nil
         return try await withEngine { [effective] in try $0.playlistPage(id, effective, sorted: sorted, after: cursor, limit: limit) }
     }
-}
 
-extension Library {
     /// The sections (A–Z, kana rows, #) of a playlist sorted like `query`, narrowed by `filter`.
     public func playlistSections(_ id: PlaylistID, sortedBy query: LibraryQuery, filter: Filter = .all) async throws -> [SectionInfo] {
-        let exists = try await read { db in try db.scalar(Int.self, "SELECT 1 FROM playlist WHERE id = ?", [id.rawValue]) != nil }
-        guard exists else { throw LibraryError.playlistNotFound(id) }
+        try await requirePlaylist(id)
         var effective = query
         effective.filter = .and([query.filter, filter])
         return try await withEngine { [effective] in try $0.playlistSections(id, effective) }
+    }
+
+    /// Throws `playlistNotFound` unless the canonical store holds the playlist.
+    private func requirePlaylist(_ id: PlaylistID) async throws {
+        let exists = try await read { db in try db.scalar(Int.self, "SELECT 1 FROM playlist WHERE id = ?", [id.rawValue]) != nil }
+        guard exists else { throw LibraryError.playlistNotFound(id) }
     }
 }

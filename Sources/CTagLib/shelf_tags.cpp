@@ -142,11 +142,43 @@ bool hasAudio(const TagLib::FileRef &ref) {
     return audio && audio->sampleRate() > 0 && audio->channels() > 0;
 }
 
+// Runs an entry point's body, turning any C++ exception into a status and a message.
+template <typename Body> int guarded(char *message, size_t message_size, Body body) {
+    try {
+        return body();
+    } catch (const std::exception &error) {
+        say(message, message_size, std::string("TagLib failed: ") + error.what());
+        return SHELF_TAGS_INTERNAL;
+    } catch (...) {
+        say(message, message_size, "TagLib failed with an unknown exception");
+        return SHELF_TAGS_INTERNAL;
+    }
+}
+
+// Opens a file for writing (it must hold an audio stream), lets `edit` change it, and saves it
+// when `edit` reports success.
+template <typename Edit> int editFile(const char *path, char *message, size_t message_size, Edit edit) {
+    return guarded(message, message_size, [&]() -> int {
+        TagLib::FileRef ref(path, true, TagLib::AudioProperties::Fast);
+        if (ref.isNull() || !ref.file() || !ref.file()->isValid() || !hasAudio(ref)) {
+            say(message, message_size, "not an audio file TagLib can write (no audio stream found)");
+            return SHELF_TAGS_UNREADABLE;
+        }
+        int status = edit(ref.file());
+        if (status != SHELF_TAGS_OK) return status;
+        if (!ref.save()) {
+            say(message, message_size, "TagLib could not save the file");
+            return SHELF_TAGS_WRITE_FAILED;
+        }
+        return SHELF_TAGS_OK;
+    });
+}
+
 } // namespace
 
 extern "C" int shelf_tags_read(const char *path, shelf_tags **out, char *message, size_t message_size) {
     *out = nullptr;
-    try {
+    return guarded(message, message_size, [&]() -> int {
         TagLib::FileRef ref(path, true, TagLib::AudioProperties::Average);
         if (ref.isNull() || !ref.file()) {
             say(message, message_size, "not an audio file TagLib can read (unknown format or unreadable)");
@@ -173,13 +205,7 @@ extern "C" int shelf_tags_read(const char *path, shelf_tags **out, char *message
         readPicture(tags, file);
         *out = tags;
         return SHELF_TAGS_OK;
-    } catch (const std::exception &error) {
-        say(message, message_size, std::string("TagLib failed: ") + error.what());
-        return SHELF_TAGS_INTERNAL;
-    } catch (...) {
-        say(message, message_size, "TagLib failed with an unknown exception");
-        return SHELF_TAGS_INTERNAL;
-    }
+    });
 }
 
 extern "C" size_t shelf_tags_count(const shelf_tags *tags) { return tags->properties.size(); }
@@ -199,13 +225,8 @@ extern "C" void shelf_tags_free(shelf_tags *tags) { delete tags; }
 
 extern "C" int shelf_tags_write(const char *path, const char *const *keys, const char *const *values, size_t count, char *message,
                                 size_t message_size) {
-    try {
-        TagLib::FileRef ref(path, true, TagLib::AudioProperties::Fast);
-        if (ref.isNull() || !ref.file() || !ref.file()->isValid() || !hasAudio(ref)) {
-            say(message, message_size, "not an audio file TagLib can write (no audio stream found)");
-            return SHELF_TAGS_UNREADABLE;
-        }
-        TagLib::PropertyMap properties = ref.file()->properties();
+    return editFile(path, message, message_size, [&](TagLib::File *file) -> int {
+        TagLib::PropertyMap properties = file->properties();
         for (size_t i = 0; i < count; i++) {
             TagLib::String key(keys[i], TagLib::String::UTF8);
             if (values[i]) {
@@ -214,23 +235,13 @@ extern "C" int shelf_tags_write(const char *path, const char *const *keys, const
                 properties.erase(key);
             }
         }
-        TagLib::PropertyMap rejected = ref.file()->setProperties(properties);
+        TagLib::PropertyMap rejected = file->setProperties(properties);
         if (!rejected.isEmpty()) {
             say(message, message_size, "this format cannot store: " + rejected.toString().to8Bit(true));
             return SHELF_TAGS_WRITE_FAILED;
         }
-        if (!ref.save()) {
-            say(message, message_size, "TagLib could not save the file");
-            return SHELF_TAGS_WRITE_FAILED;
-        }
         return SHELF_TAGS_OK;
-    } catch (const std::exception &error) {
-        say(message, message_size, std::string("TagLib failed: ") + error.what());
-        return SHELF_TAGS_INTERNAL;
-    } catch (...) {
-        say(message, message_size, "TagLib failed with an unknown exception");
-        return SHELF_TAGS_INTERNAL;
-    }
+    });
 }
 
 namespace {
@@ -257,13 +268,7 @@ TagLib::FLAC::Picture *flacPicture(const uint8_t *data, size_t size, const char 
 
 extern "C" int shelf_tags_write_picture(const char *path, const uint8_t *data, size_t size, const char *mime, char *message,
                                         size_t message_size) {
-    try {
-        TagLib::FileRef ref(path, true, TagLib::AudioProperties::Fast);
-        if (ref.isNull() || !ref.file() || !ref.file()->isValid() || !hasAudio(ref)) {
-            say(message, message_size, "not an audio file TagLib can write (no audio stream found)");
-            return SHELF_TAGS_UNREADABLE;
-        }
-        TagLib::File *file = ref.file();
+    return editFile(path, message, message_size, [&](TagLib::File *file) -> int {
         if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) {
             setID3v2Picture(mpeg->ID3v2Tag(true), data, size, mime);
         } else if (auto *wav = dynamic_cast<TagLib::RIFF::WAV::File *>(file)) {
@@ -293,16 +298,6 @@ extern "C" int shelf_tags_write_picture(const char *path, const uint8_t *data, s
             say(message, message_size, "writing pictures to this format is not supported yet");
             return SHELF_TAGS_WRITE_FAILED;
         }
-        if (!ref.save()) {
-            say(message, message_size, "TagLib could not save the file");
-            return SHELF_TAGS_WRITE_FAILED;
-        }
         return SHELF_TAGS_OK;
-    } catch (const std::exception &error) {
-        say(message, message_size, std::string("TagLib failed: ") + error.what());
-        return SHELF_TAGS_INTERNAL;
-    } catch (...) {
-        say(message, message_size, "TagLib failed with an unknown exception");
-        return SHELF_TAGS_INTERNAL;
-    }
+    });
 }

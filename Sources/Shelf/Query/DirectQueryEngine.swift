@@ -87,14 +87,7 @@ import ShelfDatabase
     }
 
     @_spi(Internals) public func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo] {
-        var sections: [SectionInfo] = []
-        for (index, row) in try playlistRows(playlist, query, sorted: true).enumerated() {
-            let name = SortKey.section(of: row.key, field: query.sort)
-            if sections.last?.name == name { sections[sections.count - 1].count += 1 } else {
-                sections.append(SectionInfo(name: name, firstIndex: index, count: 1))
-            }
-        }
-        return sections
+        Self.sections(of: try playlistRows(playlist, query, sorted: true), field: query.sort)
     }
 
     @_spi(Internals) public func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
@@ -102,9 +95,14 @@ import ShelfDatabase
     }
 
     @_spi(Internals) public func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
+        Self.sections(of: try db.transaction(.deferred, { try rows(query) }), field: query.sort)
+    }
+
+    /// Runs of rows in one section, in list order.
+    static func sections(of rows: [Row], field: SortField) -> [SectionInfo] {
         var sections: [SectionInfo] = []
-        for (index, row) in try db.transaction(.deferred, { try rows(query) }).enumerated() {
-            let name = SortKey.section(of: row.key, field: query.sort)
+        for (index, row) in rows.enumerated() {
+            let name = SortKey.section(of: row.key, field: field)
             if sections.last?.name == name { sections[sections.count - 1].count += 1 } else {
                 sections.append(SectionInfo(name: name, firstIndex: index, count: 1))
             }

@@ -74,12 +74,28 @@ import Synchronization
     }
 
     static func arguments(_ cursor: PageCursor) -> [(any SQLiteBindable)?] {
-        cursor.key.map { component -> (any SQLiteBindable)? in
+        keyArguments(cursor.key) + [cursor.id.rawValue]
+    }
+
+    /// A cursor's key components as bound values.
+    static func keyArguments(_ key: [SortComponent]) -> [(any SQLiteBindable)?] {
+        key.map { component -> (any SQLiteBindable)? in
             switch component {
             case .bytes(let bytes): Data(bytes)
             case .number(let value): value
             }
-        } + [cursor.id.rawValue]
+        }
+    }
+
+    /// Section counts by name as `SectionInfo`s in list order (first indexes accumulated).
+    static func sectionInfos(_ counts: [String: Int], descending: Bool) -> [SectionInfo] {
+        var names = SortKey.sectionNames.filter { counts[$0] != nil }
+        if descending { names.reverse() }
+        var index = 0
+        return names.map { name in
+            defer { index += counts[name]! }
+            return SectionInfo(name: name, firstIndex: index, count: counts[name]!)
+        }
     }
 
     /// Which chain components are numbers (the rest are byte keys), computed once per query.
@@ -181,13 +197,7 @@ import Synchronization
                     counts[SortKey.section(ofByte: row.optionalData(0)?.first ?? 0xFF), default: 0] += Int(try row.int64(1))
                 }
             }
-            var names = SortKey.sectionNames.filter { counts[$0] != nil }
-            if query.descending { names.reverse() }
-            var index = 0
-            return names.map { name in
-                defer { index += counts[name]! }
-                return SectionInfo(name: name, firstIndex: index, count: counts[name]!)
-            }
+            return Self.sectionInfos(counts, descending: query.descending)
         }
     }
 
@@ -221,12 +231,7 @@ import Synchronization
         if let cursor {
             let comparison = direction.isEmpty ? (cursor.inclusive ? ">=" : ">") : (cursor.inclusive ? "<=" : "<")
             filter = "(\(keys.joined(separator: ", "))) \(comparison) (\(keys.map { _ in "?" }.joined(separator: ", "))) AND \(filter)"
-            arguments = cursor.key.map { component -> (any SQLiteBindable)? in
-                switch component {
-                case .bytes(let bytes): Data(bytes)
-                case .number(let value): value
-                }
-            } + arguments
+            arguments = Self.keyArguments(cursor.key) + arguments
         }
         let sql = """
             SELECT \(shape.selectList), i.position FROM mirror_playlist_item i JOIN mirror_track ON mirror_track.id = i.track_id
@@ -271,13 +276,7 @@ import Synchronization
             try db.forEachRow("SELECT substr(\(column), 1, 1), count(*) \(join) GROUP BY 1", [playlist.rawValue] + arguments) { row in
                 counts[SortKey.section(ofByte: row.optionalData(0)?.first ?? 0xFF), default: 0] += Int(try row.int64(1))
             }
-            var names = SortKey.sectionNames.filter { counts[$0] != nil }
-            if query.descending { names.reverse() }
-            var index = 0
-            return names.map { name in
-                defer { index += counts[name]! }
-                return SectionInfo(name: name, firstIndex: index, count: counts[name]!)
-            }
+            return Self.sectionInfos(counts, descending: query.descending)
         }
     }
 

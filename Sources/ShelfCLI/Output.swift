@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import Shelf
 
 /// Where a command writes: exactly one JSON document on stdout with `--json`, text otherwise;
@@ -73,5 +75,34 @@ final class ProgressBar {
         guard enabled else { return }
         update(total)
         FileHandle.standardError.write(Data("\n".utf8))
+    }
+}
+
+/// Runs a long job whose progress draws a bar (created at the first report, when the total is
+/// known). Ctrl-C cancels the job, which stops at its next safe point; the command then fails
+/// with `cancelledMessage`.
+func runInterruptible<T: Sendable>(
+    label: String, cancelledMessage: String,
+    _ job: @escaping @Sendable (_ report: @escaping @Sendable (_ done: Int, _ total: Int) -> Void) async throws -> T
+) async throws -> T {
+    let bar = Mutex<ProgressBar?>(nil)
+    let task = Task {
+        try await job { done, total in
+            bar.withLock { bar in
+                if bar == nil { bar = ProgressBar(label: label, total: total) }
+                bar?.update(done)
+            }
+        }
+    }
+    signal(SIGINT, SIG_IGN)
+    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    interrupt.setEventHandler { task.cancel() }
+    interrupt.resume()
+    defer { interrupt.cancel() }
+    defer { bar.withLock { $0?.finish() } }
+    do {
+        return try await task.value
+    } catch is CancellationError {
+        throw CommandFailure(code: "cancelled", message: cancelledMessage)
     }
 }

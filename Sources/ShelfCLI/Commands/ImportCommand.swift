@@ -1,8 +1,6 @@
-import Dispatch
 import Foundation
 import Shelf
 import ShelfCore
-import Synchronization
 
 /// `shelf import PATH…`: reads audio files into the library with a progress bar; Ctrl-C stops
 /// between chunks (what is committed stays; running it again carries on).
@@ -25,28 +23,11 @@ struct ImportCommand: Command {
     }
 
     func run(library: Library, output: Output) async throws {
-        let bar = Mutex<ProgressBar?>(nil)
-        let task = Task { [paths, options] in
-            try await library.importFiles(at: paths, options: options) { progress in
-                bar.withLock { bar in
-                    if bar == nil { bar = ProgressBar(label: "importing", total: progress.total) }
-                    bar?.update(progress.done)
-                }
-            }
+        let report = try await runInterruptible(
+            label: "importing", cancelledMessage: "import stopped between chunks; what was imported stays, run it again to carry on"
+        ) { [paths, options] report in
+            try await library.importFiles(at: paths, options: options) { progress in report(progress.done, progress.total) }
         }
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { task.cancel() }
-        interrupt.resume()
-        defer { interrupt.cancel() }
-        let report: ImportReport
-        do {
-            report = try await task.value
-        } catch is CancellationError {
-            bar.withLock { $0?.finish() }
-            throw CommandFailure(code: "cancelled", message: "import stopped between chunks; what was imported stays, run it again to carry on")
-        }
-        bar.withLock { $0?.finish() }
         if output.json { return try output.printJSON(report) }
         output.line("added \(report.added), updated \(report.updated), unchanged \(report.unchanged), moved \(report.moved) in \(String(format: "%.1f", report.seconds)) s")
         for duplicate in report.duplicates { output.line("duplicate: \(duplicate.path) (same audio as \(duplicate.existing))") }

@@ -1,7 +1,5 @@
-import Dispatch
 import Foundation
 import Shelf
-import Synchronization
 
 /// `shelf migrate`: moves a legacy store's inline pictures out, chunk by chunk, with a progress
 /// bar; Ctrl-C stops it between chunks (nothing is lost) and running it again resumes.
@@ -18,30 +16,12 @@ struct MigrateCommand: Command {
     }
 
     func run(library: Library, output: Output) async throws {
-        let bar = Mutex<ProgressBar?>(nil)
         let chunk = chunk
-        let task = Task {
-            try await library.migrateLegacyStore(chunkSize: chunk) { progress in
-                bar.withLock { bar in
-                    if bar == nil { bar = ProgressBar(label: "moving pictures", total: progress.total) }
-                    bar?.update(progress.moved)
-                }
-            }
+        let report = try await runInterruptible(
+            label: "moving pictures", cancelledMessage: "migration stopped between chunks; run `shelf migrate` again to resume"
+        ) { report in
+            try await library.migrateLegacyStore(chunkSize: chunk) { progress in report(progress.moved, progress.total) }
         }
-        // Ctrl-C cancels the task; the migration notices between chunks and stops cleanly.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { task.cancel() }
-        interrupt.resume()
-        defer { interrupt.cancel() }
-        let report: MigrationReport
-        do {
-            report = try await task.value
-        } catch is CancellationError {
-            bar.withLock { $0?.finish() }
-            throw CommandFailure(code: "cancelled", message: "migration stopped between chunks; run `shelf migrate` again to resume")
-        }
-        bar.withLock { $0?.finish() }
         if output.json { return try output.printJSON(report) }
         if report.fromVersion == 1 {
             output.line("moved \(report.moved) pictures into \(report.pictures) artwork rows; \(report.bytesBefore) → \(report.bytesAfter) bytes")

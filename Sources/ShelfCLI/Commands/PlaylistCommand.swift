@@ -32,14 +32,9 @@ struct PlaylistCommand: Command {
         let to = try arguments.intOption("--to", in: 1...Int.max)
         let sortText = try arguments.option("--sort")
         let sortTags = try arguments.option("--sort-tags")
-        let filterText = try arguments.option("--filter") ?? ""
+        let filter = try ListOptions.parseFilter(try arguments.option("--filter") ?? "")
         let limit = try arguments.intOption("--limit", in: 0...100_000) ?? 50
-        let after = try arguments.option("--after").map { text in
-            guard let cursor = PageCursor(text) else { throw UsageError("--after: '\(text)' is not a cursor from a previous page") }
-            return cursor
-        }
-        let filter: Filter
-        do { filter = try FilterParser.parse(filterText) } catch let error as FilterParseError { throw UsageError("--filter: \(error)") }
+        let after = try ListOptions.parseCursor(&arguments)
         var words = try arguments.positionals()
         guard !words.isEmpty else { throw UsageError("playlist expects list, create, show, add, move, remove or delete") }
         let verb = words.removeFirst()

@@ -9,14 +9,25 @@ struct ListOptions {
     init(arguments: inout Arguments) throws {
         let sort = try arguments.option("--sort") ?? "artist"
         let sortTags = try arguments.option("--sort-tags")
-        let filterText = try arguments.option("--filter") ?? ""
-        let filter: Filter
+        let filter = try Self.parseFilter(try arguments.option("--filter") ?? "")
+        query = try Self.parseSort(sort, sortTags: sortTags, filter: filter)
+    }
+
+    /// Parses `--filter`'s language; a mistake is a usage error naming its position.
+    static func parseFilter(_ text: String) throws -> Filter {
         do {
-            filter = try FilterParser.parse(filterText)
+            return try FilterParser.parse(text)
         } catch let error as FilterParseError {
             throw UsageError("--filter: \(error)")
         }
-        query = try Self.parseSort(sort, sortTags: sortTags, filter: filter)
+    }
+
+    /// Reads `--after CURSOR`, a cursor printed with an earlier page.
+    static func parseCursor(_ arguments: inout Arguments) throws -> PageCursor? {
+        try arguments.option("--after").map { text in
+            guard let cursor = PageCursor(text) else { throw UsageError("--after: '\(text)' is not a cursor from a previous page") }
+            return cursor
+        }
     }
 
     /// Parses `FIELD[:asc|:desc]` and `on|off`.
@@ -73,10 +84,7 @@ struct TracksCommand: Command {
         list = try ListOptions(arguments: &arguments)
         limit = try arguments.intOption("--limit", in: 0...100_000) ?? 50
         offset = try arguments.intOption("--offset", in: 0...Int(Int32.max))
-        after = try arguments.option("--after").map { text in
-            guard let cursor = PageCursor(text) else { throw UsageError("--after: '\(text)' is not a cursor from a previous page") }
-            return cursor
-        }
+        after = try ListOptions.parseCursor(&arguments)
         if offset != nil && after != nil { throw UsageError("--after and --offset cannot be combined") }
     }
 

@@ -55,6 +55,22 @@ public enum ChildProcess {
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
     }
+
+    /// Starts `executable`, and kills it with SIGKILL after `milliseconds` unless it has ended;
+    /// waits for it either way and returns whether it was killed. Its output is discarded.
+    public static func runKilling(_ executable: URL, _ arguments: [String], afterMilliseconds milliseconds: Int) throws -> Bool {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(UInt32(milliseconds) * 1_000)
+        let killed = process.isRunning
+        if killed { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return killed
+    }
 }
 
 /// A second process (Python's sqlite3) holding a database's write lock until stopped.

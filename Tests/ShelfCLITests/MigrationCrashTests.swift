@@ -50,18 +50,10 @@ import Testing
         var random = SeededRandom(seed: 42)
         var kills = 0
         for _ in 0..<8 {
-            let process = Process()
-            process.executableURL = products.appendingPathComponent("shelf")
-            process.arguments = ["--library", dir.url.path, "migrate", "--chunk", "4", "--json"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32(random.int(15...250)) * 1_000)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+            let arguments = ["--library", dir.url.path, "migrate", "--chunk", "4", "--json"]
+            if try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments, afterMilliseconds: random.int(15...250)) {
                 kills += 1
             }
-            process.waitUntilExit()
             if try check(path) { break }
         }
         #expect(kills >= 2, "the migration finished before it could be killed often enough")
@@ -91,18 +83,10 @@ import Testing
         var random = SeededRandom(seed: 8)
         var kills = 0
         for _ in 0..<6 {
-            let process = Process()
-            process.executableURL = products.appendingPathComponent("shelf")
-            process.arguments = ["--library", dir.path("lib").path, "import", music.path, "--chunk", "10", "--json"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32(random.int(20...200)) * 1_000)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+            let arguments = ["--library", dir.path("lib").path, "import", music.path, "--chunk", "10", "--json"]
+            if try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments, afterMilliseconds: random.int(20...200)) {
                 kills += 1
             }
-            process.waitUntilExit()
             if FileManager.default.fileExists(atPath: store) {
                 let db = try Connection(path: store, mode: .readOnly)
                 #expect(try db.scalar(String.self, "PRAGMA integrity_check") == "ok")

@@ -30,6 +30,20 @@ enum TestPictures {
         try ImageCodec.encode(pixels(width: width, height: height, seed: seed), as: .png)
     }
 
+    /// Loads a picture from another task while the caller's thread waits: how a test reaches
+    /// the loader from inside a write batch, which holds `LibraryActor`.
+    static func loadWhileBlocked(_ loader: ArtworkLoader, _ request: ArtworkRequest, maxPixelSize: Int) -> Result<DecodedImage, any Error> {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<DecodedImage, any Error>?>(nil)
+        Task.detached {
+            let outcome = await Result { try await loader.image(for: request, maxPixelSize: maxPixelSize) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }!
+    }
+
     /// A valid PNG signature and IHDR chunk (with its CRC) declaring any size, and no pixel data.
     static func pngHeader(width: UInt32, height: UInt32) -> Data {
         var ihdr = Data("IHDR".utf8)
@@ -280,16 +294,7 @@ actor Gate {
             let picture = try batch.addArtwork(bytes)
             let track = try batch.insert(Track(path: "/pending.flac", title: "Pending", artworkID: picture))
             #expect(batch.pendingArtworkData(picture) == bytes)
-            // The batch is open on LibraryActor: load from elsewhere and wait for it here.
-            let done = DispatchSemaphore(value: 0)
-            let result = Mutex<Result<DecodedImage, any Error>?>(nil)
-            Task.detached {
-                let outcome = await Result { try await loader.image(for: ArtworkRequest(trackID: track, artworkID: picture), maxPixelSize: 90) }
-                result.withLock { $0 = outcome }
-                done.signal()
-            }
-            done.wait()
-            let image = try result.withLock { $0 }!.get()
+            let image = try TestPictures.loadWhileBlocked(loader, ArtworkRequest(trackID: track, artworkID: picture), maxPixelSize: 90).get()
             return (track, picture, image.width)
         }
         #expect(pendingWidth == 90)
@@ -318,12 +323,7 @@ actor Gate {
                 let id = try batch.addArtwork(bytes)
                 let track = try batch.insert(Track(path: "/x.flac", artworkID: id))
                 picture.withLock { $0 = id }
-                let done = DispatchSemaphore(value: 0)
-                Task.detached {
-                    _ = try? await loader.image(for: ArtworkRequest(trackID: track, artworkID: id), maxPixelSize: 40)
-                    done.signal()
-                }
-                done.wait()
+                _ = TestPictures.loadWhileBlocked(loader, ArtworkRequest(trackID: track, artworkID: id), maxPixelSize: 40)
                 #expect(loader.cache.contains(ArtworkCache.Key(artworkID: id, maxPixelSize: 40)))
                 throw Abort()
             }

@@ -50,25 +50,32 @@ struct LegacyMigration {
         try prepare(db)
         let total = try db.scalar(Int.self, "SELECT count(*) FROM track WHERE artwork_data IS NOT NULL OR artwork_id IS NOT NULL") ?? 0
         var moved = try db.scalar(Int.self, "SELECT count(*) FROM track WHERE artwork_id IS NOT NULL") ?? 0
-        progress(MigrationProgress(moved: moved, total: total, pictures: try pictureCount(db)))
+        var pictures = try db.scalar(Int.self, "SELECT count(*) FROM artwork") ?? 0
+        progress(MigrationProgress(moved: moved, total: total, pictures: pictures))
+        // Rows go in ID order, so every row up to the last one moved is done: each chunk starts
+        // after it instead of scanning the moved rows again.
+        var lastID: Int64 = 0
         while true {
             if isCancelled() { throw CancellationError() }
-            let count: Int = try db.transaction(.immediate) {
+            let (count, created, last): (Int, Int, Int64) = try db.transaction(.immediate) {
                 let rows = try db.query(
-                    "SELECT id, artwork_data FROM track WHERE artwork_data IS NOT NULL ORDER BY id LIMIT ?", [chunkSize]
+                    "SELECT id, artwork_data FROM track WHERE id > ? AND artwork_data IS NOT NULL ORDER BY id LIMIT ?", [lastID, chunkSize]
                 ) { (try $0.int64(0), try $0.data(1)) }
+                var created = 0
                 for (id, data) in rows {
-                    let artwork = try store(data, in: db)
+                    let (artwork, isNew) = try store(data, in: db)
+                    if isNew { created += 1 }
                     try db.execute("UPDATE track SET artwork_id = ?, artwork_data = NULL WHERE id = ?", [artwork, id])
                 }
-                return rows.count
+                return (rows.count, created, rows.last?.0 ?? lastID)
             }
             if count == 0 { break }
             moved += count
-            progress(MigrationProgress(moved: moved, total: total, pictures: try pictureCount(db)))
+            pictures += created
+            lastID = last
+            progress(MigrationProgress(moved: moved, total: total, pictures: pictures))
         }
         if isCancelled() { throw CancellationError() }
-        let pictures = try pictureCount(db)
         try finish(db)
         // The inline pictures' pages are free now; give them back to the file system.
         _ = try? db.pragma("wal_checkpoint(TRUNCATE)")
@@ -96,17 +103,15 @@ struct LegacyMigration {
         }
     }
 
-    /// The picture's artwork row, created unless the same bytes are already stored.
-    private func store(_ data: Data, in db: Connection) throws -> UUID {
+    /// The picture's artwork row, created (`isNew`) unless the same bytes are already stored.
+    private func store(_ data: Data, in db: Connection) throws -> (id: UUID, isNew: Bool) {
         let digest = WriteBatch.sha256(data)
-        if let existing = try db.scalar(UUID.self, "SELECT id FROM artwork WHERE sha256 = ?", [digest]) { return existing }
+        if let existing = try db.scalar(UUID.self, "SELECT id FROM artwork WHERE sha256 = ?", [digest]) { return (existing, false) }
         let id = UUID()
         try db.execute("INSERT INTO artwork (id, sha256, byte_count, created, data) VALUES (?, ?, ?, ?, ?)",
                        [id, digest, data.count, Date(), data])
-        return id
+        return (id, true)
     }
-
-    private func pictureCount(_ db: Connection) throws -> Int { try db.scalar(Int.self, "SELECT count(*) FROM artwork") ?? 0 }
 
     /// One transaction: the legacy tables are renamed, the version-2 layout created, every row
     /// copied (track IDs and the ID sequence kept), the legacy tables dropped, the version set.

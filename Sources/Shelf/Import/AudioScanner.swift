@@ -27,6 +27,7 @@ struct AudioScanner {
 
     private var roots: [String]
     private var directories: [String] = []
+    /// The current directory's audio files, last first: taken from the end in order.
     private var ready: [Found] = []
     private var visited = Set<[UInt64]>()
     /// Entries that could not be read, and why; the caller drains it.
@@ -40,7 +41,7 @@ struct AudioScanner {
     /// The next audio file, or nil when the walk is over.
     mutating func next() -> Found? {
         while true {
-            if !ready.isEmpty { return ready.removeFirst() }
+            if let found = ready.popLast() { return found }
             if let root = roots.popLast() {
                 var info = stat()
                 guard stat(root, &info) == 0 else {
@@ -101,6 +102,7 @@ struct AudioScanner {
             default: continue
             }
         }
+        ready.reverse()
         directories.append(contentsOf: subdirectories.reversed())
     }
 

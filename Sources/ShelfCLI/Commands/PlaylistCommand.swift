@@ -96,21 +96,6 @@ struct PlaylistCommand: Command {
         let items: [Item]
     }
 
-    struct PageJSON: Encodable {
-        let items: [ListedTrack]
-        let nextCursor: String?
-        let total: Int
-
-        enum CodingKeys: String, CodingKey { case items, nextCursor, total }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(items, forKey: .items)
-            try container.encode(nextCursor, forKey: .nextCursor)  // null, not absent, on the last page
-            try container.encode(total, forKey: .total)
-        }
-    }
-
     struct Item: Encodable {
         let position: Int
         let track: Track
@@ -153,8 +138,7 @@ struct PlaylistCommand: Command {
         case .show(let id):
             guard let playlist = try await library.playlists().first(where: { $0.id == id }) else { throw LibraryError.playlistNotFound(id) }
             let ids = try await library.playlistItems(id)
-            let tracks = try await library.tracks(ids: ids).tracks
-            let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let byID = try await Self.tracksByID(ids, library)
             let items = ids.enumerated().compactMap { index, track in byID[track].map { Item(position: index + 1, track: $0) } }
             let listed = Listed(id: playlist.id, name: playlist.name, kind: Self.kindName(playlist.kind), parentID: playlist.parentID, itemCount: ids.count)
             if output.json { return try output.printJSON(Shown(playlist: listed, items: items)) }
@@ -175,10 +159,8 @@ struct PlaylistCommand: Command {
             try await printCount(library, id, output)
         case .page(let id, let sortedBy, let filter, let after, let limit):
             let page = try await library.playlistList(id, sortedBy: sortedBy, filter: filter, after: after, limit: limit)
-            let tracks = try await library.tracks(ids: page.items.map(\.id)).tracks
-            let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            let items = page.items.compactMap { item in byID[item.id].map { ListedTrack(track: $0, section: item.section) } }
-            if output.json { return try output.printJSON(PageJSON(items: items, nextCursor: page.nextCursor.map(String.init(describing:)), total: page.total)) }
+            let items = try await ListedTrack.rows(of: page, library)
+            if output.json { return try output.printJSON(TracksCommand.Result(items: items, nextCursor: page.nextCursor?.description, total: page.total)) }
             for item in items { output.line("\(item.section)\t\(item.track.id)\t\(item.track.artist ?? "")\t\(item.track.title ?? "")") }
             output.line("(\(items.count) of \(page.total) items)")
             if let next = page.nextCursor { output.line("next page: --after \(next)") }
@@ -187,6 +169,11 @@ struct PlaylistCommand: Command {
             if output.json { return try output.printJSON(["deleted": id]) }
             output.line("deleted \(id)")
         }
+    }
+
+    /// Whole tracks for item IDs (a playlist may list one track twice; it is read once).
+    static func tracksByID(_ ids: [TrackID], _ library: Library) async throws -> [TrackID: Track] {
+        Dictionary(try await library.tracks(ids: ids).tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     private func printCount(_ library: Library, _ id: PlaylistID, _ output: Output) async throws {

@@ -62,6 +62,13 @@ struct ListedTrack: Encodable {
 
     enum Keys: String, CodingKey { case section }
 
+    /// A list page's rows as whole tracks with their sections (a track listed twice is read once).
+    static func rows(of page: ListPage, _ library: Library) async throws -> [ListedTrack] {
+        let tracks = try await library.tracks(ids: page.items.map(\.id)).tracks
+        let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return page.items.compactMap { item in byID[item.id].map { ListedTrack(track: $0, section: item.section) } }
+    }
+
     func encode(to encoder: any Encoder) throws {
         try track.encode(to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
@@ -109,9 +116,7 @@ struct TracksCommand: Command {
         } else {
             try await library.list(list.query, after: after, limit: limit)
         }
-        let tracks = try await library.tracks(ids: page.items.map(\.id)).tracks
-        let byID = Dictionary(uniqueKeysWithValues: tracks.map { ($0.id, $0) })
-        let listed = page.items.compactMap { item in byID[item.id].map { ListedTrack(track: $0, section: item.section) } }
+        let listed = try await ListedTrack.rows(of: page, library)
         if output.json {
             return try output.printJSON(Result(items: listed, nextCursor: page.nextCursor?.description, total: page.total))
         }

@@ -124,8 +124,19 @@ extension Library {
     }
 
     /// Throws `playlistNotFound` unless the canonical store holds the playlist.
-    private func requirePlaylist(_ id: PlaylistID) async throws {
+    func requirePlaylist(_ id: PlaylistID) async throws {
         let exists = try await read { db in try db.scalar(Int.self, "SELECT 1 FROM playlist WHERE id = ?", [id.rawValue]) != nil }
         guard exists else { throw LibraryError.playlistNotFound(id) }
+    }
+}
+
+extension Library {
+    /// Up to `limit` tracks matching typed `text` (see `SearchText` for what matches) within
+    /// `scope`, best first (see `SearchRank`), after `cursor`; `total` counts every hit.
+    public func search(_ text: String, scope: SearchScope = SearchScope(), after cursor: PageCursor? = nil, limit: Int = 50) async throws -> ListPage {
+        guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
+        if let playlist = scope.playlist { try await requirePlaylist(playlist) }
+        let query = SearchQuery(text)
+        return try await withEngine { try $0.search(query, scope: scope, after: cursor, limit: limit) }
     }
 }

@@ -174,8 +174,33 @@ struct MirrorBench {
                      try raw("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [sectionColumn])
                  }),
         ]
+        // Searches: common prefixes (tens of thousands of hits, ranked by tiers), a rare title
+        // (ranked by bm25), a two-character Japanese query. Raw: the same statements stepped.
+        let rareTitle = try await library.tracks(ids: [TrackID(Int64(scale / 2))]).tracks.first?.title ?? "silver wolf"
+        var searchCases: [Case] = []
+        for text in ["s", "the", rareTitle, "宇多"] {
+            let query = SearchQuery(text)
+            let hits = try mirror.search(query, scope: SearchScope(), after: nil, limit: 1).total
+            let exact = hits <= mirror.exactRankLimit
+            let capped = "SELECT count(*) FROM (SELECT 1 FROM mirror_search WHERE mirror_search MATCH ? LIMIT ?)"
+            searchCases.append(Case(
+                name: "search '\(text)' (\(hits) hits, \(exact ? "bm25" : "tiers"))",
+                direct: { _ = try direct.search(query, scope: SearchScope(), after: nil, limit: 50) },
+                mirror: { _ = try mirror.search(query, scope: SearchScope(), after: nil, limit: 50) },
+                raw: {
+                    try raw(capped, [query.matchExpression, mirror.exactRankLimit + 1])
+                    if exact {
+                        let page = mirror.searchSQL(query, scope: SearchScope(), exact: true)
+                        try raw(page.sql, page.arguments + [-Double.infinity, 0, 51])
+                    } else {
+                        try raw("SELECT count(*) FROM mirror_search WHERE mirror_search MATCH ?", [query.matchExpression])
+                        let page = mirror.searchSQL(query, scope: SearchScope(), exact: false, tier: 0)
+                        try raw(page.sql, page.arguments + [0, 51])
+                    }
+                }))
+        }
         var lines: [Line] = []
-        for item in writesOnly ? [] : cases {
+        for item in writesOnly ? [] : cases + searchCases {
             log("  \(scale): \(item.name)")
             let directMs = try await Measure.median(runs: directRuns, warmup: 0) { try item.direct() }
             // Interleave mirror and raw runs so that noise hits both alike.

@@ -300,4 +300,30 @@ import Testing
         #expect(try shelf(lib + ["playlist", "delete", "2"]).status == 0)
         #expect(try #require(try json(try shelf(lib + ["playlist", "list", "--json"]).stdout)["playlists"] as? [[String: Any]]).count == 1)
     }
+
+    @Test func searchByCommandLine() throws {
+        let dir = try generated(400)
+        let lib = ["--library", dir.url.path]
+        let first = try shelf(lib + ["tracks", "--limit", "1", "--json"])
+        let title = try #require(((try json(first.stdout))["items"] as? [[String: Any]])?.first?["title"] as? String)
+        let word = try #require(title.split(separator: " ").first.map(String.init))
+        let result = try shelf(lib + ["search", word, "--limit", "3", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let page = try json(result.stdout)
+        let items = try #require(page["items"] as? [[String: Any]])
+        #expect(!items.isEmpty && (page["total"] as? Int ?? 0) >= items.count)
+        #expect(page.keys.contains("nextCursor"))
+        for key in ["id", "title", "artist", "section"] { #expect(items[0][key] != nil, "missing \(key)") }
+        if let cursor = page["nextCursor"] as? String {
+            let next = try json(try shelf(lib + ["search", word, "--limit", "3", "--after", cursor, "--json"]).stdout)
+            let nextIDs = try #require(next["items"] as? [[String: Any]]).compactMap { $0["id"] as? Int }
+            #expect(Set(nextIDs).isDisjoint(with: items.compactMap { $0["id"] as? Int }))
+        }
+        let none = try json(try shelf(lib + ["search", "qqqzzzxx", "--json"]).stdout)
+        #expect((none["items"] as? [Any])?.isEmpty == true && none["nextCursor"] is NSNull && none["total"] as? Int == 0)
+        #expect(try shelf(lib + ["search", "?!"]).status == 1)
+        #expect(try shelf(lib + ["search", "a", "--filter", "year:>"]).status == 1)
+        let text = try shelf(lib + ["search", word])
+        #expect(text.status == 0 && text.stdout.contains("matching '\(word)'"))
+    }
 }

@@ -10,10 +10,21 @@ enum MirrorRow {
     static let numberColumns = MirrorSchema.numberFields.map { "n_\(MirrorSchema.snake($0.rawValue))" }
     /// The stored columns (virtual ones are derived by SQLite), in the order `values` gives them.
     static let columns: [String] =
-        ["id", "title", "artist", "album", "album_artist", "genre", "has_artwork", "compilation"] + textKeyColumns
+        ["id", "title", "artist", "album", "album_artist", "composer", "genre"] + MirrorSchema.sortTagColumns
+        + ["has_artwork", "compilation"] + textKeyColumns
         + ["k_genre", "k_path"] + numberColumns
         + MirrorSchema.displayTextFields.map { "z_\(MirrorSchema.snake($0.rawValue))" }
         + MirrorSchema.storedFoldFields.map { "f_\(MirrorSchema.snake($0.rawValue))" }
+
+    static let columnIndex = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) })
+
+    /// The search document of a row's stored values (`columns` order).
+    static func searchDocument(_ values: [DatabaseValue]) -> SearchDocument {
+        SearchDocument { name in
+            if case .text(let text)? = columnIndex[name].map({ values[$0] }) { return text }
+            return nil
+        }
+    }
 
     static let upsert =
         "INSERT OR REPLACE INTO mirror_track (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
@@ -33,6 +44,8 @@ enum MirrorRow {
         static let numbers = Sources(rawValue: 1 << 8)
         static let codec = Sources(rawValue: 1 << 9)
         static let all = Sources(rawValue: (1 << 10) - 1)
+        /// The parts the search index is computed from.
+        static let searched: Sources = [.title, .artist, .album, .albumArtist, .composer, .genre]
 
         /// The parts that differ between two versions of a track (a sort tag counts as its field).
         init(changedFrom old: Track, to new: Track) {
@@ -76,8 +89,13 @@ enum MirrorRow {
             index += 1
         }
         put(.integer(t.id.rawValue), if: [])
-        for (text, part) in [(t.title, Sources.title), (t.artist, .artist), (t.album, .album), (t.albumArtist, .albumArtist), (t.genre, .genre)] {
+        for (text, part) in [(t.title, Sources.title), (t.artist, .artist), (t.album, .album), (t.albumArtist, .albumArtist),
+                             (t.composer, .composer), (t.genre, .genre)] {
             put(text.map { .text($0) } ?? .null, if: part)
+        }
+        for (tag, part) in [(t.sortTitle, Sources.title), (t.sortArtist, .artist), (t.sortAlbum, .album),
+                            (t.sortAlbumArtist, .albumArtist), (t.sortComposer, .composer)] {
+            put(SortKey.isBlank(tag) ? .null : .text(tag!), if: part)
         }
         put(.integer(t.hasArtwork ? 1 : 0), if: .flags)
         put(.integer(t.compilation ? 1 : 0), if: .flags)
@@ -100,14 +118,14 @@ enum MirrorRow {
                 put(.real(SortKey.missingNumber), if: .numbers)
             }
         }
-        for (field, part) in zip(MirrorSchema.displayTextFields, [Sources.title, .artist, .album, .albumArtist, .genre]) {
+        for (field, part) in zip(MirrorSchema.displayTextFields, [Sources.title, .artist, .album, .albumArtist, .composer, .genre]) {
             guard sources.contains(part) else { index += 1; continue }
             guard let value = field.value(of: t) else { put(.null, if: part); continue }
             let folded = SortKey.isBlank(value) ? "" : Filter.fold(value)
             put(folded == asciiLowercased(value) ? .null : .text(folded), if: part)
         }
         for field in MirrorSchema.storedFoldFields {
-            let part: Sources = field == .composer ? .composer : .codec
+            let part: Sources = .codec
             guard sources.contains(part) else { index += 1; continue }
             let value = field.value(of: t)
             put(SortKey.isBlank(value) ? .null : .text(Filter.fold(value!)), if: part)

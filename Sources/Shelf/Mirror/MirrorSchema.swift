@@ -6,7 +6,7 @@ import ShelfCore
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 @_spi(Internals) public enum MirrorSchema {
-    static let version = 3
+    static let version = 4
     /// The page size of a new mirror file.
     static let pageSize = 8192
 
@@ -49,7 +49,7 @@ import ShelfCore
 
     /// Text fields whose display value is a column: their folded filter text is a virtual column
     /// (SQLite's ASCII `lower()` of the display value) unless the fold differs from that.
-    static let displayTextFields: [TextField] = [.title, .artist, .album, .albumArtist, .genre]
+    static let displayTextFields: [TextField] = [.title, .artist, .album, .albumArtist, .composer, .genre]
     /// Text fields with no display column: their folded filter text is stored.
     static let storedFoldFields: [TextField] = TextField.allCases.filter { $0 != .path && !displayTextFields.contains($0) }
 
@@ -69,7 +69,8 @@ import ShelfCore
             return ["z_\(name) TEXT", "f_\(name) TEXT GENERATED ALWAYS AS (nullif(coalesce(z_\(name), lower(\(name))), '')) VIRTUAL"]
         } + storedFoldFields.map { "f_\(snake($0.rawValue)) TEXT" }
         let columns = [
-            "id INTEGER PRIMARY KEY", "title TEXT", "artist TEXT", "album TEXT", "album_artist TEXT", "genre TEXT",
+            "id INTEGER PRIMARY KEY", "title TEXT", "artist TEXT", "album TEXT", "album_artist TEXT", "composer TEXT", "genre TEXT",
+        ] + sortTagColumns.map { "\($0) TEXT" } + [
             "has_artwork INTEGER NOT NULL", "compilation INTEGER NOT NULL",
         ] + textKeys + ["k_genre BLOB NOT NULL", "k_path BLOB NOT NULL"] + numbers + folded
         return """
@@ -93,8 +94,18 @@ import ShelfCore
               count      INTEGER NOT NULL,
               PRIMARY KEY (key_column, section)
             ) WITHOUT ROWID;
+            -- The search index (see SearchDocument for its columns and SearchText for its tokens).
+            -- Contentless: the text is not stored twice; a row is removed with its old tokens,
+            -- which sync recomputes from the track's old version or its old mirror row.
+            CREATE VIRTUAL TABLE IF NOT EXISTS mirror_search USING fts5(
+              \(SearchDocument.columns.joined(separator: ", ")), content='', tokenize='ascii'
+            );
             """
     }
+
+    /// The sort tags as text (NULL when blank): search indexes their tokens, and they survive in
+    /// the mirror so that a track's old search row can be recomputed from its mirror row alone.
+    static let sortTagColumns = ["sort_title", "sort_artist", "sort_album", "sort_album_artist", "sort_composer"]
 
     /// Every sort index, created after a bulk build (faster than maintaining them row by row).
     /// No index on folded text: an equality filter on a keyed text field also compares its key,

@@ -173,7 +173,8 @@ final class MirrorStore {
         var meta = try readMeta(db)
         if fresh || meta["state"] != "building" {
             try db.transaction {
-                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item;")
+                // A contentless index cannot DELETE; 'delete-all' empties it.
+                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
                 meta = ["store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
                         "build_start_seq": String(try currentSeq()), "build_next_id": "0", "applied_seq": "0"]
                 try setMeta(db, meta)
@@ -274,14 +275,17 @@ final class MirrorStore {
                     let changed = new.indices.filter { new[$0] != old[$0] }
                     guard !changed.isEmpty else { continue }
                     try db.execute(MirrorRow.update(changed), changed.map { new[$0] } + [id.rawValue])
+                    try SearchDocument.replace(MirrorRow.searchDocument(old), with: SearchDocument(track), id: id, in: db)
                     Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
                     Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
                 case (nil, let track?):
                     let new = MirrorRow.values(track, options: options)
                     try db.execute(MirrorRow.upsert, new)
+                    try SearchDocument(track).insert(id: id, into: db)
                     Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
                 case (let old?, nil):
                     try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
+                    try MirrorRow.searchDocument(old).delete(id: id, from: db)
                     Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
                 case (nil, nil): break
                 }
@@ -305,14 +309,19 @@ final class MirrorStore {
             let changed = new.keys.filter { new[$0] != old[$0] }.sorted()
             guard !changed.isEmpty else { return }
             try db.execute(MirrorRow.update(changed), changed.map { new[$0]! } + [id.rawValue])
+            if !sources.isDisjoint(with: .searched) {
+                try SearchDocument.replace(SearchDocument(before), with: SearchDocument(after), id: id, in: db)
+            }
             Self.count(MirrorRow.sectionBytes { old[$0] }, -1, into: &counts)
             Self.count(MirrorRow.sectionBytes { new[$0] }, 1, into: &counts)
         case (nil, let after?):
             let new = MirrorRow.values(after, options: options)
             try db.execute(MirrorRow.upsert, new)
+            try SearchDocument(after).insert(id: id, into: db)
             Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
         case (let before?, nil):
             try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
+            try SearchDocument(before).delete(id: id, from: db)
             Self.count(MirrorRow.sectionBytes(MirrorRow.values(before, options: options)), -1, into: &counts)
         case (nil, nil):
             break
@@ -453,6 +462,7 @@ struct MirrorBuilder {
                     let values = MirrorRow.values(track, options: options)
                     try upsert.bind(values)
                     try upsert.run()
+                    try SearchDocument(track).insert(id: track.id, into: mirror)
                     MirrorStore.count(MirrorRow.sectionBytes(values), 1, into: &counts)
                 }
                 try MirrorStore.flush(counts, to: mirror)
@@ -472,6 +482,10 @@ struct MirrorBuilder {
             if control.cancelled.withLock({ $0 }) { throw CancellationError() }
             try mirror.execute(script: statement)
         }
+        // Chunks left the search index in many segments; one merged segment is smaller and
+        // every search reads one doclist per token instead of one per segment.
+        if control.cancelled.withLock({ $0 }) { throw CancellationError() }
+        try mirror.execute("INSERT INTO mirror_search (mirror_search) VALUES ('optimize')")
         // Each index was written through the WAL; leave the file alone on disk.
         _ = try? mirror.pragma("wal_checkpoint(TRUNCATE)")
     }

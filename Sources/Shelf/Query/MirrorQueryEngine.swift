@@ -7,9 +7,14 @@ import Synchronization
 /// (a row-value range on the sort's index) or offset, sections from maintained counts.
 @_spi(Internals) public struct MirrorQueryEngine: QueryEngine {
     let db: Connection
+    /// Hits up to which a search is ranked by bm25; above it, by tiers (see `search`).
+    @_spi(Internals) public var exactRankLimit: Int
 
-    /// An engine reading `mirror.sqlite` through `db`.
-    @_spi(Internals) public init(db: Connection) { self.db = db }
+    /// An engine reading `mirror.sqlite` through `db`; `exactRankLimit` as `search` describes.
+    @_spi(Internals) public init(db: Connection, exactRankLimit: Int = 2_000) {
+        self.db = db
+        self.exactRankLimit = exactRankLimit
+    }
 
     /// The SQL fragments of one sort (field, direction, sort-tag setting), computed once per
     /// process: building them again for every page cost more than the page itself.
@@ -29,11 +34,15 @@ import Synchronization
 
     private static let shapes = Mutex<[ShapeKey: Shape]>([:])
 
+    /// The columns of a list row, in the order `decode` reads them.
+    static let listColumns =
+        "mirror_track.id, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number, n_duration, n_rating, n_play_count, has_artwork, compilation"
+
     static func shape(_ query: LibraryQuery) -> Shape {
         let key = ShapeKey(sort: query.sort, descending: query.descending, tags: query.useSortTags && query.sort.dependsOnSortTags)
         if let known = shapes.withLock({ $0[key] }) { return known }
         let chain = MirrorSchema.chain(query)
-        let list = "id, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number, n_duration, n_rating, n_play_count, has_artwork, compilation"
+        let list = listColumns
         let sectionColumn = MirrorSchema.sectionColumn(query)
         let section = sectionColumn.map { "substr(\($0), 1, 1)" } ?? "NULL"
         let direction = query.descending ? " DESC" : ""
@@ -103,7 +112,7 @@ import Synchronization
 
     /// Decodes a list row; the sort key only when `withKey` (only a page's last row needs one: it
     /// becomes the next cursor).
-    private func decode(_ row: Row, numeric: [Bool], withKey: Bool = true) throws -> (TrackListItem, [SortComponent]) {
+    func decode(_ row: Row, numeric: [Bool], withKey: Bool = true) throws -> (TrackListItem, [SortComponent]) {
         func number(_ index: Int32) -> Double? {
             guard let value = row.optionalDouble(index), value < SortKey.missingNumber else { return nil }
             return value

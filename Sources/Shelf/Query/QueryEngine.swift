@@ -24,5 +24,6 @@ import ShelfDatabase
     func playlistPage(_ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int) throws -> ListPage
     /// The sections of a playlist sorted like `query`: name, first index, count.
     func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo]
+    /// Up to `limit` tracks matching a search within `scope`, best first, after `cursor`.
+    func search(_ search: SearchQuery, scope: SearchScope, after cursor: PageCursor?, limit: Int) throws -> ListPage
 }
-

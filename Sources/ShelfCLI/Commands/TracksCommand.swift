@@ -116,6 +116,11 @@ struct TracksCommand: Command {
         } else {
             try await library.list(list.query, after: after, limit: limit)
         }
+        try await Self.print(page, library: library, output: output, suffix: offset.map { ", from \($0)" } ?? "")
+    }
+
+    /// Prints a page of tracks as a table, or as `Result` JSON: the shape `tracks` and `search` share.
+    static func print(_ page: ListPage, library: Library, output: Output, suffix: String = "") async throws {
         let listed = try await ListedTrack.rows(of: page, library)
         if output.json {
             return try output.printJSON(Result(items: listed, nextCursor: page.nextCursor?.description, total: page.total))
@@ -131,7 +136,7 @@ struct TracksCommand: Command {
                     + "\(Format.column(track.album, 24)) \(Format.column(number, 5)) "
                     + "\(Format.column(track.title, 32)) \(Format.duration(track.duration))")
         }
-        output.line("(\(page.items.count) of \(page.total) tracks\(offset.map { ", from \($0)" } ?? ""))")
+        output.line("(\(page.items.count) of \(page.total) tracks\(suffix))")
         if let next = page.nextCursor { output.line("next page: --after \(next)") }
     }
 }

@@ -178,7 +178,7 @@ struct MirrorBench {
         // (ranked by bm25), a two-character Japanese query. Raw: the same statements stepped.
         let rareTitle = try await library.tracks(ids: [TrackID(Int64(scale / 2))]).tracks.first?.title ?? "silver wolf"
         var searchCases: [Case] = []
-        for text in ["s", "the", rareTitle, "宇多"] {
+        for text in ["s", "lo", "the", rareTitle, "宇多"] {
             let query = SearchQuery(text)
             let hits = try mirror.search(query, scope: SearchScope(), after: nil, limit: 1).total
             let exact = hits <= mirror.exactRankLimit

@@ -98,7 +98,7 @@ import ShelfCore
             -- Contentless: the text is not stored twice; a row is removed with its old tokens,
             -- which sync recomputes from the track's old version or its old mirror row.
             CREATE VIRTUAL TABLE IF NOT EXISTS mirror_search USING fts5(
-              \(SearchDocument.columns.joined(separator: ", ")), content='', tokenize='ascii'
+              \(SearchDocument.columns.joined(separator: ", ")), content='', tokenize='ascii', prefix='1'
             );
             """
     }

@@ -140,3 +140,32 @@ extension Library {
         return try await withEngine { try $0.search(query, scope: scope, after: cursor, limit: limit) }
     }
 }
+
+extension Library {
+    /// Up to `limit` rows of an aggregation view (albums, artists, album artists, composers,
+    /// genres) after `cursor`, with each row's representative `artworkID` read from the store.
+    public func groups(_ query: GroupQuery, after cursor: PageCursor? = nil, limit: Int = 50) async throws -> GroupPage {
+        guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
+        var page = try await withEngine { try $0.groups(query, after: cursor, limit: limit) }
+        let pictured = page.items.compactMap(\.artworkTrack)
+        if !pictured.isEmpty {
+            let artwork = try await tracks(ids: pictured).tracks
+            let byTrack = Dictionary(artwork.map { ($0.id, $0.artworkID) }, uniquingKeysWith: { first, _ in first })
+            for index in page.items.indices { page.items[index].artworkID = page.items[index].artworkTrack.flatMap { byTrack[$0] ?? nil } }
+        }
+        return page
+    }
+
+    /// The sections (A–Z, kana rows, #) of an aggregation view.
+    public func groupSections(_ query: GroupQuery) async throws -> [SectionInfo] {
+        try await withEngine { try $0.groupSections(query) }
+    }
+
+    /// An album's tracks in disc and track order (the drill-down's last step).
+    public func albumTracks(_ album: GroupID) async throws -> [TrackListItem] {
+        guard let items = try await withEngine({ try $0.albumTracks(album) }) else {
+            throw LibraryError.invalidValue(field: "album", value: album.description, reason: "no such album")
+        }
+        return items
+    }
+}

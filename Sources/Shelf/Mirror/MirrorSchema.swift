@@ -94,6 +94,19 @@ import ShelfCore
               count      INTEGER NOT NULL,
               PRIMARY KEY (key_column, section)
             ) WITHOUT ROWID;
+            -- The aggregation views (GroupKind codes), each group recomputed from its members
+            -- whenever a write touches one (see MirrorGroups).
+            CREATE TABLE IF NOT EXISTS mirror_group (
+              kind INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, artist TEXT, artist_id INTEGER,
+              k_name BLOB NOT NULL, s_name BLOB NOT NULL, k_artist BLOB, s_artist BLOB, track_count INTEGER NOT NULL,
+              album_count INTEGER NOT NULL, duration REAL NOT NULL, year INTEGER, genre TEXT, artwork_track INTEGER,
+              first_track INTEGER NOT NULL,
+              PRIMARY KEY (kind, id)
+            ) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS mirror_group_name ON mirror_group (kind, k_name, id);
+            CREATE INDEX IF NOT EXISTS mirror_group_name_tags ON mirror_group (kind, s_name, id);
+            CREATE INDEX IF NOT EXISTS mirror_group_artist ON mirror_group (kind, artist_id, k_name, id);
+            CREATE INDEX IF NOT EXISTS mirror_group_artist_tags ON mirror_group (kind, artist_id, s_name, id);
             -- The search index (see SearchDocument for its columns and SearchText for its tokens).
             -- Contentless: the text is not stored twice; a row is removed with its old tokens,
             -- which sync recomputes from the track's old version or its old mirror row.

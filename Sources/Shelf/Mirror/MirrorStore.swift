@@ -174,7 +174,7 @@ final class MirrorStore {
         if fresh || meta["state"] != "building" {
             try db.transaction {
                 // A contentless index cannot DELETE; 'delete-all' empties it.
-                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
+                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
                 meta = ["store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
                         "build_start_seq": String(try currentSeq()), "build_next_id": "0", "applied_seq": "0"]
                 try setMeta(db, meta)
@@ -259,16 +259,26 @@ final class MirrorStore {
         // memory, so no row is read back and only the columns of changed parts are recomputed.
         let states = batch.flatMap { $0.startSeq == appliedSeq ? $0.states : nil } ?? [:]
         var counts: [String: [UInt8: Int]] = [:]
+        var groups = Set<GroupKey>()
+        func regroup(_ old: GroupMember?, _ new: GroupMember?) {
+            guard old != new else { return }
+            for key in (old?.groups ?? []) + (new?.groups ?? []) { groups.insert(key) }
+        }
         try db.transaction {
             for id in touched {
                 if let state = states[id], state.beforeKnown {
                     try apply(state, id: id, to: db, counts: &counts)
+                    regroup(state.before.map { GroupMember($0, options: options) }, state.after.map { GroupMember($0, options: options) })
                     continue
                 }
                 let old = try db.queryOne(MirrorRow.selectAll, [id.rawValue]) { row in
                     (0..<Int32(MirrorRow.columns.count)).map { row.value($0) }
                 }
+                let oldMember = try db.queryOne("SELECT \(GroupMember.columns) FROM mirror_track WHERE id = ?", [id.rawValue]) {
+                    try GroupMember(row: $0)
+                }
                 let track = try canonical.queryOne(TrackRow.selectWithoutTexts + " WHERE id = ?", [id.rawValue], TrackRow.decode)
+                regroup(oldMember, track.map { GroupMember($0, options: options) })
                 switch (old, track) {
                 case (let old?, let track?):
                     let new = MirrorRow.values(track, options: options)
@@ -291,6 +301,7 @@ final class MirrorStore {
                 }
             }
             try Self.flush(counts, to: db)
+            try MirrorGroups.refresh(groups, in: db)
             for playlist in playlists { try Self.copyItems(of: playlist, from: canonical, to: db) }
             try setMeta(db, ["applied_seq": String(current)])
         }
@@ -482,6 +493,7 @@ struct MirrorBuilder {
             if control.cancelled.withLock({ $0 }) { throw CancellationError() }
             try mirror.execute(script: statement)
         }
+        try MirrorGroups.build(in: mirror) { control.cancelled.withLock { $0 } }
         // Chunks left the search index in many segments; one merged segment is smaller and
         // every search reads one doclist per token instead of one per segment.
         if control.cancelled.withLock({ $0 }) { throw CancellationError() }

@@ -5,7 +5,7 @@ import ShelfDatabase
 /// Answers every browsing question about a list. Two implementations: `DirectQueryEngine` (the
 /// oracle, canonical rows sorted in Swift) and `MirrorQueryEngine` (everything pushed into SQL on
 /// the mirror); parity tests demand identical answers.
-@_spi(Internals) public protocol QueryEngine {
+@_spi(Internals) public protocol QueryEngine: GroupEngine {
     /// Up to `limit` rows after `cursor` (from the start when nil).
     func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage
     /// Up to `limit` rows from row `offset`.
@@ -26,4 +26,14 @@ import ShelfDatabase
     func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo]
     /// Up to `limit` tracks matching a search within `scope`, best first, after `cursor`.
     func search(_ search: SearchQuery, scope: SearchScope, after cursor: PageCursor?, limit: Int) throws -> ListPage
+}
+
+/// The aggregation views, answered by both engines alike.
+@_spi(Internals) public protocol GroupEngine {
+    /// Up to `limit` rows of a view after `cursor`, in name order (sort names with sort tags on).
+    func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage
+    /// Each section of a view: name, first index, count.
+    func groupSections(_ query: GroupQuery) throws -> [SectionInfo]
+    /// An album's tracks in disc, track, title, ID order; nil when there is no such album.
+    func albumTracks(_ album: GroupID) throws -> [TrackListItem]?
 }

@@ -1,0 +1,356 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// What the aggregation views need of one track: display values, keys and the tallied numbers.
+/// Built from a `Track` (direct path, write batches) or from a `mirror_track` row (catch-up,
+/// recomputing a group), so both paths aggregate the same values with the same code.
+struct GroupMember: Equatable {
+    var id: Int64
+    var album, albumArtist, artist, composer, genre: String?
+    /// Sort tags present (non-blank): their keys; nil when the track carries none.
+    var albumTag, albumArtistTag, artistTag, composerTag: [UInt8]?
+    var kAlbum, kAlbumArtist, kArtist, kComposer, kGenre: [UInt8]
+    var year: Int?
+    var duration: Double?
+    var disc: Int?
+    var track: Int?
+    var hasArtwork: Bool
+    var compilation: Bool
+
+    static let variousArtists = "Various Artists"
+    static let variousArtistsKey = SortKey.textKey(variousArtists)
+
+    init(_ t: Track, options: SortKeyOptions) {
+        func key(_ value: String?) -> [UInt8] { SortKey.textKey(value, options: options) }
+        func tag(_ value: String?) -> [UInt8]? { SortKey.isBlank(value) ? nil : key(value) }
+        id = t.id.rawValue
+        album = t.album
+        albumArtist = t.albumArtist
+        artist = t.artist
+        composer = t.composer
+        genre = t.genre
+        albumTag = tag(t.sortAlbum)
+        albumArtistTag = tag(t.sortAlbumArtist)
+        artistTag = tag(t.sortArtist)
+        composerTag = tag(t.sortComposer)
+        kAlbum = key(t.album)
+        kAlbumArtist = key(t.albumArtist)
+        kArtist = key(t.artist)
+        kComposer = key(t.composer)
+        kGenre = key(t.genre)
+        year = t.year
+        duration = t.duration
+        disc = t.discNumber
+        track = t.trackNumber
+        hasArtwork = t.hasArtwork
+        compilation = t.compilation
+    }
+
+    /// The columns `init(row:)` reads, in order.
+    static let columns = """
+        id, album, album_artist, artist, composer, genre, sort_album, coalesce(t_album, k_album), sort_album_artist,
+        coalesce(t_album_artist, k_album_artist), sort_artist, coalesce(t_artist, k_artist), sort_composer,
+        coalesce(t_composer, k_composer), k_album, k_album_artist, k_artist, k_composer, k_genre, n_year, n_duration,
+        n_disc_number, n_track_number, has_artwork, compilation
+        """
+
+    init(row: Row) throws {
+        func tag(_ textColumn: Int32, _ keyColumn: Int32) throws -> [UInt8]? {
+            row.optionalString(textColumn) == nil ? nil : [UInt8](try row.data(keyColumn))
+        }
+        func number(_ index: Int32) -> Double? {
+            guard let value = row.optionalDouble(index), value < SortKey.missingNumber else { return nil }
+            return value
+        }
+        id = try row.int64(0)
+        album = row.optionalString(1)
+        albumArtist = row.optionalString(2)
+        artist = row.optionalString(3)
+        composer = row.optionalString(4)
+        genre = row.optionalString(5)
+        albumTag = try tag(6, 7)
+        albumArtistTag = try tag(8, 9)
+        artistTag = try tag(10, 11)
+        composerTag = try tag(12, 13)
+        kAlbum = [UInt8](try row.data(14))
+        kAlbumArtist = [UInt8](try row.data(15))
+        kArtist = [UInt8](try row.data(16))
+        kComposer = [UInt8](try row.data(17))
+        kGenre = [UInt8](try row.data(18))
+        year = number(19).map { Int($0) }
+        duration = number(20)
+        disc = number(21).map { Int($0) }
+        track = number(22).map { Int($0) }
+        hasArtwork = try row.int64(23) != 0
+        compilation = try row.int64(24) != 0
+    }
+
+    /// The album artist an album files under: "Various Artists" for a compilation, else the album
+    /// artist, else the artist (key, display, sort-tag key).
+    var albumOwner: (key: [UInt8], name: String?, tag: [UInt8]?) {
+        if compilation { return (Self.variousArtistsKey, Self.variousArtists, Self.variousArtistsKey) }
+        if kAlbumArtist != SortKey.missingKey { return (kAlbumArtist, albumArtist, albumArtistTag) }
+        return (kArtist, artist, artistTag)
+    }
+
+    /// The groups of the track-level kinds it belongs to (a missing name belongs to none).
+    var groups: [GroupKey] {
+        var keys: [GroupKey] = []
+        if kAlbum != SortKey.missingKey { keys.append(GroupKey(kind: .album, key: albumOwner.key, album: kAlbum)) }
+        if kArtist != SortKey.missingKey { keys.append(GroupKey(kind: .artist, key: kArtist)) }
+        if kComposer != SortKey.missingKey { keys.append(GroupKey(kind: .composer, key: kComposer)) }
+        if kGenre != SortKey.missingKey { keys.append(GroupKey(kind: .genre, key: kGenre)) }
+        return keys
+    }
+}
+
+/// A group's identity: its kind and folded key (an album's is its album artist's key and its own).
+struct GroupKey: Hashable {
+    let kind: GroupKind
+    let key: [UInt8]
+    var album: [UInt8]? = nil
+
+    /// FNV-1a (64-bit) of a family byte and the key bytes, as a positive 62-bit number: stable,
+    /// cheap, and with about a million groups a collision is a one-in-ten-million event. Artist
+    /// and album artist share a family, so a name has one ID in both views.
+    var id: GroupID {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let family: UInt8 = switch kind {
+        case .album: 0x41
+        case .artist, .albumArtist: 0x52
+        case .composer: 0x43
+        case .genre: 0x47
+        }
+        mix(family)
+        for byte in key { mix(byte) }
+        if let album {
+            mix(0)
+            for byte in album { mix(byte) }
+        }
+        let value = Int64(bitPattern: hash & 0x3FFF_FFFF_FFFF_FFFF)
+        return GroupID(value == 0 ? 1 : value)
+    }
+}
+
+/// One row of `mirror_group`, and the aggregation rules that make it.
+struct GroupRow: Equatable {
+    var id: GroupID
+    var kind: GroupKind
+    var name: String
+    var artist: String?
+    var artistID: GroupID?
+    var kName: [UInt8]
+    var sName: [UInt8]
+    var artistKey: [UInt8]?
+    var sArtist: [UInt8]?
+    var trackCount: Int
+    var albumCount: Int
+    var duration: Double
+    var year: Int?
+    var genre: String?
+    /// The track whose picture represents the group (its `ArtworkID` is read from the store).
+    var artworkTrack: Int64?
+    var firstTrack: Int64
+
+    /// The key that most of `tags` hold; ties go to the key that sorts first; nil when empty.
+    static func majority(_ tags: [([UInt8], Int)]) -> [UInt8]? {
+        var counts: [[UInt8]: Int] = [:]
+        for (tag, weight) in tags { counts[tag, default: 0] += weight }
+        return counts.min { a, b in a.value != b.value ? a.value > b.value : a.key.lexicographicallyPrecedes(b.key) }?.key
+    }
+
+    /// A track-level group from its members (any order; at least one).
+    /// - name: the display value of the lowest-ID member;
+    /// - sort name: the sort tag most members carry, else the name's key (`majority`);
+    /// - albums also get the owner (album artist), the latest year, the commonest genre, and the
+    ///   picture of the first member with one in disc, track, ID order.
+    static func aggregate(_ key: GroupKey, _ unsorted: [GroupMember]) -> GroupRow {
+        let members = unsorted.sorted { $0.id < $1.id }
+        let first = members[0]
+        let name: String?
+        let tags: [[UInt8]?]
+        switch key.kind {
+        case .album: (name, tags) = (first.album, members.map(\.albumTag))
+        case .artist, .albumArtist: (name, tags) = (first.artist, members.map(\.artistTag))
+        case .composer: (name, tags) = (first.composer, members.map(\.composerTag))
+        case .genre: (name, tags) = (first.genre, [])
+        }
+        let kName = key.album ?? key.key
+        let albums = Set(members.lazy.map(\.kAlbum).filter { $0 != SortKey.missingKey })
+        var row = GroupRow(
+            id: key.id, kind: key.kind, name: name ?? "", kName: kName,
+            sName: majority(tags.compactMap { $0.map { ($0, 1) } }) ?? kName,
+            trackCount: members.count, albumCount: key.kind == .album ? 1 : albums.count,
+            duration: members.reduce(0) { $0 + ($1.duration ?? 0) }, firstTrack: first.id)
+        if key.kind == .album {
+            let owner = first.albumOwner
+            row.artist = owner.name
+            row.artistKey = key.key
+            row.artistID = GroupKey(kind: .albumArtist, key: key.key).id
+            row.sArtist = majority(members.compactMap { $0.albumOwner.tag.map { ($0, 1) } }) ?? key.key
+            row.year = members.compactMap(\.year).max()
+            if let genreKey = majority(members.filter { $0.kGenre != SortKey.missingKey }.map { ($0.kGenre, 1) }) {
+                row.genre = members.first { $0.kGenre == genreKey }?.genre
+            }
+            row.artworkTrack = members.filter(\.hasArtwork)
+                .min { ($0.disc ?? Int.max, $0.track ?? Int.max, $0.id) < ($1.disc ?? Int.max, $1.track ?? Int.max, $1.id) }?.id
+        }
+        return row
+    }
+
+    /// An album artist from its albums (at least one): the name of its first album's owner,
+    /// the sort name most of its albums' tracks carry, the totals, the first album's picture.
+    static func aggregate(albumArtist key: [UInt8], albums unsorted: [GroupRow]) -> GroupRow {
+        let albums = unsorted.sorted { $0.firstTrack < $1.firstTrack }
+        return GroupRow(
+            id: GroupKey(kind: .albumArtist, key: key).id, kind: .albumArtist, name: albums[0].artist ?? "", kName: key,
+            sName: majority(albums.map { ($0.sArtist ?? key, $0.trackCount) }) ?? key,
+            trackCount: albums.reduce(0) { $0 + $1.trackCount }, albumCount: albums.count,
+            duration: albums.reduce(0) { $0 + $1.duration }, artworkTrack: albums.first { $0.artworkTrack != nil }?.artworkTrack,
+            firstTrack: albums[0].firstTrack)
+    }
+
+    /// Every group of every kind from all tracks: the direct path's views.
+    static func all(_ tracks: [Track], options: SortKeyOptions) -> [GroupRow] {
+        var members: [GroupKey: [GroupMember]] = [:]
+        for track in tracks {
+            let member = GroupMember(track, options: options)
+            for key in member.groups { members[key, default: []].append(member) }
+        }
+        let rows = members.map { aggregate($0.key, $0.value) }
+        let byOwner = Dictionary(grouping: rows.filter { $0.kind == .album }, by: { $0.artistKey! })
+        return rows + byOwner.map { aggregate(albumArtist: $0.key, albums: $0.value) }
+    }
+
+    // MARK: Mirror storage
+
+    static let columns = """
+        kind, id, name, artist, artist_id, k_name, s_name, k_artist, s_artist, track_count, album_count, duration, year, genre,
+        artwork_track, first_track
+        """
+
+    var values: [(any SQLiteBindable)?] {
+        [kind.code, id.rawValue, name, artist, artistID?.rawValue, Data(kName), Data(sName), artistKey.map { Data($0) },
+         sArtist.map { Data($0) }, Int64(trackCount), Int64(albumCount), duration, year.map { Int64($0) }, genre, artworkTrack, firstTrack]
+    }
+
+    init(id: GroupID, kind: GroupKind, name: String, artist: String? = nil, artistID: GroupID? = nil, kName: [UInt8], sName: [UInt8],
+         artistKey: [UInt8]? = nil, sArtist: [UInt8]? = nil, trackCount: Int, albumCount: Int, duration: Double, year: Int? = nil,
+         genre: String? = nil, artworkTrack: Int64? = nil, firstTrack: Int64) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.artist = artist
+        self.artistID = artistID
+        self.kName = kName
+        self.sName = sName
+        self.artistKey = artistKey
+        self.sArtist = sArtist
+        self.trackCount = trackCount
+        self.albumCount = albumCount
+        self.duration = duration
+        self.year = year
+        self.genre = genre
+        self.artworkTrack = artworkTrack
+        self.firstTrack = firstTrack
+    }
+
+    init(row: Row) throws {
+        kind = GroupKind.allCases.first { $0.code == (try? row.int64(0)) } ?? .album
+        id = GroupID(try row.int64(1))
+        name = try row.string(2)
+        artist = row.optionalString(3)
+        artistID = row.optionalInt64(4).map { GroupID($0) }
+        kName = [UInt8](try row.data(5))
+        sName = [UInt8](try row.data(6))
+        artistKey = row.optionalData(7).map { [UInt8]($0) }
+        sArtist = row.optionalData(8).map { [UInt8]($0) }
+        trackCount = Int(try row.int64(9))
+        albumCount = Int(try row.int64(10))
+        duration = try row.double(11)
+        year = row.optionalInt64(12).map { Int($0) }
+        genre = row.optionalString(13)
+        artworkTrack = row.optionalInt64(14)
+        firstTrack = try row.int64(15)
+    }
+
+    /// The view row with its section under `query`'s order (its `artworkID` is filled in later).
+    func item(useSortTags: Bool) -> GroupItem {
+        GroupItem(
+            id: id, kind: kind, name: name, artist: artist, artistID: artistID, trackCount: trackCount, albumCount: albumCount,
+            duration: duration, year: year, genre: genre, artworkTrack: artworkTrack.map { TrackID($0) },
+            section: SortKey.section(ofKey: useSortTags ? sName : kName))
+    }
+}
+
+/// Keeps `mirror_group` current: recomputes exactly the groups a change touched, each from its
+/// members read through an index (never a scan of the library).
+enum MirrorGroups {
+    /// The members of a track-level group, read from `mirror_track` through a sort index.
+    static func members(of key: GroupKey, in db: Connection) throws -> [GroupMember] {
+        let (condition, arguments): (String, [(any SQLiteBindable)?]) = switch key.kind {
+        case .album:
+            key.key == GroupMember.variousArtistsKey
+                ? ("k_album = ? AND (compilation = 1 OR \(ownerKey) = ?)", [Data(key.album!), Data(key.key)])
+                : ("k_album = ? AND compilation = 0 AND \(ownerKey) = ?", [Data(key.album!), Data(key.key)])
+        case .artist, .albumArtist: ("k_artist = ?", [Data(key.key)])
+        case .composer: ("k_composer = ?", [Data(key.key)])
+        case .genre: ("k_genre = ?", [Data(key.key)])
+        }
+        return try db.query("SELECT \(GroupMember.columns) FROM mirror_track WHERE \(condition)", arguments) { try GroupMember(row: $0) }
+    }
+
+    private static let ownerKey = "(CASE WHEN k_album_artist = x'FF' THEN k_artist ELSE k_album_artist END)"
+
+    private static let upsert = "INSERT OR REPLACE INTO mirror_group (\(GroupRow.columns)) VALUES (\(Array(repeating: "?", count: 16).joined(separator: ", ")))"
+
+    /// Recomputes track-level groups, then the album artists whose albums changed.
+    static func refresh(_ keys: Set<GroupKey>, in db: Connection) throws {
+        var owners = Set<[UInt8]>()
+        for key in keys where key.kind != .albumArtist {
+            if key.kind == .album { owners.insert(key.key) }
+            let members = try Self.members(of: key, in: db)
+            if members.isEmpty {
+                try db.execute("DELETE FROM mirror_group WHERE kind = ? AND id = ?", [key.kind.code, key.id.rawValue])
+            } else {
+                try db.execute(upsert, GroupRow.aggregate(key, members).values)
+            }
+        }
+        for owner in owners {
+            let id = GroupKey(kind: .albumArtist, key: owner).id
+            let albums = try db.query("SELECT \(GroupRow.columns) FROM mirror_group WHERE kind = 0 AND artist_id = ?", [id.rawValue]) {
+                try GroupRow(row: $0)
+            }.filter { $0.artistKey == owner }
+            if albums.isEmpty {
+                try db.execute("DELETE FROM mirror_group WHERE kind = ? AND id = ?", [GroupKind.albumArtist.code, id.rawValue])
+            } else {
+                try db.execute(upsert, GroupRow.aggregate(albumArtist: owner, albums: albums).values)
+            }
+        }
+    }
+
+    /// Every group, computed after a bulk build (the same per-group code sync uses).
+    static func build(in db: Connection, cancelled: () -> Bool) throws {
+        try db.execute("DELETE FROM mirror_group")
+        var keys: [GroupKey] = []
+        try db.forEachRow(
+            """
+            SELECT DISTINCT CASE WHEN compilation = 1 THEN ? ELSE \(ownerKey) END, k_album FROM mirror_track WHERE k_album != x'FF'
+            """, [Data(GroupMember.variousArtistsKey)]
+        ) { keys.append(GroupKey(kind: .album, key: [UInt8](try $0.data(0)), album: [UInt8](try $0.data(1)))) }
+        for (kind, column) in [(GroupKind.artist, "k_artist"), (.composer, "k_composer"), (.genre, "k_genre")] {
+            try db.forEachRow("SELECT DISTINCT \(column) FROM mirror_track WHERE \(column) != x'FF'") {
+                keys.append(GroupKey(kind: kind, key: [UInt8](try $0.data(0))))
+            }
+        }
+        for chunk in stride(from: 0, to: keys.count, by: 2_000) {
+            if cancelled() { throw CancellationError() }
+            try db.transaction { try refresh(Set(keys[chunk..<min(keys.count, chunk + 2_000)]), in: db) }
+        }
+    }
+}

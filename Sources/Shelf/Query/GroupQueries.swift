@@ -1,0 +1,127 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// A group cursor: the sort column's key, and the group ID in the cursor's ID slot.
+extension GroupRow {
+    func cursor(useSortTags: Bool) -> PageCursor {
+        PageCursor(key: [.bytes(useSortTags ? sName : kName)], id: TrackID(id.rawValue))
+    }
+}
+
+extension MirrorQueryEngine: GroupEngine {
+    /// The SQL of a view page: a range of one of `mirror_group`'s name indexes.
+    @_spi(Internals) public func groupPageSQL(_ query: GroupQuery, cursor: PageCursor?) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+        let column = query.useSortTags ? "s_name" : "k_name"
+        let direction = query.descending ? " DESC" : ""
+        var conditions = ["kind = ?"]
+        var arguments: [(any SQLiteBindable)?] = [query.kind.code]
+        if let artist = query.artist {
+            conditions.append("artist_id = ?")
+            arguments.append(artist.rawValue)
+        }
+        if let cursor, case .bytes(let key)? = cursor.key.first {
+            conditions.append("(\(column), id) \(query.descending ? "<" : ">") (?, ?)")
+            arguments += [Data(key), cursor.id.rawValue]
+        }
+        return ("SELECT \(GroupRow.columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?",
+                arguments)
+    }
+
+    @_spi(Internals) public func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
+        try db.transaction(.deferred) {
+            let (sql, arguments) = groupPageSQL(query, cursor: cursor)
+            var rows = try db.query(sql, arguments + [limit + 1]) { try GroupRow(row: $0) }
+            let more = rows.count > limit
+            if more { rows.removeLast() }
+            let total = try db.scalar(
+                Int.self, "SELECT count(*) FROM mirror_group WHERE kind = ?" + (query.artist == nil ? "" : " AND artist_id = ?"),
+                [query.kind.code] + (query.artist.map { [$0.rawValue] } ?? [])) ?? 0
+            return GroupPage(items: rows.map { $0.item(useSortTags: query.useSortTags) },
+                             nextCursor: more ? rows.last?.cursor(useSortTags: query.useSortTags) : nil, total: total)
+        }
+    }
+
+    @_spi(Internals) public func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
+        let column = query.useSortTags ? "s_name" : "k_name"
+        var counts: [String: Int] = [:]
+        try db.forEachRow(
+            "SELECT substr(\(column), 1, 1), count(*) FROM mirror_group WHERE kind = ?" + (query.artist == nil ? "" : " AND artist_id = ?") + " GROUP BY 1",
+            [query.kind.code] + (query.artist.map { [$0.rawValue] } ?? [])
+        ) { row in
+            counts[SortKey.section(ofByte: row.optionalData(0)?.first ?? 0xFF), default: 0] += Int(try row.int64(1))
+        }
+        return Self.sectionInfos(counts, descending: query.descending)
+    }
+
+    @_spi(Internals) public func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {
+        try db.transaction(.deferred) {
+            guard let row = try db.queryOne("SELECT \(GroupRow.columns) FROM mirror_group WHERE kind = 0 AND id = ?", [album.rawValue], { try GroupRow(row: $0) }),
+                  let owner = row.artistKey else { return nil }
+            let ids = try MirrorGroups.members(of: GroupKey(kind: .album, key: owner, album: row.kName), in: db)
+                .sorted { ($0.disc ?? Int.max, $0.track ?? Int.max, $0.id) < ($1.disc ?? Int.max, $1.track ?? Int.max, $1.id) }
+                .map(\.id)
+            var items: [Int64: TrackListItem] = [:]
+            for chunk in stride(from: 0, to: ids.count, by: 500) {
+                let part = Array(ids[chunk..<min(ids.count, chunk + 500)])
+                try db.forEachRow(
+                    "SELECT \(Self.listColumns), NULL FROM mirror_track WHERE id IN (\(part.map { _ in "?" }.joined(separator: ", ")))", part
+                ) { row in
+                    let item = try decode(row, numeric: [], withKey: false).0
+                    items[item.id.rawValue] = item
+                }
+            }
+            return ids.compactMap { items[$0] }
+        }
+    }
+}
+
+extension DirectQueryEngine: GroupEngine {
+    /// Every group of one view computed from all canonical tracks, in the view's order.
+    func groupRows(_ query: GroupQuery) throws -> [GroupRow] {
+        let tracks = try db.transaction(.deferred) { try db.query(TrackRow.selectWithoutTexts, [], TrackRow.decode) }
+        var rows = GroupRow.all(tracks, options: options).filter { $0.kind == query.kind && (query.artist == nil || $0.artistID == query.artist) }
+        rows.sort { a, b in
+            let (x, y) = query.useSortTags ? (a.sName, b.sName) : (a.kName, b.kName)
+            return x != y ? x.lexicographicallyPrecedes(y) : a.id < b.id
+        }
+        return query.descending ? rows.reversed() : rows
+    }
+
+    @_spi(Internals) public func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
+        let rows = try groupRows(query)
+        var start = 0
+        if let cursor, case .bytes(let key)? = cursor.key.first {
+            start = rows.firstIndex { row in
+                let own = query.useSortTags ? row.sName : row.kName
+                let after = own != key ? key.lexicographicallyPrecedes(own) : cursor.id.rawValue < row.id.rawValue
+                return query.descending ? (own != key ? own.lexicographicallyPrecedes(key) : row.id.rawValue < cursor.id.rawValue) : after
+            } ?? rows.count
+        }
+        let slice = Array(rows[start..<min(rows.count, start + limit)])
+        let more = start + slice.count < rows.count
+        return GroupPage(items: slice.map { $0.item(useSortTags: query.useSortTags) },
+                         nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
+    }
+
+    @_spi(Internals) public func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
+        var sections: [SectionInfo] = []
+        for (index, row) in try groupRows(query).enumerated() {
+            let name = SortKey.section(ofKey: query.useSortTags ? row.sName : row.kName)
+            if sections.last?.name == name { sections[sections.count - 1].count += 1 } else {
+                sections.append(SectionInfo(name: name, firstIndex: index, count: 1))
+            }
+        }
+        return sections
+    }
+
+    @_spi(Internals) public func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {
+        let tracks = try db.transaction(.deferred) { try db.query(TrackRow.selectWithoutTexts, [], TrackRow.decode) }
+        let members = tracks.filter { track in
+            GroupMember(track, options: options).groups.contains { $0.kind == .album && $0.id == album }
+        }
+        guard !members.isEmpty else { return nil }
+        return members.sorted { ($0.discNumber ?? Int.max, $0.trackNumber ?? Int.max, $0.id) < ($1.discNumber ?? Int.max, $1.trackNumber ?? Int.max, $1.id) }
+            .map { TrackListItem($0, section: "#") }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// The aggregation views: tracks grouped into albums, artists, album artists, composers, genres.
+public enum GroupKind: String, Sendable, Codable, CaseIterable {
+    /// Grouped by album artist ("Various Artists" for compilations) and album.
+    case album
+    /// Grouped by the track artist.
+    case artist
+    /// Grouped by album artist (the artist when a track has none; "Various Artists" for compilations).
+    case albumArtist
+    case composer
+    case genre
+
+    /// The storage code of the kind in the mirror.
+    public var code: Int64 {
+        switch self {
+        case .album: 0
+        case .artist: 1
+        case .albumArtist: 2
+        case .composer: 3
+        case .genre: 4
+        }
+    }
+}
+
+/// A group's identity: stable across mirror rebuilds and machines, because it is a hash of the
+/// group's folded key (see `GroupKey`); an artist has the same ID as artist and as album artist.
+public struct GroupID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: Int64
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+    public static func < (lhs: GroupID, rhs: GroupID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { String(rawValue) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(Int64.self)
+    }
+}
+
+/// One row of an aggregation view.
+public struct GroupItem: Sendable, Codable, Equatable, Identifiable {
+    public var id: GroupID
+    public var kind: GroupKind
+    /// The display name (of the group's lowest-ID track; "Various Artists" for compilations).
+    public var name: String
+    /// Albums: the album artist shown, and its group ID (an `albumArtist` / `artist` ID).
+    public var artist: String?
+    public var artistID: GroupID?
+    public var trackCount: Int
+    /// Distinct albums among the group's tracks (albums: 1).
+    public var albumCount: Int
+    /// Total seconds of the tracks with a known duration.
+    public var duration: Double
+    /// Albums: the latest year among its tracks.
+    public var year: Int?
+    /// Albums: the genre most of its tracks carry (ties: the one that sorts first).
+    public var genre: String?
+    /// Albums and album artists: a representative picture (the first track with one in disc and
+    /// track order; for an album artist, that of its first album with one).
+    public var artworkID: ArtworkID?
+    /// The track whose picture `artworkID` is.
+    public var artworkTrack: TrackID?
+    /// The section the row files under in the view's order.
+    public var section: String
+
+    /// A view row; every count and total as given.
+    public init(id: GroupID, kind: GroupKind, name: String, artist: String? = nil, artistID: GroupID? = nil, trackCount: Int,
+                albumCount: Int, duration: Double, year: Int? = nil, genre: String? = nil, artworkID: ArtworkID? = nil, artworkTrack: TrackID? = nil, section: String) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.artist = artist
+        self.artistID = artistID
+        self.trackCount = trackCount
+        self.albumCount = albumCount
+        self.duration = duration
+        self.year = year
+        self.genre = genre
+        self.artworkID = artworkID
+        self.artworkTrack = artworkTrack
+        self.section = section
+    }
+}
+
+/// Which aggregation view, in which order: by name (its sort name with sort tags on), either
+/// direction; optionally only the albums of one artist (the drill-down).
+public struct GroupQuery: Sendable, Hashable {
+    public var kind: GroupKind
+    public var useSortTags: Bool
+    public var descending: Bool
+    /// Albums only: those whose album artist has this ID.
+    public var artist: GroupID?
+
+    /// A view of `kind` sorted by name ascending, sort tags on.
+    public init(kind: GroupKind, useSortTags: Bool = true, descending: Bool = false, artist: GroupID? = nil) {
+        self.kind = kind
+        self.useSortTags = useSortTags
+        self.descending = descending
+        self.artist = artist
+    }
+}
+
+/// A page of an aggregation view.
+public struct GroupPage: Sendable, Equatable {
+    public var items: [GroupItem]
+    /// Where the next page starts; nil at the end.
+    public var nextCursor: PageCursor?
+    /// Rows in the whole view.
+    public var total: Int
+
+    /// A page of `items` out of `total`.
+    public init(items: [GroupItem], nextCursor: PageCursor?, total: Int) {
+        self.items = items
+        self.nextCursor = nextCursor
+        self.total = total
+    }
+}

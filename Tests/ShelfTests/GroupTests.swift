@@ -1,0 +1,141 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+import ShelfTestSupport
+import Testing
+
+@_spi(Internals) @testable import Shelf
+
+/// Random edits touching every field the aggregation views and search read.
+@LibraryActor func randomGroupEdits(_ batch: WriteBatch, seed: UInt64) throws {
+    var r = SeededRandom(seed: seed)
+    let ids = try batch.db.query("SELECT id FROM track ORDER BY random() LIMIT 40", []) { TrackID(try $0.int64(0)) }
+    for id in ids {
+        switch r.int(0...7) {
+        case 0: try batch.deleteTrack(id)
+        case 1: try batch.updateTrack(id) { $0.album = r.pick(["Moved Album", "ｍｏｖｅｄ ａｌｂｕｍ", nil, "  "]); $0.discNumber = r.pick([nil, 2]) }
+        case 2: try batch.updateTrack(id) { $0.albumArtist = r.pick([nil, "The Movers", "Movers, The"]); $0.sortAlbumArtist = r.pick([nil, "Movers"]) }
+        case 3: try batch.updateTrack(id) { $0.artist = r.pick(["Néw Order", "宇多田"]); $0.sortArtist = r.pick([nil, "うただ", " "]) }
+        case 4: try batch.updateTrack(id) { $0.compilation.toggle(); $0.year = r.pick([nil, 1999, 2024]) }
+        case 5: try batch.updateTrack(id) { $0.composer = r.pick([nil, "Bach", "坂本龍一"]); $0.sortComposer = r.pick([nil, "さかもと"]); $0.genre = r.pick(["New Age", "演歌", nil]) }
+        case 6: try batch.updateTrack(id) { $0.duration = r.pick([nil, 61.5]); $0.playCount += 1 }
+        default:
+            try batch.insert(Track(path: "/new/\(r.next()).mp3", title: "New \(r.int(0...99))", artist: r.pick(["Kiki", "きき"]),
+                                   album: r.pick(["Fresh", nil]), genre: "Pop", compilation: r.int(0...3) == 0))
+        }
+    }
+}
+
+@Suite(.serialized) struct GroupTests {
+    /// Every view, order and drill-down of the mirror equals the direct path's.
+    static func expectGroupParity(_ engines: Engines) throws {
+        for kind in GroupKind.allCases {
+            for tags in [false, true] {
+                for descending in [false, true] {
+                    let query = GroupQuery(kind: kind, useSortTags: tags, descending: descending)
+                    let expected = try engines.direct.groupRows(query)
+                    var walked: [GroupItem] = []
+                    var cursor: PageCursor?
+                    repeat {
+                        let page = try engines.mirrored.groups(query, after: cursor, limit: 37)
+                        #expect(page.total == expected.count, "total \(kind) tags=\(tags)")
+                        walked += page.items
+                        cursor = page.nextCursor
+                    } while cursor != nil && walked.count <= expected.count
+                    #expect(walked == expected.map { $0.item(useSortTags: tags) }, "\(kind) tags=\(tags) desc=\(descending)")
+                    #expect(try engines.mirrored.groupSections(query) == (try engines.direct.groupSections(query)), "sections \(kind)")
+                    // The direct path pages like the mirror too.
+                    let directPage = try engines.direct.groups(query, after: walked.count > 3 ? expected[2].cursor(useSortTags: tags) : nil, limit: 5)
+                    if walked.count > 3 { #expect(directPage.items.first == walked[3]) }
+                }
+            }
+        }
+        // Drill-down: artist → albums → tracks.
+        let artists = try engines.direct.groupRows(GroupQuery(kind: .albumArtist))
+        for artist in artists.prefix(15) + artists.suffix(5) {
+            let albums = GroupQuery(kind: .album, artist: artist.id)
+            let mirrored = try engines.mirrored.groups(albums, after: nil, limit: 1_000).items
+            #expect(mirrored == (try engines.direct.groupRows(albums)).map { $0.item(useSortTags: true) }, "albums of \(artist.name)")
+            #expect(mirrored.count == artist.albumCount)
+            for album in mirrored.prefix(3) {
+                let tracks = try engines.mirrored.albumTracks(album.id)
+                #expect(tracks == (try engines.direct.albumTracks(album.id)), "tracks of \(album.name)")
+                #expect(tracks?.count == album.trackCount)
+            }
+        }
+    }
+
+    @Test func viewsAgreeWithTheDirectPathBeforeAndAfterRandomBatches() async throws {
+        let (dir, library) = try await MirrorParityTests.makeLibrary()
+        _ = dir
+        try Self.expectGroupParity(try Engines(library))
+        for round in 0..<5 {
+            try await library.write { batch in try randomGroupEdits(batch, seed: UInt64(round) + 500) }
+        }
+        try Self.expectGroupParity(try Engines(library))
+        // A write the mirror did not see is caught up from mirror rows.
+        try await library.disableMirror()
+        try await library.write { batch in try randomGroupEdits(batch, seed: 9) }
+        try await library.enableMirror()
+        try Self.expectGroupParity(try Engines(library))
+    }
+
+    @Test func sortNamesComeFromTheTagMostTracksCarry() async throws {
+        let dir = try TemporaryDirectory()
+        let library = Library(directory: dir.url)
+        try await library.write { batch in
+            for n in 1...3 {
+                try batch.insert(Track(path: "/b/\(n).mp3", title: "Song \(n)", artist: "The Beatles", album: "Abbey Road", albumArtist: "The Beatles",
+                                       trackNumber: 4 - n, discNumber: 1, sortArtist: n == 3 ? "Zzz" : "Beatles, The",
+                                       sortAlbumArtist: "Beatles, The", artworkID: n == 2 ? try batch.addArtwork(Data([0xFF, 0xD8, 0xFF, UInt8(n)])) : nil))
+            }
+            try batch.insert(Track(path: "/v/1.mp3", title: "Hit", artist: "Aaa", album: "Now 1", compilation: true))
+            try batch.insert(Track(path: "/v/2.mp3", title: "Hit 2", artist: "Bbb", album: "Now 1", compilation: true))
+            try batch.insert(Track(path: "/k/1.mp3", title: "光", artist: "宇多田ヒカル", album: "光", sortArtist: "うただひかる"))
+        }
+        try await library.waitForMirror()
+        let artists = try await library.groups(GroupQuery(kind: .artist))
+        // "Beatles, The" is on two of three tracks: the artist sorts as it, under B.
+        #expect(artists.items.map(\.name) == ["Aaa", "Bbb", "The Beatles", "宇多田ヒカル"])
+        #expect(artists.items.map(\.section) == ["A", "B", "B", "あ"])
+        #expect(try await library.groups(GroupQuery(kind: .artist, useSortTags: false)).items.map(\.section) == ["A", "B", "B", "#"])
+        let albums = try await library.groups(GroupQuery(kind: .album, useSortTags: false))
+        #expect(albums.items.map(\.name) == ["Abbey Road", "Now 1", "光"])
+        #expect(albums.items.map(\.artist) == ["The Beatles", "Various Artists", "宇多田ヒカル"])
+        #expect(albums.items.map(\.trackCount) == [3, 2, 1])
+        #expect(albums.items[0].artworkID != nil && albums.items[0].artworkTrack == TrackID(2))
+        let owners = try await library.groups(GroupQuery(kind: .albumArtist))
+        #expect(owners.items.map(\.name) == ["The Beatles", "Various Artists", "宇多田ヒカル"])
+        let beatles = try #require(owners.items.first { $0.name == "The Beatles" })
+        #expect(beatles.section == "B" && beatles.albumCount == 1 && beatles.trackCount == 3)
+        let drill = try await library.groups(GroupQuery(kind: .album, artist: beatles.id))
+        #expect(drill.items.map(\.name) == ["Abbey Road"])
+        let tracks = try await library.albumTracks(drill.items[0].id)
+        #expect(tracks.map(\.title) == ["Song 3", "Song 2", "Song 1"])
+        // The artist's ID is the same in both artist views.
+        #expect(artists.items.contains { $0.id == beatles.id })
+    }
+
+    @Test func everyViewIsAnIndexRangeScan() async throws {
+        let (dir, library) = try await MirrorParityTests.makeLibrary()
+        _ = dir
+        let engines = try Engines(library)
+        for kind in GroupKind.allCases {
+            for tags in [false, true] {
+                for descending in [false, true] {
+                    for artist: GroupID? in kind == .album ? [nil, GroupID(42)] : [nil] {
+                        let query = GroupQuery(kind: kind, useSortTags: tags, descending: descending, artist: artist)
+                        let (sql, arguments) = engines.mirrored.groupPageSQL(
+                            query, cursor: PageCursor(key: [.bytes([0x41])], id: TrackID(1)))
+                        let plan = try engines.mirror.query("EXPLAIN QUERY PLAN " + sql, arguments + [51]) { try $0.string(3) }.joined(separator: " | ")
+                        #expect(!plan.contains("TEMP B-TREE") && plan.contains("USING"), "\(kind) tags=\(tags) desc=\(descending): \(plan)")
+                    }
+                }
+            }
+        }
+        // An album's tracks: one probe of the album index (then at most an album's rows sorted).
+        let (sql, arguments) = ("SELECT id FROM mirror_track WHERE k_album = ? AND compilation = 0 AND k_artist = ?", [Data([0x41]), Data([0x41])] as [(any SQLiteBindable)?])
+        let plan = try engines.mirror.query("EXPLAIN QUERY PLAN " + sql, arguments) { try $0.string(3) }.joined(separator: " | ")
+        #expect(plan.contains("SEARCH mirror_track USING INDEX"), "\(plan)")
+    }
+}

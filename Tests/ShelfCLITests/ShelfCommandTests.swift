@@ -326,4 +326,26 @@ import Testing
         let text = try shelf(lib + ["search", word])
         #expect(text.status == 0 && text.stdout.contains("matching '\(word)'"))
     }
+
+    @Test func viewsAndDrillDownByCommandLine() throws {
+        let dir = try generated(300)
+        let lib = ["--library", dir.url.path]
+        let owners = try json(try shelf(lib + ["artists", "--by", "albumArtist", "--limit", "5", "--json"]).stdout)
+        let first = try #require((owners["items"] as? [[String: Any]])?.first)
+        for key in ["id", "name", "trackCount", "albumCount", "section", "kind"] { #expect(first[key] != nil, "missing \(key)") }
+        #expect(owners.keys.contains("nextCursor") && (owners["total"] as? Int ?? 0) > 5)
+        let artistID = try #require(first["id"] as? Int)
+        let albums = try json(try shelf(lib + ["albums", "--artist", String(artistID), "--json"]).stdout)
+        let albumItems = try #require(albums["items"] as? [[String: Any]])
+        #expect(albumItems.count == first["albumCount"] as? Int)
+        let album = try #require(albumItems.first)
+        let tracks = try json(try shelf(lib + ["tracks", "--album", String(try #require(album["id"] as? Int)), "--json"]).stdout)
+        #expect((tracks["items"] as? [Any])?.count == album["trackCount"] as? Int)
+        for command in ["albums", "artists", "composers", "genres"] {
+            let result = try shelf(lib + [command, "--sort", "name:desc", "--sort-tags", "off", "--limit", "3"])
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+        }
+        #expect(try shelf(lib + ["albums", "--sort", "year"]).status == 1)
+        #expect(try shelf(lib + ["tracks", "--album", "12345"]).status != 0)
+    }
 }

@@ -80,9 +80,11 @@ struct ListedTrack: Encodable {
 struct TracksCommand: Command {
     static let name = "tracks"
     static let abstract = "List a page of tracks in order (--sort albumArtist, year:desc), filtered (--filter 'artist:beatles year:1965..1970'), by --after CURSOR or --offset."
-    static let synopsis = "[--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--after CURSOR | --offset N] [--limit N] [--json]"
+    static let synopsis = "[--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--after CURSOR | --offset N] [--limit N] [--album ID] [--json]"
 
     let list: ListOptions
+    /// `--album ID`: that album's tracks in disc and track order (the drill-down from `albums`).
+    let album: GroupID?
     let limit: Int
     let offset: Int?
     let after: PageCursor?
@@ -93,6 +95,10 @@ struct TracksCommand: Command {
         offset = try arguments.intOption("--offset", in: 0...Int(Int32.max))
         after = try ListOptions.parseCursor(&arguments)
         if offset != nil && after != nil { throw UsageError("--after and --offset cannot be combined") }
+        album = try arguments.option("--album").map { text in
+            guard let id = Int64(text), id > 0 else { throw UsageError("--album expects an album ID from `shelf albums`, got '\(text)'") }
+            return GroupID(id)
+        }
     }
 
     struct Result: Encodable {
@@ -111,6 +117,11 @@ struct TracksCommand: Command {
     }
 
     func run(library: Library, output: Output) async throws {
+        if let album {
+            let items = try await library.albumTracks(album)
+            let page = ListPage(items: items, nextCursor: nil, total: items.count)
+            return try await Self.print(page, library: library, output: output, suffix: " on album \(album)")
+        }
         let page = if let offset {
             try await library.list(list.query, offset: offset, limit: limit)
         } else {

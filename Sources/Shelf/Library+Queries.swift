@@ -169,3 +169,30 @@ extension Library {
         return items
     }
 }
+
+extension Library {
+    /// Creates a smart playlist; rules that cannot be evaluated (a missing or folder playlist, a
+    /// loop of references, a bad limit) are rejected with the reason.
+    public func createSmartPlaylist(name: String, rules: SmartRules, parent: PlaylistID? = nil) async throws -> PlaylistID {
+        let json = try rules.json()
+        return try await write { batch in try batch.createPlaylist(Playlist(name: name, parentID: parent, kind: .smart, rules: json)) }
+    }
+
+    /// A smart playlist's tracks as of now, in its selection order (by ID without one): evaluated
+    /// live on every call, so its contents follow every write.
+    public func smartPlaylistTracks(_ id: PlaylistID) async throws -> [TrackID] {
+        let context = try await smartContext()
+        guard context.rules[id] != nil else { throw LibraryError.invalidValue(field: "playlist", value: id.description, reason: "not a smart playlist") }
+        return try await withEngine { try $0.smartTracks(id, context) }
+    }
+
+    /// Every smart playlist's rules, read from the store.
+    func smartContext() async throws -> SmartContext {
+        let rules = try await read { db in
+            try db.query("SELECT id, rules FROM playlist WHERE kind = ? AND rules IS NOT NULL", [Int64(Playlist.Kind.smart.rawValue)]) { row in
+                (PlaylistID(try row.int64(0)), try? SmartRules(json: try row.string(1)))
+            }
+        }
+        return SmartContext(rules: Dictionary(rules.compactMap { id, rules in rules.map { (id, $0) } }, uniquingKeysWith: { first, _ in first }))
+    }
+}

@@ -26,6 +26,8 @@ import ShelfDatabase
     func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo]
     /// Up to `limit` tracks matching a search within `scope`, best first, after `cursor`.
     func search(_ search: SearchQuery, scope: SearchScope, after cursor: PageCursor?, limit: Int) throws -> ListPage
+    /// A smart playlist's track IDs in selection order, evaluated now.
+    func smartTracks(_ id: PlaylistID, _ context: SmartContext) throws -> [TrackID]
 }
 
 /// The aggregation views, answered by both engines alike.

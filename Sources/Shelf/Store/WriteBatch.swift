@@ -193,8 +193,28 @@ public final class WriteBatch {
             "INSERT INTO playlist (name, parent_id, kind, rules, date_added, date_modified) VALUES (?, ?, ?, ?, ?, ?)",
             [playlist.name, playlist.parentID?.rawValue, playlist.kind.rawValue, playlist.rules, now, now])
         let id = PlaylistID(db.lastInsertRowID)
+        if playlist.kind == .smart { try checkSmartRules(playlist.rules, id: id) }
         record(.playlist(id), .insert)
         return id
+    }
+
+    /// Rejects smart rules that cannot be evaluated (see `SmartContext.problem`), naming why.
+    private func checkSmartRules(_ json: String?, id: PlaylistID) throws {
+        guard let json else { throw LibraryError.invalidValue(field: "rules", value: "", reason: "a smart playlist needs rules") }
+        let rules: SmartRules
+        do { rules = try SmartRules(json: json) } catch {
+            throw LibraryError.invalidValue(field: "rules", value: json, reason: "not a smart playlist definition: \(error)")
+        }
+        var kinds: [PlaylistID: Playlist.Kind] = [:]
+        var stored: [PlaylistID: SmartRules] = [:]
+        try db.forEachRow("SELECT id, kind, rules FROM playlist") { row in
+            let playlist = PlaylistID(try row.int64(0))
+            kinds[playlist] = Playlist.Kind(rawValue: Int(try row.int64(1))) ?? .regular
+            if playlist != id, let text = row.optionalString(2) { stored[playlist] = try? SmartRules(json: text) }
+        }
+        if let problem = SmartContext.problem(with: rules, id: id, kinds: kinds, stored: stored) {
+            throw LibraryError.invalidValue(field: "rules", value: json, reason: problem)
+        }
     }
 
     /// The stored playlist with this ID, as this transaction sees it.
@@ -214,6 +234,7 @@ public final class WriteBatch {
             }
         }
         guard old.name != playlist.name || old.parentID != playlist.parentID || old.rules != playlist.rules else { return }
+        if old.kind == .smart, old.rules != playlist.rules { try checkSmartRules(playlist.rules, id: playlist.id) }
         try db.execute(
             "UPDATE playlist SET name = ?, parent_id = ?, rules = ?, date_modified = ? WHERE id = ?",
             [playlist.name, playlist.parentID?.rawValue, playlist.rules, now, playlist.id.rawValue])

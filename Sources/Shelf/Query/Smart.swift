@@ -1,0 +1,191 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// What evaluating smart playlists needs besides the tracks: every smart playlist's rules (rules
+/// may refer to other smart playlists) and the moment "in the last N days" counts back from.
+@_spi(Internals) public struct SmartContext: Sendable {
+    let rules: [PlaylistID: SmartRules]
+    let now: Date
+
+    /// A context for evaluating at `now`.
+    @_spi(Internals) public init(rules: [PlaylistID: SmartRules], now: Date = Date()) {
+        self.rules = rules
+        self.now = now
+    }
+
+    /// The earliest whole second "in the last `days` days" includes.
+    func cutoff(days: Int) -> Double { (now.timeIntervalSince1970 - Double(days) * 86_400).rounded(.down) }
+
+    /// The stable shuffle key of a track in a playlist's random selection (the same arithmetic in
+    /// SQL and in Swift; no overflow below 3.4 billion track IDs).
+    static func shuffle(_ id: Int64, _ playlist: PlaylistID) -> Int64 { (id * 2_654_435_761 + playlist.rawValue * 40_503) % 4_294_967_296 }
+
+    /// Why a smart playlist's rules cannot be saved, or nil: every referenced playlist exists and
+    /// holds tracks (not a folder), limits are positive, and no chain of references leads back
+    /// to `id`.
+    static func problem(with rules: SmartRules, id: PlaylistID, kinds: [PlaylistID: Playlist.Kind], stored: [PlaylistID: SmartRules]) -> String? {
+        for reference in rules.condition.playlists {
+            guard let kind = kinds[reference] else { return "refers to playlist \(reference), which does not exist" }
+            if kind == .folder { return "refers to folder \(reference), which holds playlists, not tracks" }
+        }
+        switch rules.limit {
+        case .items(let n) where n <= 0: return "a limit must be positive"
+        case .size(let n) where n <= 0: return "a limit must be positive"
+        case .duration(let seconds) where !(seconds > 0): return "a limit must be positive"
+        default: break
+        }
+        if rules.limit != nil && rules.selection == nil { return "a limit needs a selection (--by)" }
+        if case .some = firstLoop(rules.condition.playlists, id: id, stored: stored) { return "refers to itself through other smart playlists" }
+        if rules.condition.playlists.contains(id) { return "refers to itself" }
+        return nil
+    }
+
+    private static func firstLoop(_ start: [PlaylistID], id: PlaylistID, stored: [PlaylistID: SmartRules]) -> PlaylistID? {
+        var stack = start
+        var seen = Set<PlaylistID>()
+        while let next = stack.popLast() {
+            if next == id { return next }
+            guard seen.insert(next).inserted, let rules = stored[next] else { continue }
+            stack += rules.condition.playlists
+        }
+        return nil
+    }
+}
+
+extension MirrorQueryEngine {
+    /// The SQL listing a smart playlist's track IDs in selection order.
+    @_spi(Internals) public func smartSQL(_ id: PlaylistID, _ context: SmartContext) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+        let rules = context.rules[id] ?? SmartRules(.filter(.not(.all)))
+        let (condition, arguments) = smartCondition(rules.condition, context, negated: false, depth: 0)
+        let order: String = switch rules.selection {
+        case nil: "mirror_track.id"
+        case .random?: "((mirror_track.id * 2654435761 + \(id.rawValue * 40_503)) % 4294967296), mirror_track.id"
+        case .mostPlayed?: "n_play_count DESC, mirror_track.id"
+        case .leastPlayed?: "n_play_count, mirror_track.id"
+        case .highestRated?: "n_rating DESC, mirror_track.id"
+        case .mostRecentlyAdded?: "n_date_added DESC, mirror_track.id"
+        case .mostRecentlyPlayed?: "(CASE WHEN n_last_played < 9e18 THEN n_last_played ELSE -1 END) DESC, mirror_track.id"
+        }
+        switch rules.limit {
+        case nil:
+            return ("SELECT mirror_track.id FROM mirror_track WHERE \(condition) ORDER BY \(order)", arguments)
+        case .items(let count)?:
+            return ("SELECT mirror_track.id FROM mirror_track WHERE \(condition) ORDER BY \(order) LIMIT \(count)", arguments)
+        case .duration(let limit)?:
+            return (running("n_duration", order: order, condition: condition), arguments + [limit])
+        case .size(let limit)?:
+            return (running("n_file_size", order: order, condition: condition), arguments + [limit])
+        }
+    }
+
+    /// Tracks in order while the running total of `column` (missing values as 0) stays within
+    /// the limit, which is the statement's last argument.
+    private func running(_ column: String, order: String, condition: String) -> String {
+        """
+        SELECT id FROM (SELECT mirror_track.id AS id, row_number() OVER (ORDER BY \(order)) AS position,
+          sum(CASE WHEN \(column) < 9e18 THEN \(column) ELSE 0 END) OVER (ORDER BY \(order) ROWS UNBOUNDED PRECEDING) AS total
+          FROM mirror_track WHERE \(condition))
+        WHERE total <= ? ORDER BY position
+        """
+    }
+
+    private func smartCondition(_ condition: SmartCondition, _ context: SmartContext, negated: Bool, depth: Int) -> (String, [(any SQLiteBindable)?]) {
+        switch condition {
+        case .filter(let filter):
+            return MirrorFilter.compile(filter, negated: negated)
+        case .inLastDays(let field, let days):
+            return MirrorFilter.compile(.range(field, lower: context.cutoff(days: days), upper: nil), negated: negated)
+        case .inPlaylist(let playlist), .notInPlaylist(let playlist):
+            let members: (String, [(any SQLiteBindable)?])
+            if context.rules[playlist] != nil, depth < 32 {
+                // Saving rejects loops; the depth bound only guards rules written around that check.
+                let (sql, arguments) = smartSQLInner(playlist, context, depth: depth + 1)
+                members = ("mirror_track.id IN (\(sql))", arguments)
+            } else {
+                members = ("mirror_track.id IN (SELECT track_id FROM mirror_playlist_item WHERE playlist_id = ?)", [playlist.rawValue])
+            }
+            if case .notInPlaylist = condition { return ("NOT \(members.0)", members.1) }
+            return members
+        case .all(let conditions), .any(let conditions):
+            let isAll = if case .all = condition { true } else { false }
+            guard !conditions.isEmpty else { return (isAll ? "1" : "0", []) }
+            let parts = conditions.map { smartCondition($0, context, negated: negated, depth: depth) }
+            return ("(" + parts.map(\.0).joined(separator: isAll ? " AND " : " OR ") + ")", parts.flatMap(\.1))
+        case .not(let inner):
+            let (sql, arguments) = smartCondition(inner, context, negated: !negated, depth: depth)
+            return ("NOT (\(sql))", arguments)
+        }
+    }
+
+    /// A referenced smart playlist's IDs as a subquery (aliased, so that its `mirror_track` does
+    /// not capture the outer one).
+    private func smartSQLInner(_ id: PlaylistID, _ context: SmartContext, depth: Int) -> (String, [(any SQLiteBindable)?]) {
+        let (sql, arguments) = smartSQL(id, context)
+        return ("SELECT id FROM (\(sql))", arguments)
+    }
+
+    @_spi(Internals) public func smartTracks(_ id: PlaylistID, _ context: SmartContext) throws -> [TrackID] {
+        let (sql, arguments) = smartSQL(id, context)
+        return try db.query(sql, arguments) { TrackID(try $0.int64(0)) }
+    }
+}
+
+extension DirectQueryEngine {
+    @_spi(Internals) public func smartTracks(_ id: PlaylistID, _ context: SmartContext) throws -> [TrackID] {
+        try db.transaction(.deferred) {
+            let tracks = try db.query(TrackRow.selectWithoutTexts, [], TrackRow.decode)
+            var members: [PlaylistID: Set<TrackID>] = [:]
+            try db.forEachRow("SELECT playlist_id, track_id FROM playlist_item") {
+                members[PlaylistID(try $0.int64(0)), default: []].insert(TrackID(try $0.int64(1)))
+            }
+            var evaluated: [PlaylistID: [TrackID]] = [:]
+            func evaluate(_ id: PlaylistID, depth: Int) -> [TrackID] {
+                if let known = evaluated[id] { return known }
+                let rules = context.rules[id] ?? SmartRules(.filter(.not(.all)))
+                func holds(_ condition: SmartCondition, _ track: Track) -> Bool {
+                    switch condition {
+                    case .filter(let filter): return filter.matches(track)
+                    case .inLastDays(let field, let days): return Filter.range(field, lower: context.cutoff(days: days), upper: nil).matches(track)
+                    case .inPlaylist(let playlist), .notInPlaylist(let playlist):
+                        let inside = context.rules[playlist] != nil && depth < 32
+                            ? Set(evaluate(playlist, depth: depth + 1)).contains(track.id)
+                            : members[playlist]?.contains(track.id) ?? false
+                        if case .notInPlaylist = condition { return !inside }
+                        return inside
+                    case .all(let conditions): return conditions.allSatisfy { holds($0, track) }
+                    case .any(let conditions): return conditions.contains { holds($0, track) }
+                    case .not(let inner): return !holds(inner, track)
+                    }
+                }
+                var chosen = tracks.filter { holds(rules.condition, $0) }
+                func key(_ t: Track) -> (Double, Int64) {
+                    switch rules.selection {
+                    case nil: (0, t.id.rawValue)
+                    case .random?: (Double(SmartContext.shuffle(t.id.rawValue, id)), t.id.rawValue)
+                    case .mostPlayed?: (-Double(t.playCount), t.id.rawValue)
+                    case .leastPlayed?: (Double(t.playCount), t.id.rawValue)
+                    case .highestRated?: (-Double(t.rating), t.id.rawValue)
+                    case .mostRecentlyAdded?: (-NumberField.seconds(t.dateAdded), t.id.rawValue)
+                    case .mostRecentlyPlayed?: (-(t.lastPlayed.map(NumberField.seconds) ?? -1), t.id.rawValue)
+                    }
+                }
+                chosen.sort { key($0) < key($1) }
+                switch rules.limit {
+                case nil: break
+                case .items(let count)?: chosen = Array(chosen.prefix(count))
+                case .duration(let limit)?:
+                    var total = 0.0
+                    chosen = Array(chosen.prefix { total += $0.duration ?? 0; return total <= limit })
+                case .size(let limit)?:
+                    var total = 0.0
+                    chosen = Array(chosen.prefix { total += Double($0.fileSize); return total <= Double(limit) })
+                }
+                let ids = chosen.map(\.id)
+                evaluated[id] = ids
+                return ids
+            }
+            return evaluate(id, depth: 0)
+        }
+    }
+}

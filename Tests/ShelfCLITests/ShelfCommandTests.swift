@@ -348,4 +348,20 @@ import Testing
         #expect(try shelf(lib + ["albums", "--sort", "year"]).status == 1)
         #expect(try shelf(lib + ["tracks", "--album", "12345"]).status != 0)
     }
+
+    @Test func smartPlaylistsByCommandLine() throws {
+        let dir = try generated(200)
+        let lib = ["--library", dir.url.path]
+        let created = try shelf(lib + ["smart", "create", "Top", "--rule", "rating:>=40 , genre:=Rock", "--limit", "15", "--by", "highestRated", "--json"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let id = try #require(try json(created.stdout)["id"] as? Int)
+        let shown = try json(try shelf(lib + ["smart", "show", String(id), "--limit", "5", "--json"]).stdout)
+        #expect(shown["trackCount"] as? Int == 15)
+        #expect((shown["items"] as? [Any])?.count == 5 && (shown["trackIDs"] as? [Int])?.count == 15)
+        let loop = try shelf(lib + ["smart", "create", "Loop", "--rule", "playlist:99"])
+        #expect(loop.status == 2 && loop.stderr.contains("does not exist"), "\(loop.stderr)")
+        #expect(try shelf(lib + ["smart", "create", "Bad", "--rule", "year:last:3"]).status == 1)
+        #expect(try shelf(lib + ["smart", "create", "Bad", "--rule", "rating:>1", "--limit", "10"]).status == 1)
+        #expect(try shelf(lib + ["smart", "create", "Hour", "--rule", "dateAdded:last:3650d", "--limit", "1h", "--by", "random"]).status == 0)
+    }
 }

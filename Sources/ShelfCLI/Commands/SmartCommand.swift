@@ -1,0 +1,84 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// `shelf smart`: smart playlists, whose contents follow their rules after every write.
+struct SmartCommand: Command {
+    static let name = "smart"
+    static let abstract = "Smart playlists: create NAME --rule 'EXPR' (filter language plus playlist:ID, -playlist:ID, dateAdded:last:30d) [--limit N|90m|2h|700MB|4GB --by SELECTION]; show ID."
+    static let synopsis = "create NAME --rule EXPR [--limit LIMIT --by random|mostPlayed|leastPlayed|highestRated|mostRecentlyAdded|mostRecentlyPlayed] [--parent ID] | show ID [--limit N]   [--json]"
+
+    enum Action {
+        case create(name: String, rules: SmartRules, parent: PlaylistID?)
+        case show(PlaylistID, limit: Int)
+    }
+
+    let action: Action
+
+    init(arguments: inout Arguments) throws {
+        let rule = try arguments.option("--rule")
+        let limitText = try arguments.option("--limit")
+        let by = try arguments.option("--by")
+        let parent = try arguments.option("--parent").map(PlaylistCommand.playlistID)
+        var words = try arguments.positionals()
+        guard !words.isEmpty else { throw UsageError("smart expects create or show") }
+        switch words.removeFirst() {
+        case "create":
+            guard words.count == 1 else { throw UsageError("smart create expects one NAME") }
+            guard let rule else { throw UsageError("smart create needs --rule 'EXPR'") }
+            let condition: SmartCondition
+            do { condition = try SmartRules.parseCondition(rule) } catch let error as FilterParseError { throw UsageError("--rule: \(error)") }
+            let selection = try by.map { text in
+                guard let value = SmartSelection(rawValue: text) else {
+                    throw UsageError("--by expects one of \(SmartSelection.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'")
+                }
+                return value
+            }
+            let limit = try limitText.map(Self.parseLimit)
+            if limit != nil && selection == nil { throw UsageError("--limit needs --by (which tracks to keep)") }
+            action = .create(name: words[0], rules: SmartRules(condition, limit: limit, selection: selection), parent: parent)
+        case "show":
+            guard words.count == 1 else { throw UsageError("smart show expects one ID") }
+            let limit = try limitText.map { text in
+                guard let value = Int(text), value >= 0 else { throw UsageError("--limit expects a count, got '\(text)'") }
+                return value
+            } ?? 50
+            action = .show(try PlaylistCommand.playlistID(words[0]), limit: limit)
+        case let other:
+            throw UsageError("smart expects create or show, got '\(other)'")
+        }
+    }
+
+    /// `25` items, `90m` / `2h` of music, `700MB` / `4GB` of files.
+    static func parseLimit(_ text: String) throws -> SmartLimit {
+        let lower = text.lowercased()
+        func number(_ suffix: String) -> Double? { lower.hasSuffix(suffix) ? Double(lower.dropLast(suffix.count)) : nil }
+        if let items = Int(lower), items > 0 { return .items(items) }
+        if let minutes = number("m"), minutes > 0 { return .duration(minutes * 60) }
+        if let hours = number("h"), hours > 0 { return .duration(hours * 3_600) }
+        if let megabytes = number("mb"), megabytes > 0 { return .size(Int64(megabytes * 1_000_000)) }
+        if let gigabytes = number("gb"), gigabytes > 0 { return .size(Int64(gigabytes * 1_000_000_000)) }
+        throw UsageError("--limit expects items (25), minutes (90m), hours (2h), MB or GB, got '\(text)'")
+    }
+
+    struct Created: Encodable { let id: PlaylistID; let name: String; let rules: SmartRules }
+    struct Shown: Encodable { let id: PlaylistID; let trackCount: Int; let trackIDs: [TrackID]; let items: [ListedTrack] }
+
+    func run(library: Library, output: Output) async throws {
+        switch action {
+        case .create(let name, let rules, let parent):
+            let id = try await library.createSmartPlaylist(name: name, rules: rules, parent: parent)
+            if output.json { return try output.printJSON(Created(id: id, name: name, rules: rules)) }
+            output.line("created smart playlist \(id) '\(name)' (\(try await library.smartPlaylistTracks(id).count) tracks now)")
+        case .show(let id, let limit):
+            let ids = try await library.smartPlaylistTracks(id)
+            let shown = Array(ids.prefix(limit))
+            let fetched = Dictionary(try await library.tracks(ids: shown).tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let page = ListPage(items: shown.compactMap { fetched[$0].map { TrackListItem($0, section: "#") } }, nextCursor: nil, total: ids.count)
+            if output.json {
+                return try output.printJSON(Shown(id: id, trackCount: ids.count, trackIDs: ids, items: try await ListedTrack.rows(of: page, library)))
+            }
+            try await TracksCommand.print(page, library: library, output: output, suffix: " in smart playlist \(id)")
+        }
+    }
+}

@@ -42,6 +42,12 @@ demo: release
 	.build/release/shelf --library $(DEMO_DIR)/library tracks --sort artist --limit 20
 	.build/release/shelf --library $(DEMO_DIR)/library sections --sort artist
 	.build/release/shelf --library $(DEMO_DIR)/library tracks --sort year:desc --filter 'year:1990..1999 -genre:=rock' --limit 5
+	.build/release/shelf --library $(DEMO_DIR)/library search 宇多 --limit 5
+	.build/release/shelf --library $(DEMO_DIR)/library search the --limit 5
+	.build/release/shelf --library $(DEMO_DIR)/library artists --by albumArtist --limit 8
+	.build/release/shelf --library $(DEMO_DIR)/library albums --limit 8
+	.build/release/shelf --library $(DEMO_DIR)/library smart create 'Loved nineties' --rule 'year:1990..1999 , genre:=Rock' --limit 60m --by mostPlayed
+	.build/release/shelf --library $(DEMO_DIR)/library smart show 1 --limit 5
 	.build/release/shelf --library $(DEMO_DIR)/library artwork --stats
 	.build/release/shelf --library $(DEMO_DIR)/library artwork 1 --size 64 --out $(DEMO_DIR)/cover-1.png
 	.build/release/shelf --library $(DEMO_DIR)/library import $(DEMO_DIR)/music

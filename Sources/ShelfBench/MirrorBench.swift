@@ -199,8 +199,55 @@ struct MirrorBench {
                     }
                 }))
         }
+        // Views, drill-down, a playlist page and a smart playlist.
+        let albumsView = GroupQuery(kind: .album)
+        let owner = try require(try mirror.groups(GroupQuery(kind: .albumArtist), after: nil, limit: 200).items.max { $0.albumCount < $1.albumCount })
+        let ownerAlbums = GroupQuery(kind: .album, artist: owner.id)
+        let firstAlbum = try require(try mirror.groups(ownerAlbums, after: nil, limit: 1).items.first)
+        let playlist = try await library.write { batch in
+            let id = try batch.createPlaylist(Playlist(name: "Bench \(UUID().uuidString.prefix(6))"))
+            try batch.insertIntoPlaylist(id, stride(from: 1, to: scale, by: max(1, scale / 2_000)).map { TrackID(Int64($0)) }, at: 0)
+            return id
+        }
+        let smart = try await library.createSmartPlaylist(name: "Bench smart", rules: SmartRules(.all([
+            .filter(.range(.year, lower: 1990, upper: 2010)), .filter(.range(.rating, lower: 60, upper: nil)),
+            .not(.filter(.flag(.compilation, true))), .any([.filter(.text(.genre, .equals("rock"))), .filter(.text(.genre, .equals("pop")))]),
+        ]), limit: .items(100), selection: .mostPlayed))
+        let smartContext = try await library.smartContext()
+        let viewCases: [Case] = [
+            Case(name: "album view first paint (page + sections)",
+                 direct: { _ = try direct.groups(albumsView, after: nil, limit: 50); _ = try direct.groupSections(albumsView) },
+                 mirror: { _ = try mirror.groups(albumsView, after: nil, limit: 50); _ = try mirror.groupSections(albumsView) },
+                 raw: {
+                     let page = mirror.groupPageSQL(albumsView, cursor: nil)
+                     try raw(page.sql, page.arguments + [51])
+                     try raw("SELECT count(*) FROM mirror_group WHERE kind = 0", [])
+                     try raw("SELECT substr(s_name, 1, 1), count(*) FROM mirror_group WHERE kind = 0 GROUP BY 1", [])
+                 }),
+            Case(name: "artist drill-down (albums, then an album's tracks)",
+                 direct: { _ = try direct.groups(ownerAlbums, after: nil, limit: 50); _ = try direct.albumTracks(firstAlbum.id) },
+                 mirror: { _ = try mirror.groups(ownerAlbums, after: nil, limit: 50); _ = try mirror.albumTracks(firstAlbum.id) },
+                 raw: {
+                     let page = mirror.groupPageSQL(ownerAlbums, cursor: nil)
+                     try raw(page.sql, page.arguments + [51])
+                     try raw("SELECT id FROM mirror_track WHERE k_album = ?", [Data(SortKey.textKey(firstAlbum.name))])
+                 }),
+            Case(name: "playlist page (2,000 items, own order)",
+                 direct: { _ = try direct.playlistPage(playlist, LibraryQuery(), sorted: false, after: nil, limit: 50) },
+                 mirror: { _ = try mirror.playlistPage(playlist, LibraryQuery(), sorted: false, after: nil, limit: 50) },
+                 raw: {
+                     let page = mirror.playlistPageSQL(playlist, LibraryQuery(), sorted: false, cursor: nil)
+                     try raw(page.sql, page.arguments + [51])
+                 }),
+            Case(name: "smart playlist, 4 conditions, top 100 most played",
+                 direct: { _ = try direct.smartTracks(smart, smartContext) }, mirror: { _ = try mirror.smartTracks(smart, smartContext) },
+                 raw: {
+                     let (sql, arguments) = mirror.smartSQL(smart, smartContext)
+                     try raw(sql, arguments)
+                 }),
+        ]
         var lines: [Line] = []
-        for item in writesOnly ? [] : cases + searchCases {
+        for item in writesOnly ? [] : cases + searchCases + viewCases {
             log("  \(scale): \(item.name)")
             let directMs = try await Measure.median(runs: directRuns, warmup: 0) { try item.direct() }
             // Interleave mirror and raw runs so that noise hits both alike.

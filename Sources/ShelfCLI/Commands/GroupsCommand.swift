@@ -58,7 +58,7 @@ extension GroupsCommand {
     func run(library: Library, output: Output) async throws {
         let page = try await library.groups(options.query, after: options.after, limit: options.limit)
         if output.json {
-            return try output.printJSON(GroupsResult(items: page.items, nextCursor: page.nextCursor?.description, total: page.total))
+            return try output.printJSON(PageResult(items: page.items, nextCursor: page.nextCursor?.description, total: page.total))
         }
         let showsArtist = options.query.kind == .album
         output.line("\(Format.column("ID", 20)) \(Format.column("§", 2)) \(Format.column("Name", 36)) "
@@ -69,22 +69,6 @@ extension GroupsCommand {
         }
         output.line("(\(page.items.count) of \(page.total) \(Self.name))")
         if let next = page.nextCursor { output.line("next page: --after \(next)") }
-    }
-}
-
-/// `{"items":[…],"nextCursor":…|null,"total":N}`, as `shelf tracks` prints it.
-struct GroupsResult: Encodable {
-    let items: [GroupItem]
-    let nextCursor: String?
-    let total: Int
-
-    enum Keys: String, CodingKey { case items, nextCursor, total }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextCursor, forKey: .nextCursor)
-        try container.encode(total, forKey: .total)
     }
 }
 

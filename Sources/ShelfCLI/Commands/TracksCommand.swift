@@ -101,20 +101,7 @@ struct TracksCommand: Command {
         }
     }
 
-    struct Result: Encodable {
-        let items: [ListedTrack]
-        let nextCursor: String?
-        let total: Int
-
-        enum Keys: String, CodingKey { case items, nextCursor, total }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(items, forKey: .items)
-            try container.encode(nextCursor, forKey: .nextCursor)  // null at the end, never absent
-            try container.encode(total, forKey: .total)
-        }
-    }
+    typealias Result = PageResult<ListedTrack>
 
     func run(library: Library, output: Output) async throws {
         if let album {
@@ -236,5 +223,21 @@ struct MirrorCommand: Command {
         if status.state == .building { output.line("progress:    \(status.builtTracks)/\(status.totalTracks)") }
         output.line("applied seq: \(status.appliedSeq)")
         output.line("on disk:     \(status.bytesOnDisk) (\(Format.bytes(status.bytesOnDisk)))")
+    }
+}
+
+/// `{"items":[…],"nextCursor":"…"|null,"total":N}`: the page shape of `tracks`, `search` and the views.
+struct PageResult<Item: Encodable>: Encodable {
+    let items: [Item]
+    let nextCursor: String?
+    let total: Int
+
+    enum Keys: String, CodingKey { case items, nextCursor, total }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextCursor, forKey: .nextCursor)  // null at the end, never absent
+        try container.encode(total, forKey: .total)
     }
 }

@@ -26,17 +26,24 @@ public enum GroupKind: String, Sendable, Codable, CaseIterable {
 /// A group's identity: stable across mirror rebuilds and machines, because it is a hash of the
 /// group's folded key (see `GroupKey`); an artist has the same ID as artist and as album artist.
 public struct GroupID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The positive 62-bit hash.
     public let rawValue: Int64
+    /// Wraps a stored or printed ID.
     public init(rawValue: Int64) { self.rawValue = rawValue }
+    /// Wraps a stored or printed ID.
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
+    /// Orders IDs numerically (the tie-break of equal names).
     public static func < (lhs: GroupID, rhs: GroupID) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// The decimal form the command line prints and takes.
     public var description: String { String(rawValue) }
 
+    /// Encodes as a bare number in JSON.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 
+    /// Decodes a bare number.
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(Int64.self)
     }
@@ -44,13 +51,16 @@ public struct GroupID: RawRepresentable, Hashable, Comparable, Sendable, Codable
 
 /// One row of an aggregation view.
 public struct GroupItem: Sendable, Codable, Equatable, Identifiable {
+    /// Stable across rebuilds (see `GroupID`).
     public var id: GroupID
+    /// Which view the row belongs to.
     public var kind: GroupKind
     /// The display name (of the group's lowest-ID track; "Various Artists" for compilations).
     public var name: String
     /// Albums: the album artist shown, and its group ID (an `albumArtist` / `artist` ID).
     public var artist: String?
     public var artistID: GroupID?
+    /// Tracks in the group.
     public var trackCount: Int
     /// Distinct albums among the group's tracks (albums: 1).
     public var albumCount: Int
@@ -90,8 +100,11 @@ public struct GroupItem: Sendable, Codable, Equatable, Identifiable {
 /// Which aggregation view, in which order: by name (its sort name with sort tags on), either
 /// direction; optionally only the albums of one artist (the drill-down).
 public struct GroupQuery: Sendable, Hashable {
+    /// Which view.
     public var kind: GroupKind
+    /// Order by sort names (the tag most tracks carry) instead of display names.
     public var useSortTags: Bool
+    /// Z to A.
     public var descending: Bool
     /// Albums only: those whose album artist has this ID.
     public var artist: GroupID?
@@ -107,6 +120,7 @@ public struct GroupQuery: Sendable, Hashable {
 
 /// A page of an aggregation view.
 public struct GroupPage: Sendable, Equatable {
+    /// The rows, in the view's order.
     public var items: [GroupItem]
     /// Where the next page starts; nil at the end.
     public var nextCursor: PageCursor?

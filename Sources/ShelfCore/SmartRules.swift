@@ -43,7 +43,9 @@ public enum SmartLimit: Sendable, Hashable, Codable {
 
 /// A smart playlist's stored definition: the condition, and an optional limit with its selection.
 public struct SmartRules: Sendable, Hashable, Codable {
+    /// Which tracks qualify.
     public var condition: SmartCondition
+    /// At most how many (or how long, or how large); nil keeps every qualifying track.
     public var limit: SmartLimit?
     /// The order tracks are taken in under a limit (and the order of the contents); nil: by ID.
     public var selection: SmartSelection?

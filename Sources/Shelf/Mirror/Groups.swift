@@ -161,46 +161,18 @@ struct GroupRow: Equatable {
     static func majority(_ tags: [([UInt8], Int)]) -> [UInt8]? {
         var counts: [[UInt8]: Int] = [:]
         for (tag, weight) in tags { counts[tag, default: 0] += weight }
-        return counts.min { a, b in a.value != b.value ? a.value > b.value : a.key.lexicographicallyPrecedes(b.key) }?.key
+        return majority(counts)
+    }
+
+    static func majority(_ counts: [[UInt8]: Int]) -> [UInt8]? {
+        counts.min { a, b in a.value != b.value ? a.value > b.value : a.key.lexicographicallyPrecedes(b.key) }?.key
     }
 
     /// A track-level group from its members (any order; at least one).
-    /// - name: the display value of the lowest-ID member;
-    /// - sort name: the sort tag most members carry, else the name's key (`majority`);
-    /// - albums also get the owner (album artist), the latest year, the commonest genre, and the
-    ///   picture of the first member with one in disc, track, ID order.
-    static func aggregate(_ key: GroupKey, _ unsorted: [GroupMember]) -> GroupRow {
-        let members = unsorted.sorted { $0.id < $1.id }
-        let first = members[0]
-        let name: String?
-        let tags: [[UInt8]?]
-        switch key.kind {
-        case .album: (name, tags) = (first.album, members.map(\.albumTag))
-        case .artist, .albumArtist: (name, tags) = (first.artist, members.map(\.artistTag))
-        case .composer: (name, tags) = (first.composer, members.map(\.composerTag))
-        case .genre: (name, tags) = (first.genre, [])
-        }
-        let kName = key.album ?? key.key
-        let albums = Set(members.lazy.map(\.kAlbum).filter { $0 != SortKey.missingKey })
-        var row = GroupRow(
-            id: key.id, kind: key.kind, name: name ?? "", kName: kName,
-            sName: majority(tags.compactMap { $0.map { ($0, 1) } }) ?? kName,
-            trackCount: members.count, albumCount: key.kind == .album ? 1 : albums.count,
-            duration: members.reduce(0) { $0 + ($1.duration ?? 0) }, firstTrack: first.id)
-        if key.kind == .album {
-            let owner = first.albumOwner
-            row.artist = owner.name
-            row.artistKey = key.key
-            row.artistID = GroupKey(kind: .albumArtist, key: key.key).id
-            row.sArtist = majority(members.compactMap { $0.albumOwner.tag.map { ($0, 1) } }) ?? key.key
-            row.year = members.compactMap(\.year).max()
-            if let genreKey = majority(members.filter { $0.kGenre != SortKey.missingKey }.map { ($0.kGenre, 1) }) {
-                row.genre = members.first { $0.kGenre == genreKey }?.genre
-            }
-            row.artworkTrack = members.filter(\.hasArtwork)
-                .min { ($0.disc ?? Int.max, $0.track ?? Int.max, $0.id) < ($1.disc ?? Int.max, $1.track ?? Int.max, $1.id) }?.id
-        }
-        return row
+    static func aggregate(_ key: GroupKey, _ members: [GroupMember]) -> GroupRow {
+        var accumulator = GroupAccumulator(key)
+        for member in members.sorted(by: { $0.id < $1.id }) { accumulator.add(member) }
+        return accumulator.row()
     }
 
     /// An album artist from its albums (at least one): the name of its first album's owner,
@@ -217,14 +189,9 @@ struct GroupRow: Equatable {
 
     /// Every group of every kind from all tracks: the direct path's views.
     static func all(_ tracks: [Track], options: SortKeyOptions) -> [GroupRow] {
-        var members: [GroupKey: [GroupMember]] = [:]
-        for track in tracks {
-            let member = GroupMember(track, options: options)
-            for key in member.groups { members[key, default: []].append(member) }
-        }
-        let rows = members.map { aggregate($0.key, $0.value) }
-        let byOwner = Dictionary(grouping: rows.filter { $0.kind == .album }, by: { $0.artistKey! })
-        return rows + byOwner.map { aggregate(albumArtist: $0.key, albums: $0.value) }
+        var accumulators = GroupAccumulators()
+        for track in tracks.sorted(by: { $0.id < $1.id }) { accumulators.add(GroupMember(track, options: options)) }
+        return accumulators.rows()
     }
 
     // MARK: Mirror storage
@@ -288,6 +255,98 @@ struct GroupRow: Equatable {
     }
 }
 
+/// One group's running totals, fed its members in increasing ID order: the one definition of a
+/// group row, used by the direct path, by sync (one group's members) and by a build (one pass
+/// over every track).
+/// - name: the display value of the lowest-ID member;
+/// - sort name: the sort tag most members carry, else the name's key (`GroupRow.majority`);
+/// - albums also get the owner (album artist), the latest year, the commonest genre (named as
+///   on its lowest-ID track), and the picture of the first member with one in disc, track, ID order.
+struct GroupAccumulator {
+    let key: GroupKey
+    private var count = 0
+    private var duration = 0.0
+    private var firstID: Int64 = .max
+    private var name: String?
+    private var ownerName: String?
+    private var tags: [[UInt8]: Int] = [:]
+    private var ownerTags: [[UInt8]: Int] = [:]
+    private var albums = Set<[UInt8]>()
+    private var year: Int?
+    private var genres: [[UInt8]: (count: Int, name: String?)] = [:]
+    private var artwork: (disc: Int, track: Int, id: Int64)?
+
+    init(_ key: GroupKey) { self.key = key }
+
+    mutating func add(_ m: GroupMember) {
+        if count == 0 {
+            firstID = m.id
+            name = switch key.kind {
+            case .album: m.album
+            case .artist, .albumArtist: m.artist
+            case .composer: m.composer
+            case .genre: m.genre
+            }
+            ownerName = m.albumOwner.name
+        }
+        count += 1
+        duration += m.duration ?? 0
+        let tag: [UInt8]? = switch key.kind {
+        case .album: m.albumTag
+        case .artist, .albumArtist: m.artistTag
+        case .composer: m.composerTag
+        case .genre: nil
+        }
+        if let tag { tags[tag, default: 0] += 1 }
+        if key.kind == .album {
+            if let owner = m.albumOwner.tag { ownerTags[owner, default: 0] += 1 }
+            if let value = m.year { year = max(year ?? value, value) }
+            if m.kGenre != SortKey.missingKey {
+                genres[m.kGenre, default: (0, m.genre)].count += 1
+            }
+            if m.hasArtwork {
+                let candidate = (m.disc ?? Int.max, m.track ?? Int.max, m.id)
+                if artwork.map({ candidate < $0 }) ?? true { artwork = candidate }
+            }
+        } else if m.kAlbum != SortKey.missingKey {
+            albums.insert(m.kAlbum)
+        }
+    }
+
+    func row() -> GroupRow {
+        let kName = key.album ?? key.key
+        var row = GroupRow(
+            id: key.id, kind: key.kind, name: name ?? "", kName: kName, sName: GroupRow.majority(tags) ?? kName,
+            trackCount: count, albumCount: key.kind == .album ? 1 : albums.count, duration: duration, firstTrack: firstID)
+        if key.kind == .album {
+            row.artist = ownerName
+            row.artistKey = key.key
+            row.artistID = GroupKey(kind: .albumArtist, key: key.key).id
+            row.sArtist = GroupRow.majority(ownerTags) ?? key.key
+            row.year = year
+            if let genreKey = GroupRow.majority(genres.mapValues(\.count)) { row.genre = genres[genreKey]?.name }
+            row.artworkTrack = artwork?.id
+        }
+        return row
+    }
+}
+
+/// Every group's accumulator during one pass over all tracks (in ID order).
+struct GroupAccumulators {
+    private var table: [GroupKey: GroupAccumulator] = [:]
+
+    mutating func add(_ member: GroupMember) {
+        for key in member.groups { table[key, default: GroupAccumulator(key)].add(member) }
+    }
+
+    /// The rows of every track-level group, then the album artists made from the albums.
+    func rows() -> [GroupRow] {
+        let rows = table.values.map { $0.row() }
+        let byOwner = Dictionary(grouping: rows.filter { $0.kind == .album }, by: { $0.artistKey! })
+        return rows + byOwner.map { GroupRow.aggregate(albumArtist: $0.key, albums: $0.value) }
+    }
+}
+
 /// Keeps `mirror_group` current: recomputes exactly the groups a change touched, each from its
 /// members read through an index (never a scan of the library).
 enum MirrorGroups {
@@ -334,23 +393,27 @@ enum MirrorGroups {
         }
     }
 
-    /// Every group, computed after a bulk build (the same per-group code sync uses).
+    /// Every group, computed after a bulk build in one pass over the tracks in ID order (the
+    /// same accumulators sync uses per group): a lookup per group and member took minutes.
     static func build(in db: Connection, cancelled: () -> Bool) throws {
-        try db.execute("DELETE FROM mirror_group")
-        var keys: [GroupKey] = []
-        try db.forEachRow(
-            """
-            SELECT DISTINCT CASE WHEN compilation = 1 THEN ? ELSE \(ownerKey) END, k_album FROM mirror_track WHERE k_album != x'FF'
-            """, [Data(GroupMember.variousArtistsKey)]
-        ) { keys.append(GroupKey(kind: .album, key: [UInt8](try $0.data(0)), album: [UInt8](try $0.data(1)))) }
-        for (kind, column) in [(GroupKind.artist, "k_artist"), (.composer, "k_composer"), (.genre, "k_genre")] {
-            try db.forEachRow("SELECT DISTINCT \(column) FROM mirror_track WHERE \(column) != x'FF'") {
-                keys.append(GroupKey(kind: kind, key: [UInt8](try $0.data(0))))
-            }
+        var accumulators = GroupAccumulators()
+        var seen = 0
+        try db.forEachRow("SELECT \(GroupMember.columns) FROM mirror_track ORDER BY id") { row in
+            accumulators.add(try GroupMember(row: row))
+            seen += 1
+            if seen % 50_000 == 0, cancelled() { throw CancellationError() }
         }
-        for chunk in stride(from: 0, to: keys.count, by: 2_000) {
+        let rows = accumulators.rows()
+        try db.execute("DELETE FROM mirror_group")
+        for chunk in stride(from: 0, to: rows.count, by: 5_000) {
             if cancelled() { throw CancellationError() }
-            try db.transaction { try refresh(Set(keys[chunk..<min(keys.count, chunk + 2_000)]), in: db) }
+            try db.transaction {
+                let statement = try db.cachedStatement(upsert)
+                for row in rows[chunk..<min(rows.count, chunk + 5_000)] {
+                    try statement.bind(row.values)
+                    try statement.run()
+                }
+            }
         }
     }
 }

@@ -452,6 +452,19 @@ struct MirrorBuilder {
     let options: SortKeyOptions
     let control: BuildControl
 
+    /// Each track's row values and search document, computed on every core: keys and tokens are
+    /// about half of a build's work, and SQLite's inserts can only run on one thread.
+    static func computeRows(_ tracks: [Track], options: SortKeyOptions) -> [([DatabaseValue], SearchDocument)] {
+        let parts = min(ProcessInfo.processInfo.activeProcessorCount, max(1, tracks.count / 500))
+        let results = Mutex([[([DatabaseValue], SearchDocument)]](repeating: [], count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let range = (tracks.count * part / parts)..<(tracks.count * (part + 1) / parts)
+            let rows = tracks[range].map { (MirrorRow.values($0, options: options), SearchDocument($0)) }
+            results.withLock { $0[part] = rows }
+        }
+        return results.withLock { $0.flatMap { $0 } }
+    }
+
     func run() throws {
         let source = try Connection(path: canonicalPath, mode: .readOnly)
         let mirror = try Connection(path: mirrorPath)
@@ -469,11 +482,10 @@ struct MirrorBuilder {
                 guard let last = tracks.last else { return 0 }
                 var counts: [String: [UInt8: Int]] = [:]
                 let upsert = try mirror.cachedStatement(MirrorRow.upsert)
-                for track in tracks {
-                    let values = MirrorRow.values(track, options: options)
+                for (track, (values, document)) in zip(tracks, Self.computeRows(tracks, options: options)) {
                     try upsert.bind(values)
                     try upsert.run()
-                    try SearchDocument(track).insert(id: track.id, into: mirror)
+                    try document.insert(id: track.id, into: mirror)
                     MirrorStore.count(MirrorRow.sectionBytes(values), 1, into: &counts)
                 }
                 try MirrorStore.flush(counts, to: mirror)

@@ -162,9 +162,12 @@ import Testing
             for text in Self.queries(from: tracks, count: 30, random: &random) {
                 try Self.expectSearchParity(engines, text, scope: SearchScope())
             }
+            // Scoped: a filter, a playlist, an artist (the artist of a random track).
+            let artist = try #require(tracks.compactMap(\.artist).filter { !SortKey.isBlank($0) }.randomElement(using: &random))
             for text in ["a", "the", "ひ", "new"] {
                 try Self.expectSearchParity(engines, text, scope: SearchScope(filter: .range(.year, lower: 1980, upper: 2000)))
                 try Self.expectSearchParity(engines, text, scope: SearchScope(playlist: playlist))
+                try Self.expectSearchParity(engines, text, scope: SearchScope(filter: .text(.artist, .equals(artist))))
             }
         }
         try check()

@@ -221,8 +221,8 @@ struct MirrorBench {
                  raw: {
                      let page = mirror.groupPageSQL(albumsView, cursor: nil)
                      try raw(page.sql, page.arguments + [51])
-                     try raw("SELECT count(*) FROM mirror_group WHERE kind = 0", [])
-                     try raw("SELECT substr(s_name, 1, 1), count(*) FROM mirror_group WHERE kind = 0 GROUP BY 1", [])
+                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = 0 AND tags = 0", [])
+                     try raw("SELECT section, count FROM mirror_group_section WHERE kind = 0 AND tags = 1 AND count > 0", [])
                  }),
             Case(name: "artist drill-down (albums, then an album's tracks)",
                  direct: { _ = try direct.groups(ownerAlbums, after: nil, limit: 50); _ = try direct.albumTracks(firstAlbum.id) },
@@ -238,6 +238,7 @@ struct MirrorBench {
                  raw: {
                      let page = mirror.playlistPageSQL(playlist, LibraryQuery(), sorted: false, cursor: nil)
                      try raw(page.sql, page.arguments + [51])
+                     try raw("SELECT count(*) FROM mirror_playlist_item WHERE playlist_id = ?", [playlist.rawValue])
                  }),
             Case(name: "smart playlist, 4 conditions, top 100 most played",
                  direct: { _ = try direct.smartTracks(smart, smartContext) }, mirror: { _ = try mirror.smartTracks(smart, smartContext) },

@@ -370,25 +370,55 @@ enum MirrorGroups {
 
     /// Recomputes track-level groups, then the album artists whose albums changed.
     static func refresh(_ keys: Set<GroupKey>, in db: Connection) throws {
+        var sections = SectionCounts()
+        func replace(_ kind: GroupKind, _ id: GroupID, with row: GroupRow?) throws {
+            if let old = try db.queryOne("SELECT k_name, s_name FROM mirror_group WHERE kind = ? AND id = ?", [kind.code, id.rawValue], {
+                ([UInt8](try $0.data(0)), [UInt8](try $0.data(1)))
+            }) {
+                sections.add(kind, old.0, old.1, -1)
+            }
+            if let row {
+                try db.execute(upsert, row.values)
+                sections.add(kind, row.kName, row.sName, 1)
+            } else {
+                try db.execute("DELETE FROM mirror_group WHERE kind = ? AND id = ?", [kind.code, id.rawValue])
+            }
+        }
         var owners = Set<[UInt8]>()
         for key in keys where key.kind != .albumArtist {
             if key.kind == .album { owners.insert(key.key) }
             let members = try Self.members(of: key, in: db)
-            if members.isEmpty {
-                try db.execute("DELETE FROM mirror_group WHERE kind = ? AND id = ?", [key.kind.code, key.id.rawValue])
-            } else {
-                try db.execute(upsert, GroupRow.aggregate(key, members).values)
-            }
+            try replace(key.kind, key.id, with: members.isEmpty ? nil : GroupRow.aggregate(key, members))
         }
         for owner in owners {
             let id = GroupKey(kind: .albumArtist, key: owner).id
             let albums = try db.query("SELECT \(GroupRow.columns) FROM mirror_group WHERE kind = 0 AND artist_id = ?", [id.rawValue]) {
                 try GroupRow(row: $0)
             }.filter { $0.artistKey == owner }
-            if albums.isEmpty {
-                try db.execute("DELETE FROM mirror_group WHERE kind = ? AND id = ?", [GroupKind.albumArtist.code, id.rawValue])
-            } else {
-                try db.execute(upsert, GroupRow.aggregate(albumArtist: owner, albums: albums).values)
+            try replace(.albumArtist, id, with: albums.isEmpty ? nil : GroupRow.aggregate(albumArtist: owner, albums: albums))
+        }
+        try sections.flush(to: db)
+    }
+
+    /// Rows per section of each view, in both orders (display names and sort names), kept by
+    /// sync so that a view's sections and total never count its rows.
+    struct SectionCounts {
+        private var deltas: [[Int64]: Int] = [:]
+
+        mutating func add(_ kind: GroupKind, _ kName: [UInt8], _ sName: [UInt8], _ delta: Int) {
+            deltas[[kind.code, 0, Int64(kName.first ?? 0xFF)], default: 0] += delta
+            deltas[[kind.code, 1, Int64(sName.first ?? 0xFF)], default: 0] += delta
+        }
+
+        func flush(to db: Connection) throws {
+            let statement = try db.cachedStatement(
+                """
+                INSERT INTO mirror_group_section (kind, tags, section, count) VALUES (?, ?, ?, ?)
+                ON CONFLICT (kind, tags, section) DO UPDATE SET count = count + excluded.count
+                """)
+            for (key, delta) in deltas where delta != 0 {
+                try statement.bind([key[0], key[1], key[2], Int64(delta)])
+                try statement.run()
             }
         }
     }
@@ -405,6 +435,10 @@ enum MirrorGroups {
         }
         let rows = accumulators.rows()
         try db.execute("DELETE FROM mirror_group")
+        try db.execute("DELETE FROM mirror_group_section")
+        var sections = SectionCounts()
+        for row in rows { sections.add(row.kind, row.kName, row.sName, 1) }
+        try db.transaction { try sections.flush(to: db) }
         for chunk in stride(from: 0, to: rows.count, by: 5_000) {
             if cancelled() { throw CancellationError() }
             try db.transaction {

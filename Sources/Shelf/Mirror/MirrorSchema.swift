@@ -6,7 +6,7 @@ import ShelfCore
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 @_spi(Internals) public enum MirrorSchema {
-    static let version = 4
+    static let version = 5
     /// The page size of a new mirror file.
     static let pageSize = 8192
 
@@ -102,6 +102,10 @@ import ShelfCore
               album_count INTEGER NOT NULL, duration REAL NOT NULL, year INTEGER, genre TEXT, artwork_track INTEGER,
               first_track INTEGER NOT NULL,
               PRIMARY KEY (kind, id)
+            ) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS mirror_group_section (
+              kind INTEGER NOT NULL, tags INTEGER NOT NULL, section INTEGER NOT NULL, count INTEGER NOT NULL,
+              PRIMARY KEY (kind, tags, section)
             ) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS mirror_group_name ON mirror_group (kind, k_name, id);
             CREATE INDEX IF NOT EXISTS mirror_group_name_tags ON mirror_group (kind, s_name, id);

@@ -174,7 +174,7 @@ final class MirrorStore {
         if fresh || meta["state"] != "building" {
             try db.transaction {
                 // A contentless index cannot DELETE; 'delete-all' empties it.
-                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
+                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; DELETE FROM mirror_group_section; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
                 meta = ["store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
                         "build_start_seq": String(try currentSeq()), "build_next_id": "0", "applied_seq": "0"]
                 try setMeta(db, meta)

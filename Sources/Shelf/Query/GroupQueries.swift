@@ -34,9 +34,9 @@ extension MirrorQueryEngine: GroupEngine {
             var rows = try db.query(sql, arguments + [limit + 1]) { try GroupRow(row: $0) }
             let more = rows.count > limit
             if more { rows.removeLast() }
-            let total = try db.scalar(
-                Int.self, "SELECT count(*) FROM mirror_group WHERE kind = ?" + (query.artist == nil ? "" : " AND artist_id = ?"),
-                [query.kind.code] + (query.artist.map { [$0.rawValue] } ?? [])) ?? 0
+            let total = try query.artist.map { artist in
+                try db.scalar(Int.self, "SELECT count(*) FROM mirror_group WHERE kind = ? AND artist_id = ?", [query.kind.code, artist.rawValue]) ?? 0
+            } ?? db.scalar(Int.self, "SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = ? AND tags = 0", [query.kind.code]) ?? 0
             return GroupPage(items: rows.map { $0.item(useSortTags: query.useSortTags) },
                              nextCursor: more ? rows.last?.cursor(useSortTags: query.useSortTags) : nil, total: total)
         }
@@ -45,6 +45,16 @@ extension MirrorQueryEngine: GroupEngine {
     @_spi(Internals) public func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
         let column = query.useSortTags ? "s_name" : "k_name"
         var counts: [String: Int] = [:]
+        if query.artist == nil {
+            // The whole view: maintained counts, never a count of its rows.
+            try db.forEachRow(
+                "SELECT section, count FROM mirror_group_section WHERE kind = ? AND tags = ? AND count > 0",
+                [query.kind.code, Int64(query.useSortTags ? 1 : 0)]
+            ) { row in
+                counts[SortKey.section(ofByte: UInt8(truncatingIfNeeded: try row.int64(0))), default: 0] += Int(try row.int64(1))
+            }
+            return Self.sectionInfos(counts, descending: query.descending)
+        }
         try db.forEachRow(
             "SELECT substr(\(column), 1, 1), count(*) FROM mirror_group WHERE kind = ?" + (query.artist == nil ? "" : " AND artist_id = ?") + " GROUP BY 1",
             [query.kind.code] + (query.artist.map { [$0.rawValue] } ?? [])

@@ -265,9 +265,13 @@ import Synchronization
             let more = rows.count > limit
             if more { rows.removeLast() }
             let (filter, filterArguments) = MirrorFilter.compile(query.filter)
-            let total = try db.scalar(
-                Int.self, "SELECT count(*) FROM mirror_playlist_item i JOIN mirror_track ON mirror_track.id = i.track_id WHERE i.playlist_id = ? AND \(filter)",
-                [playlist.rawValue] + filterArguments) ?? 0
+            // Unfiltered, every item's track exists (deleting a track removes its items and names
+            // the playlist in the change log), so counting the items' primary key is enough.
+            let total = query.filter == .all
+                ? try db.scalar(Int.self, "SELECT count(*) FROM mirror_playlist_item WHERE playlist_id = ?", [playlist.rawValue]) ?? 0
+                : try db.scalar(
+                    Int.self, "SELECT count(*) FROM mirror_playlist_item i JOIN mirror_track ON mirror_track.id = i.track_id WHERE i.playlist_id = ? AND \(filter)",
+                    [playlist.rawValue] + filterArguments) ?? 0
             let next = more ? rows.last.map { PageCursor(key: $0.1, id: $0.0.id) } : nil
             return ListPage(items: rows.map(\.0), nextCursor: next, total: total)
         }

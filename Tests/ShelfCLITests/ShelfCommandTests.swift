@@ -364,4 +364,34 @@ import Testing
         #expect(try shelf(lib + ["smart", "create", "Bad", "--rule", "rating:>1", "--limit", "10"]).status == 1)
         #expect(try shelf(lib + ["smart", "create", "Hour", "--rule", "dateAdded:last:3650d", "--limit", "1h", "--by", "random"]).status == 0)
     }
+
+    @Test func editByCommandLineAndAWriteStoppedByAFileSizeLimit() throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music")
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        let big = music.appendingPathComponent("big.wav")
+        try TestAudio.wav(seconds: 3).write(to: big)
+        let lib = ["--library", dir.path("lib").path]
+        #expect(try shelf(lib + ["import", music.path, "--json"]).status == 0)
+        let edited = try shelf(lib + ["edit", "1", "--set", "title=Renamed", "--set", "year=2001", "--json"])
+        #expect(edited.status == 0, "\(edited.stderr)")
+        let result = try json(edited.stdout)
+        #expect(result["updated"] as? [Int] == [1] && (result["skipped"] as? [Any])?.isEmpty == true && (result["failed"] as? [Any])?.isEmpty == true)
+        let draft = try json(try shelf(lib + ["draft", "1", "--json"]).stdout)
+        #expect((draft["track"] as? [String: Any])?["title"] as? String == "Renamed")
+        #expect((draft["fileTags"] as? [String: Any])?["TITLE"] as? String == "Renamed" && draft["source"] as? String == "library")
+        // A file size limit below the file's size: the copy cannot be written, so the original
+        // keeps every byte and no temporary file is left.
+        let before = try Data(contentsOf: big)
+        let limited = try ChildProcess.run(
+            URL(fileURLWithPath: "/bin/bash"),
+            ["-c", "ulimit -f 64; exec \"$0\" \"$@\"", products.appendingPathComponent("shelf").path] + lib + ["edit", "1", "--set", "title=Never", "--json"])
+        #expect(limited.status == 2, "\(limited.stderr)")
+        let failed = try json(limited.stdout)
+        #expect((failed["failed"] as? [[String: Any]])?.first?["path"] as? String == big.path)
+        #expect(try Data(contentsOf: big) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: music.path) == ["big.wav"])
+        #expect(try shelf(lib + ["edit", "1", "--set", "bogus=1"]).status == 1)
+        #expect(try shelf(lib + ["edit", "1"]).status == 1)
+    }
 }

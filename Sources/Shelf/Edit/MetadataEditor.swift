@@ -1,0 +1,160 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// What an edit form starts from: the stored values, the picture, and the file's own tags.
+public struct MetadataDraft: Sendable {
+    /// Where the draft's values and picture came from.
+    public enum Source: String, Sendable, Codable {
+        /// The library's values and picture.
+        case library
+        /// The stored picture failed to load, so title, artist, album, lyrics and the picture
+        /// were read from the file itself.
+        case file
+    }
+
+    /// The values to edit (the library's, or the file's where `source` is `file`).
+    public var track: Track
+    /// The picture, decoded to the asked size; nil when there is none.
+    public var picture: DecodedImage?
+    public var source: Source
+    /// The file's tags as they are on disk; nil when the file cannot be read.
+    public var fileTags: AudioFileTags?
+}
+
+/// The outcome of a batch edit, item by item.
+public struct EditResult: Sendable, Equatable {
+    /// An item not written because its draft became invalid or the edit was cancelled.
+    public struct Skipped: Sendable, Equatable, Codable {
+        public var id: TrackID
+        public var reason: String
+    }
+
+    /// An item whose file could not be written (the file is unchanged).
+    public struct Failed: Sendable, Equatable, Codable {
+        public var id: TrackID
+        /// The file as it was named before the edit.
+        public var path: String
+        public var error: String
+    }
+
+    public var updated: [TrackID] = []
+    public var skipped: [Skipped] = []
+    public var failed: [Failed] = []
+}
+
+extension Library {
+    /// A draft for editing a track: its stored values and picture (through `loader`, the shared
+    /// one by default), and the file's tags. When the stored picture fails with an ordinary
+    /// error, the file supplies the title, artist, album, lyrics and picture instead. A cancelled
+    /// task, or a request made invalid while it waited (track deleted, picture replaced), throws
+    /// `CancellationError`, and no file is parsed after it.
+    public func editableDraft(for id: TrackID, loader: ArtworkLoader? = nil, pictureSize: Int = 600) async throws -> MetadataDraft {
+        try Task.checkCancellation()
+        guard var track = try await track(id) else { throw LibraryError.trackNotFound(id) }
+        var picture: DecodedImage?
+        var source = MetadataDraft.Source.library
+        if let artworkID = track.artworkID {
+            do {
+                picture = try await (loader ?? artwork).image(for: ArtworkRequest(trackID: id, artworkID: artworkID), maxPixelSize: pictureSize)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                source = .file
+            }
+        }
+        try Task.checkCancellation()
+        let fileTags = try? TagFile.read(URL(fileURLWithPath: track.path))
+        if source == .file, let fileTags {
+            let fromFile = fileTags.track(path: track.path)
+            track.title = fromFile.title ?? track.title
+            track.artist = fromFile.artist ?? track.artist
+            track.album = fromFile.album ?? track.album
+            track.lyrics = fromFile.lyrics ?? track.lyrics
+            picture = fileTags.picture.flatMap { try? ImageCodec.decode($0, maxPixelSize: pictureSize) }
+        }
+        return MetadataDraft(track: track, picture: picture, source: source, fileTags: fileTags)
+    }
+
+    /// Applies `changes` to each track: its file is rewritten atomically (`AtomicRewrite`), then
+    /// the library is updated in one transaction for every file written. An item whose draft
+    /// request becomes invalid is skipped; once the task is cancelled, no further file is
+    /// written (the ones already renamed into place are still recorded, so files and library
+    /// agree). A failed item names its file and the reason; its file is unchanged.
+    public func edit(_ ids: [TrackID], _ changes: MetadataChanges, loader: ArtworkLoader? = nil) async throws -> EditResult {
+        if let problem = changes.problem() { throw LibraryError.invalidValue(field: "changes", value: "\(changes.values)", reason: problem) }
+        var newPicture: (data: Data, mime: String)?
+        if case .set(let data) = changes.picture {
+            do {
+                _ = try ImageCodec.dimensions(of: data)
+            } catch {
+                throw LibraryError.invalidValue(field: "picture", value: "\(data.count) bytes", reason: "not a JPEG or PNG image: \(error)")
+            }
+            newPicture = (data, data.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg")
+        }
+        var result = EditResult()
+        var written: [(id: TrackID, track: Track, size: Int64, modified: Date)] = []
+        for (index, id) in ids.enumerated() {
+            if Task.isCancelled {
+                result.skipped += ids[index...].map { EditResult.Skipped(id: $0, reason: "cancelled") }
+                break
+            }
+            let draft: MetadataDraft
+            do {
+                draft = try await editableDraft(for: id, loader: loader, pictureSize: 64)
+            } catch is CancellationError {
+                let reason = Task.isCancelled ? "cancelled" : "the track or its picture changed while it was read"
+                result.skipped.append(EditResult.Skipped(id: id, reason: reason))
+                continue
+            } catch LibraryError.trackNotFound {
+                result.skipped.append(EditResult.Skipped(id: id, reason: "no such track"))
+                continue
+            }
+            let stored = try await track(id) ?? draft.track
+            let edited = changes.applied(to: stored)
+            let properties = changes.fileProperties(of: edited)
+            let url = URL(fileURLWithPath: stored.path)
+            do {
+                let file = try AtomicRewrite.rewrite(url, cancelled: { Task.isCancelled }) { copy in
+                    if !properties.isEmpty { try TagFile.write(copy, properties) }
+                    switch changes.picture {
+                    case .unchanged: break
+                    case .set: try TagFile.writePicture(copy, newPicture!.data, mimeType: newPicture!.mime)
+                    case .remove: try TagFile.writePicture(copy, nil)
+                    }
+                }
+                written.append((id, edited, file.size, file.modified))
+            } catch is CancellationError {
+                result.skipped += ids[index...].map { EditResult.Skipped(id: $0, reason: "cancelled") }
+                break
+            } catch {
+                result.failed.append(EditResult.Failed(id: id, path: stored.path, error: "\(error)"))
+            }
+        }
+        guard !written.isEmpty else { return result }
+        let edited = written
+        let picture = changes.picture
+        let updated: [TrackID] = try await write { batch in
+            let artworkID: ArtworkID? = if case .set(let data) = picture { try batch.addArtwork(data) } else { nil }
+            var updated: [TrackID] = []
+            for item in edited where try batch.track(item.id) != nil {
+                _ = try batch.updateTrack(item.id) { track in
+                    let keep = (track.id, track.path, track.dateAdded, track.playCount, track.skipCount, track.lastPlayed, track.artworkID, track.audioHash)
+                    track = item.track
+                    (track.id, track.path, track.dateAdded, track.playCount, track.skipCount, track.lastPlayed, track.artworkID, track.audioHash) = keep
+                    track.fileSize = item.size
+                    track.fileModified = item.modified
+                    switch picture {
+                    case .unchanged: break
+                    case .set: track.artworkID = artworkID
+                    case .remove: track.artworkID = nil
+                    }
+                }
+                updated.append(item.id)
+            }
+            return updated
+        }
+        result.updated = updated
+        return result
+    }
+}

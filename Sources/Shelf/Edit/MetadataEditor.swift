@@ -93,7 +93,7 @@ extension Library {
             newPicture = (data, data.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg")
         }
         var result = EditResult()
-        var written: [(id: TrackID, track: Track, size: Int64, modified: Date)] = []
+        var written: [(id: TrackID, size: Int64, modified: Date)] = []
         for (index, id) in ids.enumerated() {
             if Task.isCancelled {
                 result.skipped += ids[index...].map { EditResult.Skipped(id: $0, reason: "cancelled") }
@@ -123,7 +123,7 @@ extension Library {
                     case .remove: try TagFile.writePicture(copy, nil)
                     }
                 }
-                written.append((id, edited, file.size, file.modified))
+                written.append((id, file.size, file.modified))
             } catch is CancellationError {
                 result.skipped += ids[index...].map { EditResult.Skipped(id: $0, reason: "cancelled") }
                 break
@@ -132,28 +132,34 @@ extension Library {
             }
         }
         guard !written.isEmpty else { return result }
-        let edited = written
+        let files = written
         let picture = changes.picture
-        let updated: [TrackID] = try await write { batch in
+        // The changes are applied again to each track as the transaction sees it, so a play
+        // count or an edit that landed while the files were written is kept.
+        let (updated, gone): ([TrackID], [TrackID]) = try await write { batch in
             let artworkID: ArtworkID? = if case .set(let data) = picture { try batch.addArtwork(data) } else { nil }
             var updated: [TrackID] = []
-            for item in edited where try batch.track(item.id) != nil {
-                _ = try batch.updateTrack(item.id) { track in
-                    let keep = (track.id, track.path, track.dateAdded, track.playCount, track.skipCount, track.lastPlayed, track.artworkID, track.audioHash)
-                    track = item.track
-                    (track.id, track.path, track.dateAdded, track.playCount, track.skipCount, track.lastPlayed, track.artworkID, track.audioHash) = keep
-                    track.fileSize = item.size
-                    track.fileModified = item.modified
+            var gone: [TrackID] = []
+            for file in files {
+                guard try batch.track(file.id) != nil else {
+                    gone.append(file.id)
+                    continue
+                }
+                _ = try batch.updateTrack(file.id) { track in
+                    track = changes.applied(to: track)
+                    track.fileSize = file.size
+                    track.fileModified = file.modified
                     switch picture {
                     case .unchanged: break
                     case .set: track.artworkID = artworkID
                     case .remove: track.artworkID = nil
                     }
                 }
-                updated.append(item.id)
+                updated.append(file.id)
             }
-            return updated
+            return (updated, gone)
         }
+        result.skipped += gone.map { EditResult.Skipped(id: $0, reason: "deleted from the library while its file was written") }
         result.updated = updated
         return result
     }

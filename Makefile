@@ -48,6 +48,8 @@ demo: release
 	.build/release/shelf --library $(DEMO_DIR)/library albums --limit 8
 	.build/release/shelf --library $(DEMO_DIR)/library smart create 'Loved nineties' --rule 'year:1990..1999 , genre:=Rock' --limit 60m --by mostPlayed
 	.build/release/shelf --library $(DEMO_DIR)/library smart show 1 --limit 5
+	.build/release/shelf --library $(DEMO_DIR)/library edit 1 2 --set genre=Jazz --set year=1999
+	.build/release/shelf --library $(DEMO_DIR)/library draft 1
 	.build/release/shelf --library $(DEMO_DIR)/library artwork --stats
 	.build/release/shelf --library $(DEMO_DIR)/library artwork 1 --size 64 --out $(DEMO_DIR)/cover-1.png
 	.build/release/shelf --library $(DEMO_DIR)/library import $(DEMO_DIR)/music

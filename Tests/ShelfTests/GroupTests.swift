@@ -9,7 +9,7 @@ import Testing
 /// Random edits touching every field the aggregation views and search read.
 @LibraryActor func randomGroupEdits(_ batch: WriteBatch, seed: UInt64) throws {
     var r = SeededRandom(seed: seed)
-    let ids = try batch.db.query("SELECT id FROM track ORDER BY random() LIMIT 40", []) { TrackID(try $0.int64(0)) }
+    let ids = try batch.db.query("SELECT id FROM track ORDER BY (id * ?) % 1000003 LIMIT 40", [Int64(r.int(1...999_983))]) { TrackID(try $0.int64(0)) }
     for id in ids {
         switch r.int(0...7) {
         case 0: try batch.deleteTrack(id)

@@ -174,7 +174,7 @@ import Testing
         for round in 0..<6 {
             try await library.write { batch in
                 var r = SeededRandom(seed: UInt64(round) + 100)
-                let ids = try batch.db.query("SELECT id FROM track ORDER BY random() LIMIT 40", []) { TrackID(try $0.int64(0)) }
+                let ids = try batch.db.query("SELECT id FROM track ORDER BY (id * ?) % 1000003 LIMIT 40", [Int64(r.int(1...999_983))]) { TrackID(try $0.int64(0)) }
                 for id in ids {
                     switch r.int(0...5) {
                     case 0: try batch.deleteTrack(id)

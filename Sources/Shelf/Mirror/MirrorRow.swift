@@ -122,7 +122,9 @@ enum MirrorRow {
             guard sources.contains(part) else { index += 1; continue }
             guard let value = field.value(of: t) else { put(.null, if: part); continue }
             let folded = SortKey.isBlank(value) ? "" : Filter.fold(value)
-            put(folded == asciiLowercased(value) ? .null : .text(folded), if: part)
+            // Bytes, not String equality: Swift calls a decomposed fold (Hangul as jamo) equal to
+            // the composed original, but SQLite compares bytes with the folded filter value.
+            put(folded.utf8.elementsEqual(asciiLowercased(value).utf8) ? .null : .text(folded), if: part)
         }
         for field in MirrorSchema.storedFoldFields {
             let part: Sources = .codec

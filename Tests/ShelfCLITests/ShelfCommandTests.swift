@@ -394,4 +394,31 @@ import Testing
         #expect(try shelf(lib + ["edit", "1", "--set", "bogus=1"]).status == 1)
         #expect(try shelf(lib + ["edit", "1"]).status == 1)
     }
+
+    @Test func exportByCommandLine() throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music")
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        for index in 0..<2 { try TestAudio.wav(seconds: 0.2, frequency: 300 + Double(index) * 90).write(to: music.appendingPathComponent("\(index).wav")) }
+        let lib = ["--library", dir.path("lib").path]
+        #expect(try shelf(lib + ["import", music.path]).status == 0)
+        #expect(try shelf(lib + ["edit", "1", "2", "--set", "title=../../escape", "--set", "albumArtist=A/B"]).status == 0)
+        #expect(try shelf(lib + ["edit", "2", "--set", "trackNumber=2"]).status == 0)
+        let format = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") ? "flac" : "copy"
+        let out = dir.path("out")
+        let result = try shelf(lib + ["export", "--filter", "title:escape", "--to", out.path, "--format", format, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let exported = try #require(try json(result.stdout)["exported"] as? [[String: Any]])
+        #expect(exported.count == 2)
+        for item in exported {
+            let path = try #require(item["path"] as? String)
+            #expect(path.hasPrefix(out.path + "/A_B/") && item["track"] is Int && item["source"] is Int, "\(path)")
+        }
+        #expect(try json(try shelf(lib + ["info", "--json"]).stdout)["trackCount"] as? Int == 4)
+        #expect(try shelf(lib + ["export", "1", "--to", out.path, "--format", "aiff"]).status == 1)
+        #expect(try shelf(lib + ["export", "--to", out.path]).status == 1)
+        let again = try shelf(lib + ["export", "1", "--to", out.path, "--format", format, "--json"])
+        let failedAgain = try json(again.stdout)["failed"] as? [Any]
+        #expect(again.status == 2 && failedAgain?.count == 1)
+    }
 }

@@ -96,6 +96,22 @@ public final class ArtworkLoader: Sendable {
         return try result.get()
     }
 
+    /// The request's picture as stored (JPEG or PNG bytes), under the same rules as `image`:
+    /// what an export embeds. Not cached: exports read each picture once.
+    public func pictureData(for request: ArtworkRequest) async throws -> Data {
+        try Task.checkCancellation()
+        let result: Result<Data, any Error>
+        do {
+            if let beforeRead { try await beforeRead(request.artworkID) }
+            result = .success(try await fetch(request.artworkID).0)
+        } catch {
+            result = .failure(error)
+        }
+        if Task.isCancelled { throw CancellationError() }
+        if try await !isCurrent(request) { throw CancellationError() }
+        return try result.get()
+    }
+
     private func load(_ key: ArtworkCache.Key) async throws -> DecodedImage {
         defer { _ = inFlight.withLock { $0.removeValue(forKey: key) } }
         if let beforeRead { try await beforeRead(key.artworkID) }

@@ -1,0 +1,65 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// `shelf export`: copies or converts tracks into a directory (ffmpeg for conversion), tags them
+/// from the library and registers them as new tracks.
+struct ExportCommand: Command {
+    static let name = "export"
+    static let abstract = "Export tracks (IDs or --filter) to a directory as copy, flac, wav, mp3, m4a or opus, tagged from the library and registered; names from --template."
+    static let synopsis = "(ID… | --filter EXPR) --to DIR --format copy|flac|wav|mp3|m4a|opus [--bitrate K] [--sample-rate HZ] [--channels N] [--template T] [--overwrite] [--json]"
+
+    let ids: [TrackID]
+    let filter: Filter?
+    let directory: URL
+    let options: ExportOptions
+
+    init(arguments: inout Arguments) throws {
+        let filterText = try arguments.option("--filter")
+        guard let to = try arguments.option("--to") else { throw UsageError("export needs --to DIR") }
+        let formatText = try arguments.option("--format") ?? "copy"
+        guard let format = ExportFormat(rawValue: formatText) else {
+            throw UsageError("--format expects one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")), got '\(formatText)'")
+        }
+        let bitrate = try arguments.intOption("--bitrate", in: 8...640)
+        let sampleRate = try arguments.intOption("--sample-rate", in: 8_000...192_000)
+        let channels = try arguments.intOption("--channels", in: 1...8)
+        let template = try arguments.option("--template") ?? ExportOptions.defaultTemplate
+        let overwrite = arguments.flag("--overwrite")
+        options = ExportOptions(format: format, bitrate: bitrate, sampleRate: sampleRate, channels: channels, template: template, overwrite: overwrite)
+        directory = URL(fileURLWithPath: to)
+        filter = try filterText.map(ListOptions.parseFilter)
+        ids = try arguments.positionals().map { word in
+            guard let id = Int64(word), id > 0 else { throw UsageError("'\(word)' is not a track ID") }
+            return TrackID(id)
+        }
+        if ids.isEmpty == (filter == nil) { throw UsageError("export expects track IDs or --filter EXPR (one of them)") }
+    }
+
+    struct Result: Encodable {
+        let exported: [ExportResult.Exported]
+        let skipped: [EditResult.Skipped]
+        let failed: [EditResult.Failed]
+    }
+
+    func run(library: Library, output: Output) async throws {
+        var chosen = ids
+        if let filter { chosen = try await library.snapshot(LibraryQuery(sort: .albumArtist, filter: filter)) }
+        let (ids, directory, options) = (chosen, directory, options)
+        let result = try await runInterruptible(label: "exporting", cancelledMessage: "export cancelled; no partial file was left") { report in
+            try await library.export(ids, to: directory, options: options, progress: report)
+        }
+        if output.json {
+            try output.printJSON(Result(exported: result.exported, skipped: result.skipped, failed: result.failed))
+        } else {
+            output.line("exported \(result.exported.count), skipped \(result.skipped.count), failed \(result.failed.count)")
+            for item in result.exported { output.line("  \(item.source) → \(item.path)" + (item.track.map { " (track \($0))" } ?? "")) }
+            for item in result.skipped { output.line("skipped \(item.id): \(item.reason)") }
+            for item in result.failed { output.line("failed \(item.id) (\(item.path)): \(item.error)") }
+        }
+        if !result.failed.isEmpty {
+            Output.log("shelf: \(result.failed.count) of \(ids.count) tracks could not be exported")
+            exit(2)
+        }
+    }
+}

@@ -50,6 +50,7 @@ demo: release
 	.build/release/shelf --library $(DEMO_DIR)/library smart show 1 --limit 5
 	.build/release/shelf --library $(DEMO_DIR)/library edit 1 2 --set genre=Jazz --set year=1999
 	.build/release/shelf --library $(DEMO_DIR)/library draft 1
+	.build/release/shelf --library $(DEMO_DIR)/library export 1 2 3 --to $(DEMO_DIR)/export --format mp3 --bitrate 128
 	.build/release/shelf --library $(DEMO_DIR)/library artwork --stats
 	.build/release/shelf --library $(DEMO_DIR)/library artwork 1 --size 64 --out $(DEMO_DIR)/cover-1.png
 	.build/release/shelf --library $(DEMO_DIR)/library import $(DEMO_DIR)/music

@@ -54,14 +54,20 @@ struct EditCommand: Command {
             try output.printJSON(Result(updated: result.updated, skipped: result.skipped, failed: result.failed))
         } else {
             output.line("updated \(result.updated.count), skipped \(result.skipped.count), failed \(result.failed.count)")
-            for item in result.skipped { output.line("skipped \(item.id): \(item.reason)") }
-            for item in result.failed { output.line("failed \(item.id) (\(item.path)): \(item.error)") }
         }
-        if !result.failed.isEmpty {
-            // The result above is the one JSON document; the failure is the exit status.
-            Output.log("shelf: \(result.failed.count) of \(ids.count) tracks could not be written; their files are unchanged")
-            exit(2)
+        Self.finish(skipped: result.skipped, failed: result.failed, of: ids.count, output: output, what: "written; their files are unchanged")
+    }
+
+    /// Lists skipped and failed items (text mode) and exits with status 2 when any failed: the
+    /// result already printed is the one JSON document, the failure is the exit status.
+    static func finish(skipped: [EditResult.Skipped], failed: [EditResult.Failed], of total: Int, output: Output, what: String) {
+        if !output.json {
+            for item in skipped { output.line("skipped \(item.id): \(item.reason)") }
+            for item in failed { output.line("failed \(item.id) (\(item.path)): \(item.error)") }
         }
+        guard !failed.isEmpty else { return }
+        Output.log("shelf: \(failed.count) of \(total) tracks could not be \(what)")
+        exit(2)
     }
 }
 

@@ -54,12 +54,7 @@ struct ExportCommand: Command {
         } else {
             output.line("exported \(result.exported.count), skipped \(result.skipped.count), failed \(result.failed.count)")
             for item in result.exported { output.line("  \(item.source) → \(item.path)" + (item.track.map { " (track \($0))" } ?? "")) }
-            for item in result.skipped { output.line("skipped \(item.id): \(item.reason)") }
-            for item in result.failed { output.line("failed \(item.id) (\(item.path)): \(item.error)") }
         }
-        if !result.failed.isEmpty {
-            Output.log("shelf: \(result.failed.count) of \(ids.count) tracks could not be exported")
-            exit(2)
-        }
+        EditCommand.finish(skipped: result.skipped, failed: result.failed, of: ids.count, output: output, what: "exported")
     }
 }

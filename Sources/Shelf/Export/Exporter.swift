@@ -228,6 +228,8 @@ extension Library {
                 }
             }
             return .written(destination.path)
+        } catch is CancellationError {
+            return .skipped("cancelled")
         } catch {
             return .failed(path: fixed.path, error: "\(error)")
         }

@@ -170,6 +170,14 @@ struct HeldReadFailed: Error {}
         #expect(try Data(contentsOf: urls[1]) == Data("not audio".utf8))
         #expect(try Data(contentsOf: urls[0]) != bytes[0])
         #expect(try await library.track(ids[1])?.genre == nil)
+        // A symlinked file is edited where it is; the link stays a link.
+        let real = dir.path("elsewhere/real.wav")
+        try FileManager.default.createDirectory(at: real.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: urls[0], to: real)
+        try FileManager.default.createSymbolicLink(at: urls[0], withDestinationURL: real)
+        #expect(try await library.edit([ids[0]], MetadataChanges([.genre: "Soul"])).updated == [ids[0]])
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: urls[0].path) == real.path)
+        #expect(try TagFile.read(real).properties["GENRE"] == "Soul")
         await #expect(throws: LibraryError.self) { try await library.edit(ids, MetadataChanges([.year: "nineteen"])) }
         await #expect(throws: LibraryError.self) { try await library.edit(ids, MetadataChanges(picture: .set(Data("no image".utf8)))) }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: urls[0].deletingLastPathComponent().path).filter { $0.hasPrefix(".") }

@@ -24,15 +24,17 @@ enum AtomicRewrite {
 
     /// Copies `url`, lets `edit` change the copy, and renames it into place unless `cancelled`
     /// says stop; returns the new file's size and modification date.
-    static func rewrite(_ url: URL, cancelled: () -> Bool, edit: (URL) throws -> Void) throws -> (size: Int64, modified: Date) {
+    static func rewrite(_ link: URL, cancelled: () -> Bool, edit: (URL) throws -> Void) throws -> (size: Int64, modified: Date) {
         // A write over a file size limit must fail with EFBIG, not kill the process.
         signal(SIGXFSZ, SIG_IGN)
+        // A symlinked file is rewritten where it really is, so the link stays a link.
+        let url = link.resolvingSymlinksInPath()
         var original = stat()
         guard stat(url.path, &original) == 0 else { throw RewriteError(path: url.path, reason: String(cString: strerror(errno))) }
         let temporary = temporaryURL(for: url)
         var renamed = false
         defer { if !renamed { unlink(temporary.path) } }
-        try copy(url.path, to: temporary.path, mode: original.st_mode & 0o7777)
+        try copy(url.path, to: temporary.path, mode: original.st_mode & 0o7777, owner: (original.st_uid, original.st_gid))
         try edit(temporary)
         try flush(temporary.path)
         if cancelled() { throw CancellationError() }
@@ -48,13 +50,15 @@ enum AtomicRewrite {
 
     /// Copies bytes into a new file created with `mode`; a short write (a full disk, a size
     /// limit) is an error.
-    private static func copy(_ source: String, to destination: String, mode: mode_t) throws {
+    private static func copy(_ source: String, to destination: String, mode: mode_t, owner: (uid_t, gid_t)) throws {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw RewriteError(path: source, reason: String(cString: strerror(errno))) }
         defer { close(input) }
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard output >= 0 else { throw RewriteError(path: source, reason: "cannot create a copy beside it: \(String(cString: strerror(errno)))") }
         defer { close(output) }
+        // The owner too, where allowed (root editing a user's file must not take it over).
+        _ = fchown(output, owner.0, owner.1)
         fchmod(output, mode)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {

@@ -112,6 +112,11 @@ extension Library {
         var effective = query ?? LibraryQuery()
         effective.filter = query.map { .and([$0.filter, filter]) } ?? filter
         let sorted = query != nil
+        let context = try await smartContext()
+        if context.rules[id] != nil {
+            // A smart playlist's contents are evaluated now (they follow every write).
+            return try await withEngine { [effective] in try $0.smartPage(id, context, effective, sorted: sorted, after: cursor, limit: limit) }
+        }
         return try await withEngine { [effective] in try $0.playlistPage(id, effective, sorted: sorted, after: cursor, limit: limit) }
     }
 

@@ -24,11 +24,11 @@ import ShelfDatabase
         return query.descending ? rows.reversed() : rows
     }
 
-    private func item(_ row: Row, _ field: SortField) -> TrackListItem {
+    func item(_ row: Row, _ field: SortField) -> TrackListItem {
         TrackListItem(row.track, section: SortKey.section(of: row.key, field: field))
     }
 
-    private func isAfter(_ row: Row, _ cursor: PageCursor, descending: Bool) -> Bool {
+    func isAfter(_ row: Row, _ cursor: PageCursor, descending: Bool) -> Bool {
         if row.key == cursor.key && row.track.id == cursor.id { return cursor.inclusive }
         let before = SortKey.precedes((cursor.key, cursor.id), (row.key, row.track.id))
         return descending ? !before : before
@@ -45,7 +45,7 @@ import ShelfDatabase
         return makePage(all, from: min(offset, all.count), limit: limit, field: query.sort)
     }
 
-    private func makePage(_ all: [Row], from start: Int, limit: Int, field: SortField) -> ListPage {
+    func makePage(_ all: [Row], from start: Int, limit: Int, field: SortField) -> ListPage {
         let slice = all[start..<min(all.count, start + limit)]
         let next = slice.last.flatMap { last in
             start + slice.count < all.count ? PageCursor(key: last.key, id: last.track.id) : nil

@@ -28,6 +28,9 @@ import ShelfDatabase
     func search(_ search: SearchQuery, scope: SearchScope, after cursor: PageCursor?, limit: Int) throws -> ListPage
     /// A smart playlist's track IDs in selection order, evaluated now.
     func smartTracks(_ id: PlaylistID, _ context: SmartContext) throws -> [TrackID]
+    /// A page of a smart playlist in its own order (`sorted` false) or sorted like `query`,
+    /// narrowed by `query.filter`.
+    func smartPage(_ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int) throws -> ListPage
 }
 
 /// The aggregation views, answered by both engines alike.

@@ -189,3 +189,82 @@ extension DirectQueryEngine {
         }
     }
 }
+
+/// A smart playlist's page: in its own (selection) order, the cursor holding the position, or
+/// sorted like any list, the cursor holding the sort key. Both engines page the same evaluated
+/// contents, so they agree wherever `smartTracks` agrees.
+enum SmartPages {
+    /// Own order: the positions of `ordered` whose tracks pass `members` (nil: all), after the
+    /// cursor's position.
+    static func ownOrderSlice(_ ordered: [TrackID], members: Set<TrackID>?, after cursor: PageCursor?, limit: Int)
+        -> (ids: [(TrackID, Int)], total: Int, next: PageCursor?) {
+        let kept = ordered.enumerated().filter { members?.contains($0.element) ?? true }.map { ($0.element, $0.offset) }
+        var start = 0
+        if case .number(let position)? = cursor?.key.first { start = kept.firstIndex { Double($0.1) > position } ?? kept.count }
+        let slice = Array(kept[start..<min(kept.count, start + limit)])
+        let next = start + slice.count < kept.count ? slice.last.map { PageCursor(key: [.number(Double($0.1))], id: $0.0) } : nil
+        return (slice, kept.count, next)
+    }
+}
+
+extension MirrorQueryEngine {
+    @_spi(Internals) public func smartPage(
+        _ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
+    ) throws -> ListPage {
+        try db.transaction(.deferred) {
+            let (smart, smartArguments) = smartSQL(id, context)
+            var (filter, arguments) = MirrorFilter.compile(query.filter)
+            filter = "mirror_track.id IN (SELECT id FROM (\(smart))) AND \(filter)"
+            arguments = smartArguments + arguments
+            if !sorted {
+                let ordered = try db.query(smart, smartArguments) { TrackID(try $0.int64(0)) }
+                let members = query.filter == .all ? nil : Set(try db.query("SELECT mirror_track.id FROM mirror_track WHERE \(filter)", arguments) {
+                    TrackID(try $0.int64(0))
+                })
+                let (slice, total, next) = SmartPages.ownOrderSlice(ordered, members: members, after: cursor, limit: limit)
+                var items: [TrackID: TrackListItem] = [:]
+                let ids = slice.map { $0.0.rawValue }
+                if !ids.isEmpty {
+                    try db.forEachRow("SELECT \(Self.listColumns), NULL FROM mirror_track WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))", ids) { row in
+                        let item = try decode(row, numeric: [], withKey: false).0
+                        items[item.id] = item
+                    }
+                }
+                return ListPage(items: slice.compactMap { items[$0.0] }, nextCursor: next, total: total)
+            }
+            let shape = Self.shape(query)
+            let total = try db.scalar(Int.self, "SELECT count(*) FROM mirror_track WHERE \(filter)", arguments) ?? 0
+            if let cursor {
+                let comparison = query.descending ? (cursor.inclusive ? "<=" : "<") : (cursor.inclusive ? ">=" : ">")
+                filter = "(\(shape.chain.joined(separator: ", "))) \(comparison) (\(shape.chain.map { _ in "?" }.joined(separator: ", "))) AND \(filter)"
+                arguments = Self.arguments(cursor) + arguments
+            }
+            var rows: [(TrackListItem, [SortComponent])] = []
+            try db.forEachRow("SELECT \(shape.selectList) FROM mirror_track WHERE \(filter) ORDER BY \(shape.orderBy) LIMIT ?", arguments + [limit + 1]) { row in
+                rows.append(try decode(row, numeric: shape.numeric, withKey: rows.count == limit - 1))
+            }
+            let more = rows.count > limit
+            if more { rows.removeLast() }
+            return ListPage(items: rows.map(\.0), nextCursor: more ? rows.last.map { PageCursor(key: $0.1, id: $0.0.id) } : nil, total: total)
+        }
+    }
+}
+
+extension DirectQueryEngine {
+    @_spi(Internals) public func smartPage(
+        _ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
+    ) throws -> ListPage {
+        try db.transaction(.deferred) {
+            let ordered = try smartTracks(id, context)
+            let members = Set(ordered)
+            let rows = try rows(query).filter { members.contains($0.track.id) }
+            if sorted {
+                let start = cursor.map { c in rows.firstIndex { isAfter($0, c, descending: query.descending) } ?? rows.count } ?? 0
+                return makePage(rows, from: start, limit: limit, field: query.sort)
+            }
+            let byID = Dictionary(rows.map { ($0.track.id, $0.track) }, uniquingKeysWith: { first, _ in first })
+            let (slice, total, next) = SmartPages.ownOrderSlice(ordered, members: Set(byID.keys), after: cursor, limit: limit)
+            return ListPage(items: slice.compactMap { byID[$0.0].map { TrackListItem($0, section: "#") } }, nextCursor: next, total: total)
+        }
+    }
+}

@@ -108,13 +108,14 @@ extension Library {
         _ id: PlaylistID, sortedBy query: LibraryQuery? = nil, filter: Filter = .all, after cursor: PageCursor? = nil, limit: Int = 50
     ) async throws -> ListPage {
         guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
-        try await requirePlaylist(id)
+        let kind = try await requirePlaylist(id)
         var effective = query ?? LibraryQuery()
         effective.filter = query.map { .and([$0.filter, filter]) } ?? filter
         let sorted = query != nil
-        let context = try await smartContext()
-        if context.rules[id] != nil {
-            // A smart playlist's contents are evaluated now (they follow every write).
+        if kind == .smart {
+            // A smart playlist's contents are evaluated now (they follow every write); only then
+            // are the stored rules read.
+            let context = try await smartContext()
             return try await withEngine { [effective] in try $0.smartPage(id, context, effective, sorted: sorted, after: cursor, limit: limit) }
         }
         return try await withEngine { [effective] in try $0.playlistPage(id, effective, sorted: sorted, after: cursor, limit: limit) }
@@ -128,10 +129,12 @@ extension Library {
         return try await withEngine { [effective] in try $0.playlistSections(id, effective) }
     }
 
-    /// Throws `playlistNotFound` unless the canonical store holds the playlist.
-    func requirePlaylist(_ id: PlaylistID) async throws {
-        let exists = try await read { db in try db.scalar(Int.self, "SELECT 1 FROM playlist WHERE id = ?", [id.rawValue]) != nil }
-        guard exists else { throw LibraryError.playlistNotFound(id) }
+    /// The playlist's kind; throws `playlistNotFound` unless the canonical store holds it.
+    @discardableResult
+    func requirePlaylist(_ id: PlaylistID) async throws -> Playlist.Kind {
+        let kind = try await read { db in try db.scalar(Int.self, "SELECT kind FROM playlist WHERE id = ?", [id.rawValue]) }
+        guard let kind else { throw LibraryError.playlistNotFound(id) }
+        return Playlist.Kind(rawValue: kind) ?? .regular
     }
 }
 

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import ShelfCore
-import Synchronization
 
 /// The formats an export writes.
 public enum ExportFormat: String, Sendable, Codable, CaseIterable {
@@ -141,7 +140,7 @@ extension Library {
         let loader = loader ?? artwork
         var result = ExportResult()
         var written: [(source: TrackID, path: String)] = []
-        let done = Mutex(0)
+        var done = 0
         try await withThrowingTaskGroup(of: (TrackID, Outcome).self) { group in
             var next = 0
             func startNext() {
@@ -157,7 +156,8 @@ extension Library {
                 case .skipped(let reason): result.skipped.append(EditResult.Skipped(id: id, reason: reason))
                 case .failed(let path, let error): result.failed.append(EditResult.Failed(id: id, path: path, error: error))
                 }
-                progress(done.withLock { $0 += 1; return $0 }, ids.count)
+                done += 1
+                progress(done, ids.count)
                 startNext()
             }
         }

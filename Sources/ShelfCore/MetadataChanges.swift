@@ -11,6 +11,27 @@ public enum EditableField: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// Whether the value is a whole number (the rest are text, and `compilation` a yes/no).
     public var isNumber: Bool { [.year, .trackNumber, .trackCount, .discNumber, .discCount, .rating].contains(self) }
+
+    /// A text field's place in `Track` and its TagLib property key: the one table edits,
+    /// file writes and exports all read (nil for numbers, compilation and rating).
+    public var text: (keyPath: WritableKeyPath<Track, String?>, property: String)? {
+        switch self {
+        case .title: (\.title, "TITLE")
+        case .artist: (\.artist, "ARTIST")
+        case .album: (\.album, "ALBUM")
+        case .albumArtist: (\.albumArtist, "ALBUMARTIST")
+        case .composer: (\.composer, "COMPOSER")
+        case .genre: (\.genre, "GENRE")
+        case .comment: (\.comment, "COMMENT")
+        case .lyrics: (\.lyrics, "LYRICS")
+        case .sortTitle: (\.sortTitle, "TITLESORT")
+        case .sortArtist: (\.sortArtist, "ARTISTSORT")
+        case .sortAlbum: (\.sortAlbum, "ALBUMSORT")
+        case .sortAlbumArtist: (\.sortAlbumArtist, "ALBUMARTISTSORT")
+        case .sortComposer: (\.sortComposer, "COMPOSERSORT")
+        case .year, .trackNumber, .trackCount, .discNumber, .discCount, .compilation, .rating: nil
+        }
+    }
 }
 
 /// What happens to a track's picture in a batch edit.
@@ -62,20 +83,11 @@ public struct MetadataChanges: Sendable, Hashable {
         for (field, raw) in values {
             let text = raw.flatMap { SortKey.isBlank($0) ? nil : $0 }
             let number = text.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            if let place = field.text {
+                t[keyPath: place.keyPath] = text
+                continue
+            }
             switch field {
-            case .title: t.title = text
-            case .artist: t.artist = text
-            case .album: t.album = text
-            case .albumArtist: t.albumArtist = text
-            case .composer: t.composer = text
-            case .genre: t.genre = text
-            case .comment: t.comment = text
-            case .lyrics: t.lyrics = text
-            case .sortTitle: t.sortTitle = text
-            case .sortArtist: t.sortArtist = text
-            case .sortAlbum: t.sortAlbum = text
-            case .sortAlbumArtist: t.sortAlbumArtist = text
-            case .sortComposer: t.sortComposer = text
             case .year: t.year = number
             case .trackNumber: t.trackNumber = number
             case .trackCount: t.trackCount = number
@@ -83,6 +95,7 @@ public struct MetadataChanges: Sendable, Hashable {
             case .discCount: t.discCount = number
             case .compilation: t.compilation = text.flatMap(Self.flag) ?? false
             case .rating: t.rating = number ?? 0
+            default: break
             }
         }
         return t
@@ -97,25 +110,16 @@ public struct MetadataChanges: Sendable, Hashable {
             return total.map { "\(number)/\($0)" } ?? String(number)
         }
         for field in values.keys {
+            if let place = field.text {
+                properties[place.property] = t[keyPath: place.keyPath]
+                continue
+            }
             switch field {
-            case .title: properties["TITLE"] = t.title
-            case .artist: properties["ARTIST"] = t.artist
-            case .album: properties["ALBUM"] = t.album
-            case .albumArtist: properties["ALBUMARTIST"] = t.albumArtist
-            case .composer: properties["COMPOSER"] = t.composer
-            case .genre: properties["GENRE"] = t.genre
-            case .comment: properties["COMMENT"] = t.comment
-            case .lyrics: properties["LYRICS"] = t.lyrics
-            case .sortTitle: properties["TITLESORT"] = t.sortTitle
-            case .sortArtist: properties["ARTISTSORT"] = t.sortArtist
-            case .sortAlbum: properties["ALBUMSORT"] = t.sortAlbum
-            case .sortAlbumArtist: properties["ALBUMARTISTSORT"] = t.sortAlbumArtist
-            case .sortComposer: properties["COMPOSERSORT"] = t.sortComposer
             case .year: properties["DATE"] = t.year.map(String.init)
             case .trackNumber, .trackCount: properties["TRACKNUMBER"] = pair(t.trackNumber, t.trackCount)
             case .discNumber, .discCount: properties["DISCNUMBER"] = pair(t.discNumber, t.discCount)
             case .compilation: properties["COMPILATION"] = t.compilation ? "1" : nil
-            case .rating: break
+            default: break
             }
         }
         return properties

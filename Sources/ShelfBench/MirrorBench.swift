@@ -12,9 +12,11 @@ struct MirrorBench {
     let directory: URL?
     /// Only the write-batch measurement, on a library whose mirror is already built.
     let writesOnly: Bool
+    /// Write batches measured with the mirror on, and again with it off.
+    let writeRounds: Int
 
     init(_ words: [String]) throws {
-        let flags = try Flags(words, known: ["--tracks", "--library"], switches: ["--writes-only"])
+        let flags = try Flags(words, known: ["--tracks", "--library", "--write-rounds"], switches: ["--writes-only"])
         let text = flags.string("--tracks") ?? "10000,50000,100000,500500"
         scales = try text.split(separator: ",").map { part in
             guard let value = Int(part.replacingOccurrences(of: "_", with: "")), value >= 1_000 else {
@@ -24,6 +26,7 @@ struct MirrorBench {
         }
         directory = flags.string("--library").map { URL(fileURLWithPath: $0) }
         writesOnly = flags.bool("--writes-only")
+        writeRounds = max(3, Int(flags.string("--write-rounds") ?? "") ?? 11)
     }
 
     struct Line: Encodable {
@@ -280,16 +283,16 @@ struct MirrorBench {
         }
         var on: [Double] = []
         var off: [Double] = []
-        for round in 0..<10 { on.append(try await batch(round)) }
+        for round in 0..<writeRounds { on.append(try await batch(round)) }
         try await library.disableMirror()
-        for round in 10..<20 { off.append(try await batch(round)) }
+        for round in writeRounds..<(2 * writeRounds) { off.append(try await batch(round)) }
         try await library.enableMirror()
         try await library.waitForMirror()
         // The floor: the UPDATEs a 100-title batch makes the mirror run (title, its keys and fold,
         // the modification date), on the same kind of rows, in one transaction, rolled back.
         let writable = try Connection(path: directory.appendingPathComponent("mirror.sqlite").path)
         var rawUpdates: [Double] = []
-        for round in 20..<30 {
+        for round in (2 * writeRounds)..<(3 * writeRounds) {
             let statement = try writable.cachedStatement(
                 "UPDATE mirror_track SET title = ?, k_title = ?, t_title = NULL, z_title = NULL, n_date_modified = ? WHERE id = ?")
             rawUpdates.append(try Self.time {
@@ -304,8 +307,8 @@ struct MirrorBench {
         }
         let build = BuildLine(
             tracks: scale, buildSeconds: buildSeconds, mirrorBytes: status.bytesOnDisk,
-            bytesPerTrack: Double(status.bytesOnDisk) / Double(scale), writeBatchMirrorOnMs: on.sorted()[5],
-            writeBatchMirrorOffMs: off.sorted()[5], mirrorUpdatesRawMs: rawUpdates.sorted()[5])
+            bytesPerTrack: Double(status.bytesOnDisk) / Double(scale), writeBatchMirrorOnMs: on.sorted()[writeRounds / 2],
+            writeBatchMirrorOffMs: off.sorted()[writeRounds / 2], mirrorUpdatesRawMs: rawUpdates.sorted()[writeRounds / 2])
         return (lines, build)
     }
 

@@ -129,7 +129,8 @@ public indirect enum Filter: Sendable, Hashable, Codable {
     }
 
     private static func computeFold(_ text: String) -> String {
-        String(String.UnicodeScalarView(SortKey.foldedScalars(text)))
+        if let bytes = SortKey.asciiFolded(text) { return String(decoding: bytes, as: UTF8.self) }
+        return String(String.UnicodeScalarView(SortKey.foldedScalars(text)))
     }
 
     /// Substring test on UTF-8 bytes, the same as SQLite's `instr` on the folded columns.

@@ -21,13 +21,18 @@ public enum SearchText {
     /// The tokens of a value, in order.
     public static func tokens(_ value: String?) -> [String] {
         guard let value, !value.isEmpty else { return [] }
+        if let bytes = SortKey.asciiFolded(value) { return asciiTokens(bytes) }
+        return scalarTokens(SortKey.foldedScalars(value))
+    }
+
+    /// `tokens` of folded scalars (any script).
+    static func scalarTokens(_ scalars: [Unicode.Scalar]) -> [String] {
         var tokens: [String] = []
         var current = String.UnicodeScalarView()
         func flush() {
             if !current.isEmpty { tokens.append(String(current)) }
             current = String.UnicodeScalarView()
         }
-        let scalars = SortKey.foldedScalars(value)
         for (index, scalar) in scalars.enumerated() {
             if isUnsegmented(scalar) {
                 flush()
@@ -42,6 +47,26 @@ public enum SearchText {
             }
         }
         flush()
+        return tokens
+    }
+
+    /// `tokens` of folded ASCII: words are runs of letters and digits (the only ASCII word
+    /// characters), an apostrophe between word characters is dropped.
+    static func asciiTokens(_ bytes: [UInt8]) -> [String] {
+        @inline(__always) func isWord(_ byte: UInt8) -> Bool { (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) }
+        var tokens: [String] = []
+        var current: [UInt8] = []
+        for (index, byte) in bytes.enumerated() {
+            if isWord(byte) {
+                current.append(byte)
+            } else if byte == 0x27, !current.isEmpty, index + 1 < bytes.count, isWord(bytes[index + 1]) {
+                continue
+            } else if !current.isEmpty {
+                tokens.append(String(decoding: current, as: UTF8.self))
+                current.removeAll(keepingCapacity: true)
+            }
+        }
+        if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)) }
         return tokens
     }
 

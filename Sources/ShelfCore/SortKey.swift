@@ -92,30 +92,36 @@ public enum SortKey {
     private static func computeKey(_ value: String, options: SortKeyOptions) -> [UInt8] {
         // Built from the folded form, so two values that fold alike always share a key: the mirror
         // relies on it to answer an equality filter from a sort index.
-        var scalars = foldedScalars(value)
+        if let bytes = asciiFolded(value) { return key(ofFolded: bytes, options: options) }
+        return key(ofFolded: foldedScalars(value), options: options)
+    }
+
+    /// The key of folded text: all-ASCII bytes (the fast path) or scalars, which give equal keys
+    /// for equal text.
+    static func key<Unit: FoldedUnit>(ofFolded folded: [Unit], options: SortKeyOptions) -> [UInt8] {
+        var scalars = folded[...]
         skipArticle(&scalars, options: options)
         guard let first = scalars.first else { return missingKey }
-        var key: [UInt8] = [sectionByte(first)]
+        var key: [UInt8] = [sectionByte(first.code)]
         key.reserveCapacity(scalars.count + 4)
-        var index = 0
-        while index < scalars.count {
-            let scalar = scalars[index]
-            let value = scalar.value
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let value = scalars[index].code
             if value >= 0x30 && value <= 0x39 {
                 var end = index
-                while end < scalars.count, scalars[end].value >= 0x30 && scalars[end].value <= 0x39 { end += 1 }
+                while end < scalars.endIndex, scalars[end].code >= 0x30 && scalars[end].code <= 0x39 { end += 1 }
                 var start = index
-                while start < end - 1, scalars[start].value == 0x30 { start += 1 }  // leading zeros
+                while start < end - 1, scalars[start].code == 0x30 { start += 1 }  // leading zeros
                 let count = min(end - start, 250)
                 key.append(0x01)
                 key.append(UInt8(count))
-                for digit in scalars[start..<(start + count)] { key.append(UInt8(digit.value)) }
+                for digit in scalars[start..<(start + count)] { key.append(UInt8(digit.code)) }
                 index = end
-            } else if isSpace(scalar) {
+            } else if scalars[index].isSpace {
                 key.append(0x02)
-                while index < scalars.count, isSpace(scalars[index]) { index += 1 }
+                while index < scalars.endIndex, scalars[index].isSpace { index += 1 }
             } else {
-                if value < 0x80 { key.append(UInt8(value)) } else { UTF8.encode(scalar) { key.append($0) } }
+                if value < 0x80 { key.append(UInt8(value)) } else { UTF8.encode(Unicode.Scalar(value)!) { key.append($0) } }
                 index += 1
             }
         }
@@ -160,8 +166,7 @@ public enum SortKey {
         return nil
     }
 
-    private static func sectionByte(_ scalar: Unicode.Scalar) -> UInt8 {
-        let value = scalar.value
+    private static func sectionByte(_ value: UInt32) -> UInt8 {
         if (0x61...0x7A).contains(value) { return UInt8(value - 0x20) }
         if (0x3041...0x3096).contains(value) {
             if value >= 0x3094 { return value == 0x3094 ? 0x61 : 0x62 }  // ゔ files under あ, ゕゖ under か
@@ -169,6 +174,37 @@ public enum SortKey {
         }
         return 0x7E
     }
+
+    /// `foldedScalars` of an all-ASCII value as bytes (trimmed, lowercased, each whitespace run one
+    /// space), or nil when the value has a non-ASCII byte. Most of any library is ASCII, and this
+    /// path builds no scalars and looks up no properties.
+    static func asciiFolded(_ value: String) -> [UInt8]? {
+        var value = value
+        return value.withUTF8 { bytes -> [UInt8]? in
+            var start = 0
+            var end = bytes.count
+            while start < end, isASCIISpace(bytes[start]) { start += 1 }
+            while end > start, isASCIISpace(bytes[end - 1]) { end -= 1 }
+            var result: [UInt8] = []
+            result.reserveCapacity(end - start)
+            var lastWasSpace = false
+            for index in start..<end {
+                let byte = bytes[index]
+                if byte >= 0x80 { return nil }
+                if isASCIISpace(byte) {
+                    if !lastWasSpace { result.append(0x20) }
+                    lastWasSpace = true
+                } else {
+                    result.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+                    lastWasSpace = false
+                }
+            }
+            return result
+        }
+    }
+
+    @inline(__always)
+    static func isASCIISpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
 
     /// Case, diacritic, width and kana folding. ASCII, most of any library, takes a fast path;
     /// other characters are folded one scalar at a time through a cache, because Foundation's
@@ -223,14 +259,15 @@ public enum SortKey {
         return result
     }
 
-    private static func skipArticle(_ scalars: inout [Unicode.Scalar], options: SortKeyOptions) {
+    private static func skipArticle<Unit: FoldedUnit>(_ scalars: inout ArraySlice<Unit>, options: SortKeyOptions) {
         guard !options.articles.isEmpty, scalars.count > 1 else { return }
         for article in options.articles {
-            let prefix = Array(article.unicodeScalars)
-            guard scalars.count > prefix.count, scalars.starts(with: prefix) else { continue }
-            if !options.exceptions.isEmpty, options.exceptions.contains(String(String.UnicodeScalarView(scalars))) { return }
-            let rest = scalars[prefix.count...].drop { $0.properties.isWhitespace }
-            if !rest.isEmpty { scalars = Array(rest) }
+            let prefix = article.unicodeScalars
+            guard scalars.count > prefix.count, scalars.lazy.map(\.code).starts(with: prefix.lazy.map(\.value)) else { continue }
+            if !options.exceptions.isEmpty,
+               options.exceptions.contains(String(String.UnicodeScalarView(scalars.map { Unicode.Scalar($0.code)! }))) { return }
+            let rest = scalars.dropFirst(prefix.count).drop { $0.isSpace }
+            if !rest.isEmpty { scalars = rest }
             return
         }
     }
@@ -283,6 +320,23 @@ public enum SortKey {
         if field != .path, case .bytes(let bytes)? = key.first { return section(ofKey: bytes) }
         return "#"
     }
+}
+
+/// One unit of folded text: an ASCII byte (the fast path) or a scalar, so that one key builder
+/// serves both.
+protocol FoldedUnit {
+    var code: UInt32 { get }
+    var isSpace: Bool { get }
+}
+
+extension UInt8: FoldedUnit {
+    var code: UInt32 { UInt32(self) }
+    var isSpace: Bool { SortKey.isASCIISpace(self) }
+}
+
+extension Unicode.Scalar: FoldedUnit {
+    var code: UInt32 { value }
+    var isSpace: Bool { SortKey.isSpace(self) }
 }
 
 /// The per-scalar folding cache shared by every thread.

@@ -172,4 +172,31 @@ import Testing
         #expect(SortComponent.bytes(key("宇多田")) < .bytes(SortKey.missingKey))
         #expect(SortComponent.number(1e15) < .number(SortKey.missingNumber))
     }
+
+    /// ASCII text takes a byte-level fast path for keys, folds and search tokens; it must give
+    /// exactly what the scalar path gives, or the mirror's keys and tokens would drift.
+    @Test func asciiFastPathAgreesWithTheScalarPath() {
+        let pieces = ["The ", "the", "A ", "an ", "l'", "L'Amour", "Don't", "rock'n'roll", "'quoted'", "x'", "007", "0", "Track 2",
+                      "10", "  ", "\t", "\n", "\r\n", "\u{0B}", "\u{01}", "\u{1F}", "\u{7F}", "-", "_", "^", "`", "~", "Ab", "ZZ",
+                      "zz9", "(Live)", "&", "#1", ".", "'", "' ", "a'b"]
+        let optionSets = [SortKeyOptions(), SortKeyOptions(articles: SortKeyOptions.french), .none,
+                          SortKeyOptions(articles: SortKeyOptions.english, exceptions: ["the the"])]
+        var state: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var texts = ["The The", "the", "a", "The  Beatles", " \t the\nend ", "l'", "l' amour"]
+        for _ in 0..<3_000 { texts.append((0..<(1 + next(6))).map { _ in pieces[next(pieces.count)] }.joined()) }
+        for text in texts {
+            let scalars = SortKey.foldedScalars(text)
+            #expect(SortKey.asciiFolded(text) == scalars.map { UInt8($0.value) }, "fold of \(text.debugDescription)")
+            #expect(Filter.fold(text) == String(String.UnicodeScalarView(scalars)), "filter fold of \(text.debugDescription)")
+            #expect(SearchText.tokens(text) == SearchText.scalarTokens(scalars), "tokens of \(text.debugDescription)")
+            for options in optionSets {
+                let slow = SortKey.isBlank(text) ? SortKey.missingKey : SortKey.key(ofFolded: scalars, options: options)
+                #expect(SortKey.textKey(text, options: options) == slow, "key of \(text.debugDescription)")
+            }
+        }
+    }
 }

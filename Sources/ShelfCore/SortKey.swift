@@ -147,10 +147,13 @@ public enum SortKey {
     public static func section(ofKey key: [UInt8]) -> String { section(ofByte: key.first ?? 0xFF) }
 
     /// The section named by a key's first byte.
-    public static func section(ofByte byte: UInt8) -> String {
+    public static func section(ofByte byte: UInt8) -> String { sectionOfByte[Int(byte)] }
+
+    /// Every byte's section name, built once: list pages name a section on every row.
+    private static let sectionOfByte: [String] = (0...255).map { (byte: Int) -> String in
         switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): String(UnicodeScalar(byte))
-        case 0x61...0x6A: kanaRows[Int(byte - 0x61)].name
+        case 0x41...0x5A: String(UnicodeScalar(UInt8(byte)))
+        case 0x61...0x6A: kanaRows[byte - 0x61].name
         default: "#"
         }
     }

@@ -53,6 +53,21 @@ public struct Row {
         guard let data = optionalData(index) else { throw typeError(index, "a blob, found NULL") }
         return data
     }
+    /// The first byte of a blob or text column; nil for NULL or an empty value. Reads in place,
+    /// without copying the value out.
+    public func firstByte(_ index: Int32) -> UInt8? {
+        guard sqlite3_column_bytes(handle, index) > 0, let pointer = sqlite3_column_blob(handle, index) else { return nil }
+        return pointer.load(as: UInt8.self)
+    }
+
+    /// A blob column as bytes; NULL is an error.
+    public func bytes(_ index: Int32) throws -> [UInt8] {
+        if isNull(index) { throw typeError(index, "a blob, found NULL") }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
     /// A blob column or nil.
     public func optionalData(_ index: Int32) -> Data? {
         if isNull(index) { return nil }

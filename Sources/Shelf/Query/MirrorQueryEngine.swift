@@ -71,16 +71,35 @@ import Synchronization
         _ query: LibraryQuery, cursor: PageCursor?, offset: Bool, total: (String, [(any SQLiteBindable)?])?
     ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         var (filter, arguments) = MirrorFilter.compile(query.filter)
+        if let cursor { arguments = Self.arguments(cursor) + arguments }
+        let key = PageSQLKey(
+            shape: ShapeKey(sort: query.sort, descending: query.descending, tags: query.useSortTags && query.sort.dependsOnSortTags),
+            filter: filter, cursor: cursor.map { $0.inclusive }, offset: offset, total: total?.0)
+        if let sql = Self.pageSQLs.withLock({ $0[key] }) { return (sql, (total?.1 ?? []) + arguments) }
         if let cursor {
             let comparison = query.descending ? (cursor.inclusive ? "<=" : "<") : (cursor.inclusive ? ">=" : ">")
             let chain = Self.shape(query).chain
             filter = "(\(chain.joined(separator: ", "))) \(comparison) (\(chain.map { _ in "?" }.joined(separator: ", "))) AND \(filter)"
-            arguments = Self.arguments(cursor) + arguments
         }
         let columns = selectList(query) + (total.map { ", (\($0.0))" } ?? "")
         let sql = "SELECT \(columns) FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query)) LIMIT ?" + (offset ? " OFFSET ?" : "")
+        Self.pageSQLs.withLock { if $0.count < 256 { $0[key] = sql } }
         return (sql, (total?.1 ?? []) + arguments)
     }
+
+    /// What a page's SQL text depends on: composing it again for every page cost a tenth of a
+    /// first page. Filter texts hold only placeholders, so the number of entries stays small;
+    /// at most 256 are kept.
+    private struct PageSQLKey: Hashable {
+        let shape: ShapeKey
+        let filter: String
+        /// nil without a cursor; else whether the cursor's row is included.
+        let cursor: Bool?
+        let offset: Bool
+        let total: String?
+    }
+
+    private static let pageSQLs = Mutex<[PageSQLKey: String]>([:])
 
     static func arguments(_ cursor: PageCursor) -> [(any SQLiteBindable)?] {
         keyArguments(cursor.key) + [cursor.id.rawValue]
@@ -111,7 +130,8 @@ import Synchronization
     private func numericChain(_ query: LibraryQuery) -> [Bool] { Self.shape(query).numeric }
 
     /// Decodes a list row; the sort key only when `withKey` (only a page's last row needs one: it
-    /// becomes the next cursor).
+    /// becomes the next cursor). Pages are the hottest path of a browsing client, so values are
+    /// read in place: no intermediate `Data`, no key array for rows that need none.
     func decode(_ row: Row, numeric: [Bool], withKey: Bool = true) throws -> (TrackListItem, [SortComponent]) {
         func number(_ index: Int32) -> Double? {
             guard let value = row.optionalDouble(index), value < SortKey.missingNumber else { return nil }
@@ -119,39 +139,47 @@ import Synchronization
         }
         let chainCount = numeric.count
         var key: [SortComponent] = []
-        key.reserveCapacity(chainCount)
         if withKey {
+            key.reserveCapacity(chainCount)
             for offset in 0..<chainCount {
                 let index = Int32(14 + offset)
-                key.append(numeric[offset] ? .number(try row.double(index)) : .bytes([UInt8](try row.data(index))))
+                key.append(numeric[offset] ? .number(try row.double(index)) : .bytes(try row.bytes(index)))
             }
         }
-        let sectionByte = row.optionalData(Int32(14 + chainCount))?.first
         let item = TrackListItem(
             id: TrackID(try row.int64(0)), title: row.optionalString(1), artist: row.optionalString(2), album: row.optionalString(3),
             albumArtist: row.optionalString(4), genre: row.optionalString(5), year: number(6).map { Int($0) },
             trackNumber: number(7).map { Int($0) }, discNumber: number(8).map { Int($0) }, duration: number(9),
             rating: Int(try row.int64(10)), playCount: Int(try row.int64(11)), hasArtwork: try row.int64(12) != 0,
-            compilation: try row.int64(13) != 0, section: sectionByte.map { SortKey.section(ofByte: $0) } ?? "#")
+            compilation: try row.int64(13) != 0, section: row.firstByte(Int32(14 + chainCount)).map(SortKey.section(ofByte:)) ?? "#")
         return (item, key)
     }
 
     /// One page: the total rides along as the last column (an uncorrelated subquery SQLite
     /// evaluates once), so that page and total share one statement's snapshot without BEGIN/COMMIT.
+    /// The statement asks for one row more than the page to learn whether another page follows;
+    /// that row is not decoded.
     private func run(_ query: LibraryQuery, cursor: PageCursor?, offset: Int?, limit: Int) throws -> ListPage {
         let (sql, arguments) = pageSQL(query, cursor: cursor, offset: offset != nil, total: totalQuery(query))
-        var rows: [(TrackListItem, [SortComponent])] = []
+        var items: [TrackListItem] = []
+        items.reserveCapacity(limit)
+        var lastKey: [SortComponent] = []
+        var more = false
         var total: Int?
         let numeric = numericChain(query)
         let totalColumn = Int32(15 + numeric.count)
         try db.forEachRow(sql, arguments + [limit + 1] + (offset.map { [$0] } ?? [])) { row in
-            rows.append(try decode(row, numeric: numeric, withKey: rows.count == limit - 1))
             if total == nil { total = Int(try row.int64(totalColumn)) }
+            guard items.count < limit else {
+                more = true
+                return
+            }
+            let (item, key) = try decode(row, numeric: numeric, withKey: items.count == limit - 1)
+            items.append(item)
+            if items.count == limit { lastKey = key }
         }
-        let more = rows.count > limit
-        if more { rows.removeLast() }
-        let next = more ? rows.last.map { PageCursor(key: $0.1, id: $0.0.id) } : nil
-        return ListPage(items: rows.map(\.0), nextCursor: next, total: try total ?? self.total(query))
+        let next = more ? items.last.map { PageCursor(key: lastKey, id: $0.id) } : nil
+        return ListPage(items: items, nextCursor: next, total: try total ?? self.total(query))
     }
 
     @_spi(Internals) public func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
@@ -178,52 +206,73 @@ import Synchronization
 
     @_spi(Internals) public func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
         let (filter, arguments) = MirrorFilter.compile(query.filter)
-        return try db.query("SELECT id FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query))", arguments) {
-            TrackID(try $0.int64(0))
-        }
+        // The unfiltered count is known without counting: reserve it, so the list never regrows.
+        let expected = query.filter == .all ? try total(query) : 0
+        return try db.int64Column("SELECT id FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query))", arguments, reserving: expected)
+            .map { TrackID($0) }
     }
 
+    /// Each statement here is one read (its own snapshot), so no transaction is needed.
     @_spi(Internals) public func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
-        try db.transaction(.deferred) { try sectionsInTransaction(query) }
-    }
-
-    private func sectionsInTransaction(_ query: LibraryQuery) throws -> [SectionInfo] {
-        do {
-            guard let column = Self.shape(query).sectionColumn else {
-                let count = try total(query)
-                return count > 0 ? [SectionInfo(name: "#", firstIndex: 0, count: count)] : []
-            }
-            var counts: [String: Int] = [:]
-            if query.filter == .all {
-                try db.forEachRow("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [column]) { row in
-                    counts[SortKey.section(ofByte: UInt8(truncatingIfNeeded: try row.int64(0))), default: 0] += Int(try row.int64(1))
-                }
-            } else {
-                let (filter, arguments) = MirrorFilter.compile(query.filter)
-                try db.forEachRow(
-                    "SELECT substr(\(column), 1, 1), count(*) FROM mirror_track WHERE \(filter) GROUP BY 1", arguments
-                ) { row in
-                    counts[SortKey.section(ofByte: row.optionalData(0)?.first ?? 0xFF), default: 0] += Int(try row.int64(1))
-                }
-            }
-            return Self.sectionInfos(counts, descending: query.descending)
+        guard let column = Self.shape(query).sectionColumn else {
+            let count = try total(query)
+            return count > 0 ? [SectionInfo(name: "#", firstIndex: 0, count: count)] : []
         }
+        var counts: [String: Int] = [:]
+        if query.filter == .all {
+            try db.forEachRow("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [column]) { row in
+                counts[SortKey.section(ofByte: UInt8(truncatingIfNeeded: try row.int64(0))), default: 0] += Int(try row.int64(1))
+            }
+        } else {
+            let (filter, arguments) = MirrorFilter.compile(query.filter)
+            try db.forEachRow(
+                "SELECT substr(\(column), 1, 1), count(*) FROM mirror_track WHERE \(filter) GROUP BY 1", arguments
+            ) { row in
+                counts[SortKey.section(ofByte: row.firstByte(0) ?? 0xFF), default: 0] += Int(try row.int64(1))
+            }
+        }
+        return Self.sectionInfos(counts, descending: query.descending)
     }
 
+    /// One statement: the section's first row by one index probe (a section is one key range),
+    /// with the rows before the section counted in a subquery column (from the maintained counts
+    /// when unfiltered), so that index and row come from one snapshot.
     @_spi(Internals) public func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
-        try db.transaction(.deferred) {
-            guard let info = try sectionsInTransaction(query).first(where: { $0.name == section }) else { return nil }
-            var (filter, arguments) = MirrorFilter.compile(query.filter)
-            if let column = Self.shape(query).sectionColumn, let range = SortKey.byteRange(ofSection: section) {
-                // The section is one key range, so its first row is one index probe.
-                filter = "\(column) >= ? AND " + (range.upperBound < 0xFF ? "\(column) < ? AND " : "") + filter
-                arguments = [Data([range.lowerBound])] + (range.upperBound < 0xFF ? [Data([range.upperBound + 1])] : []) + arguments
+        let shape = Self.shape(query)
+        var (filter, arguments) = MirrorFilter.compile(query.filter)
+        var before: (sql: String, arguments: [(any SQLiteBindable)?]) = ("0", [])
+        if let column = shape.sectionColumn {
+            guard let range = SortKey.byteRange(ofSection: section) else { return nil }
+            let lower = Data([range.lowerBound])
+            let upper: Data? = range.upperBound < 0xFF ? Data([range.upperBound + 1]) : nil
+            filter = "\(column) >= ? AND " + (upper != nil ? "\(column) < ? AND " : "") + filter
+            arguments = [lower] + (upper.map { [$0] } ?? []) + arguments
+            switch (query.filter == .all, query.descending) {
+            case (true, false):
+                before = ("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = ? AND section < ?",
+                          [column, Int64(range.lowerBound)])
+            case (true, true):
+                before = ("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = ? AND section > ?",
+                          [column, Int64(range.upperBound)])
+            case (false, false):
+                let (rest, restArguments) = MirrorFilter.compile(query.filter)
+                before = ("SELECT count(*) FROM mirror_track WHERE \(column) < ? AND \(rest)", [lower] + restArguments)
+            case (false, true):
+                guard let upper else { break }
+                let (rest, restArguments) = MirrorFilter.compile(query.filter)
+                before = ("SELECT count(*) FROM mirror_track WHERE \(column) >= ? AND \(rest)", [upper] + restArguments)
             }
-            let sql = "SELECT \(selectList(query)) FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query)) LIMIT 1"
-            let numeric = numericChain(query)
-            guard let (item, key) = try db.queryOne(sql, arguments, { try decode($0, numeric: numeric) }) else { return nil }
-            return SectionAnchor(index: info.firstIndex, cursor: PageCursor(key: key, id: item.id, inclusive: true))
+        } else if section != "#" {
+            return nil
         }
+        let sql = "SELECT \(shape.selectList), (\(before.sql)) FROM mirror_track WHERE \(filter) ORDER BY \(shape.orderBy) LIMIT 1"
+        let numeric = shape.numeric
+        let beforeColumn = Int32(15 + numeric.count)
+        guard let (item, key, index) = try db.queryOne(sql, before.arguments + arguments, { row in
+            let (item, key) = try decode(row, numeric: numeric)
+            return (item, key, Int(try row.int64(beforeColumn)))
+        }) else { return nil }
+        return SectionAnchor(index: index, cursor: PageCursor(key: key, id: item.id, inclusive: true))
     }
 
     /// The SQL of a playlist page: the items joined to their tracks, ordered by position or by

@@ -147,14 +147,17 @@ public enum SortKey {
     public static func section(ofKey key: [UInt8]) -> String { section(ofByte: key.first ?? 0xFF) }
 
     /// The section named by a key's first byte.
-    public static func section(ofByte byte: UInt8) -> String { sectionOfByte[Int(byte)] }
+    public static func section(ofByte byte: UInt8) -> String { sectionNames[sectionOrdinal(ofByte: byte)] }
 
-    /// Every byte's section name, built once: list pages name a section on every row.
-    private static let sectionOfByte: [String] = (0...255).map { (byte: Int) -> String in
+    /// The position in `sectionNames` of the section a key byte names.
+    public static func sectionOrdinal(ofByte byte: UInt8) -> Int { Int(sectionOrdinalOfByte[Int(byte)]) }
+
+    /// Every byte's section ordinal, built once: list pages name a section on every row.
+    private static let sectionOrdinalOfByte: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
         switch byte {
-        case 0x41...0x5A: String(UnicodeScalar(UInt8(byte)))
-        case 0x61...0x6A: kanaRows[byte - 0x61].name
-        default: "#"
+        case 0x41...0x5A: UInt8(byte - 0x41)
+        case 0x61...0x6A: UInt8(26 + byte - 0x61)
+        default: 36
         }
     }
 

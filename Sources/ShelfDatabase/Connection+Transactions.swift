@@ -15,7 +15,21 @@ extension Connection {
     /// Nested calls become savepoints, so a helper may open a transaction without knowing
     /// whether its caller already has one.
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
-        if isInTransaction { return try savepoint(body) }
+        try transaction(kind, whileCommitting: nil, body)
+    }
+
+    /// The same, with `whileCommitting` run on the calling thread while COMMIT runs on another:
+    /// a durable COMMIT mostly waits for the disk, and other work (keeping a derived database
+    /// current) can use that time. `whileCommitting` must not touch this connection; it runs
+    /// only when `body` succeeded, and a COMMIT that then fails still rolls back and throws, so
+    /// the caller must undo what `whileCommitting` did. Inside an enclosing transaction (a
+    /// savepoint) nothing is committed yet, so it simply runs after the savepoint is released.
+    public func transaction<T>(_ kind: TransactionKind, whileCommitting: (() -> Void)?, _ body: () throws -> T) throws -> T {
+        if isInTransaction {
+            let result = try savepoint(body)
+            whileCommitting?()
+            return result
+        }
         // Cached like any statement: a read of a few rows should not pay to parse BEGIN and COMMIT.
         try cachedStatement("BEGIN \(kind.rawValue)").run()
         let result: T
@@ -26,12 +40,37 @@ extension Connection {
             throw error
         }
         do {
-            try cachedStatement("COMMIT").run()
+            let commit = try cachedStatement("COMMIT")
+            if let whileCommitting {
+                try commitAlongside(commit, whileCommitting)
+            } else {
+                try commit.run()
+            }
         } catch {
             rollbackQuietly()
             throw error
         }
         return result
+    }
+
+    /// Runs `commit` on a dispatch thread and `work` on this one, then waits for the commit.
+    private func commitAlongside(_ commit: Statement, _ work: () -> Void) throws {
+        // The connection is not Sendable: it crosses to the other thread in a box, which is safe
+        // because this thread does not use it until the semaphore says the commit is done.
+        final class Handoff: @unchecked Sendable {
+            let commit: Statement
+            var outcome: Result<Void, any Error> = .success(())
+            let done = DispatchSemaphore(value: 0)
+            init(_ commit: Statement) { self.commit = commit }
+        }
+        let handoff = Handoff(commit)
+        DispatchQueue.global(qos: .userInitiated).async {
+            handoff.outcome = Result { try handoff.commit.run() }
+            handoff.done.signal()
+        }
+        work()
+        handoff.done.wait()
+        try handoff.outcome.get()
     }
 
     /// Runs `body` inside a savepoint: released when it returns, rolled back (and released) when it

@@ -146,6 +146,42 @@ struct Item: RowDecodable, Equatable {
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM t") == 1)
     }
 
+    /// Work run alongside the COMMIT (on the calling thread) sees the commit's outcome afterwards:
+    /// committed rows when it succeeds; a thrown error and rolled-back rows when COMMIT itself
+    /// fails (a deferred foreign key is checked only at COMMIT).
+    @Test func workAlongsideTheCommitSeesItsOutcome() throws {
+        let temp = try TempDB()
+        let db = try temp.open()
+        try db.execute(script: """
+            PRAGMA foreign_keys = ON;
+            CREATE TABLE parent (id INTEGER PRIMARY KEY);
+            CREATE TABLE child (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+            """)
+        var ran = 0
+        try db.transaction(.immediate, whileCommitting: { ran += 1 }) {
+            try db.execute("INSERT INTO parent VALUES (1)")
+            try db.execute("INSERT INTO child VALUES (1, 1)")
+        }
+        #expect(ran == 1)
+        #expect(try temp.open().scalar(Int.self, "SELECT count(*) FROM child") == 1)
+
+        #expect(throws: SQLiteError.self) {
+            try db.transaction(.immediate, whileCommitting: { ran += 1 }) {
+                try db.execute("INSERT INTO child VALUES (2, 99)")
+            }
+        }
+        #expect(ran == 2)
+        #expect(!db.isInTransaction)
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM child") == 1)
+
+        // A body that throws never starts the work.
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try db.transaction(.immediate, whileCommitting: { ran += 1 }) { throw Boom() }
+        }
+        #expect(ran == 2)
+    }
+
     @Test func nestedSavepointsRollBackOnlyTheirOwnWork() throws {
         struct Boom: Error {}
         let temp = try TempDB()

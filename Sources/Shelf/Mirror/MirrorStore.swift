@@ -258,55 +258,145 @@ final class MirrorStore {
         // The batch just committed is exactly the backlog: its tracks before and after are in
         // memory, so no row is read back and only the columns of changed parts are recomputed.
         let states = batch.flatMap { $0.startSeq == appliedSeq ? $0.states : nil } ?? [:]
+        try db.transaction {
+            try applyTracks(touched, states: states, to: db)
+            for playlist in playlists { try Self.copyItems(of: playlist, from: canonical, to: db) }
+            try setMeta(db, ["applied_seq": String(current)])
+        }
+        appliedSeq = current
+        return true
+    }
+
+    /// Applies the changes of `touched` tracks to the mirror's rows, search index, section counts
+    /// and groups: from `states` where the batch knows a track's versions, else by reading the
+    /// track back from the canonical store.
+    private func applyTracks(_ touched: [TrackID], states: [TrackID: TrackState], to db: Connection) throws {
         var counts: [String: [UInt8: Int]] = [:]
         var groups = Set<GroupKey>()
         func regroup(_ old: GroupMember?, _ new: GroupMember?) {
             guard old != new else { return }
             for key in (old?.groups ?? []) + (new?.groups ?? []) { groups.insert(key) }
         }
-        try db.transaction {
-            for id in touched {
-                if let state = states[id], state.beforeKnown {
-                    try apply(state, id: id, to: db, counts: &counts)
-                    regroup(state.before.map { GroupMember($0, options: options) }, state.after.map { GroupMember($0, options: options) })
-                    continue
-                }
-                let old = try db.queryOne(MirrorRow.selectAll, [id.rawValue]) { row in
-                    (0..<Int32(MirrorRow.columns.count)).map { row.value($0) }
-                }
-                let oldMember = try db.queryOne("SELECT \(GroupMember.columns) FROM mirror_track WHERE id = ?", [id.rawValue]) {
-                    try GroupMember(row: $0)
-                }
-                let track = try canonical.queryOne(TrackRow.selectWithoutTexts + " WHERE id = ?", [id.rawValue], TrackRow.decode)
-                regroup(oldMember, track.map { GroupMember($0, options: options) })
-                switch (old, track) {
-                case (let old?, let track?):
-                    let new = MirrorRow.values(track, options: options)
-                    let changed = new.indices.filter { new[$0] != old[$0] }
-                    guard !changed.isEmpty else { continue }
-                    try db.execute(MirrorRow.update(changed), changed.map { new[$0] } + [id.rawValue])
-                    try SearchDocument.replace(MirrorRow.searchDocument(old), with: SearchDocument(track), id: id, in: db)
-                    Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
-                    Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
-                case (nil, let track?):
-                    let new = MirrorRow.values(track, options: options)
-                    try db.execute(MirrorRow.upsert, new)
-                    try SearchDocument(track).insert(id: id, into: db)
-                    Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
-                case (let old?, nil):
-                    try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
-                    try MirrorRow.searchDocument(old).delete(id: id, from: db)
-                    Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
-                case (nil, nil): break
-                }
+        for id in touched {
+            if let state = states[id], state.beforeKnown {
+                try apply(state, id: id, to: db, counts: &counts)
+                regroup(state.before.map { GroupMember($0, options: options) }, state.after.map { GroupMember($0, options: options) })
+                continue
             }
-            try Self.flush(counts, to: db)
-            try MirrorGroups.refresh(groups, in: db)
-            for playlist in playlists { try Self.copyItems(of: playlist, from: canonical, to: db) }
-            try setMeta(db, ["applied_seq": String(current)])
+            let old = try db.queryOne(MirrorRow.selectAll, [id.rawValue]) { row in
+                (0..<Int32(MirrorRow.columns.count)).map { row.value($0) }
+            }
+            let oldMember = try db.queryOne("SELECT \(GroupMember.columns) FROM mirror_track WHERE id = ?", [id.rawValue]) {
+                try GroupMember(row: $0)
+            }
+            let track = try canonical.queryOne(TrackRow.selectWithoutTexts + " WHERE id = ?", [id.rawValue], TrackRow.decode)
+            regroup(oldMember, track.map { GroupMember($0, options: options) })
+            switch (old, track) {
+            case (let old?, let track?):
+                let new = MirrorRow.values(track, options: options)
+                let changed = new.indices.filter { new[$0] != old[$0] }
+                guard !changed.isEmpty else { continue }
+                try db.execute(MirrorRow.update(changed), changed.map { new[$0] } + [id.rawValue])
+                try SearchDocument.replace(MirrorRow.searchDocument(old), with: SearchDocument(track), id: id, in: db)
+                Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
+                Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
+            case (nil, let track?):
+                let new = MirrorRow.values(track, options: options)
+                try db.execute(MirrorRow.upsert, new)
+                try SearchDocument(track).insert(id: id, into: db)
+                Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
+            case (let old?, nil):
+                try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
+                try MirrorRow.searchDocument(old).delete(id: id, from: db)
+                Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
+            case (nil, nil): break
+            }
         }
-        appliedSeq = current
-        return true
+        try Self.flush(counts, to: db)
+        try MirrorGroups.refresh(groups, in: db)
+    }
+
+    // MARK: Sync alongside the canonical commit
+
+    /// A write batch's mirror changes, worked out before its canonical COMMIT so that they can be
+    /// applied while that COMMIT waits for the disk.
+    struct StagedSync {
+        let touched: [TrackID]
+        let states: [TrackID: TrackState]
+        let current: Int64
+    }
+
+    /// Whether the mirror's transaction for a staged batch is open, or failed and needs a rebuild.
+    private enum StagedOutcome { case none, open, failed }
+    private var staged: StagedOutcome = .none
+
+    /// Called inside the batch's canonical transaction, after its change-log rows are written:
+    /// the staged sync of a batch that is exactly the backlog and whose every track is known in
+    /// memory (the common case). nil sends the batch the ordinary way, after the commit: playlist
+    /// changes (their items are copied from the canonical store), another writer's entries, or a
+    /// mirror that is not ready.
+    func stage(_ batch: BatchTracks) throws -> StagedSync? {
+        guard state == .ready, writer != nil, batch.startSeq == appliedSeq else { return nil }
+        let current = try currentSeq()
+        guard current > appliedSeq, current - appliedSeq <= Self.rebuildBacklog else { return nil }
+        var touched: [TrackID] = []
+        var seen = Set<TrackID>()
+        var onlyKnownTracks = true
+        try canonical.forEachRow(
+            "SELECT object_type, object_id FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq", [appliedSeq, current]
+        ) { row in
+            let type = try row.int64(0)
+            if type == ObjectType.playlist.rawValue { onlyKnownTracks = false }
+            // Artwork rows have no mirror columns of their own (a track's picture flag is a track change).
+            guard type == ObjectType.track.rawValue else { return }
+            let id = TrackID(try row.int64(1))
+            if seen.insert(id).inserted { touched.append(id) }
+            if batch.states[id]?.beforeKnown != true { onlyKnownTracks = false }
+        }
+        return onlyKnownTracks ? StagedSync(touched: touched, states: batch.states, current: current) : nil
+    }
+
+    /// Applies a staged batch in an open mirror transaction, while the canonical COMMIT runs on
+    /// another thread; `finishStaged` commits it or `abandonStaged` rolls it back. Touches only
+    /// the mirror's connection. A failure is remembered: the write still succeeds, and the mirror
+    /// is rebuilt once the canonical outcome is known.
+    func applyStaged(_ sync: StagedSync) {
+        guard let db = writer else { return }
+        do {
+            try db.execute("BEGIN IMMEDIATE")
+            staged = .open
+            try applyTracks(sync.touched, states: sync.states, to: db)
+            try setMeta(db, ["applied_seq": String(sync.current)])
+        } catch {
+            if db.isInTransaction { try? db.execute("ROLLBACK") }
+            staged = .failed
+        }
+    }
+
+    /// The canonical COMMIT succeeded: the staged changes are committed too (read-your-writes).
+    func finishStaged(_ sync: StagedSync) {
+        defer { staged = .none }
+        switch staged {
+        case .open:
+            do {
+                try writer?.execute("COMMIT")
+                appliedSeq = sync.current
+            } catch {
+                abandonStaged()
+                try? startBuild(fresh: true)
+            }
+            checkpointIfLarge()
+        case .failed:
+            try? startBuild(fresh: true)
+        case .none:
+            break
+        }
+    }
+
+    /// The canonical COMMIT failed: the staged changes never happened.
+    func abandonStaged() {
+        if staged == .open, let db = writer, db.isInTransaction { try? db.execute("ROLLBACK") }
+        staged = .none
     }
 
     /// Applies one track's change from its in-memory versions.

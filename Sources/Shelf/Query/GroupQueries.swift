@@ -44,24 +44,24 @@ extension MirrorQueryEngine: GroupEngine {
 
     @_spi(Internals) public func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
         let column = query.useSortTags ? "s_name" : "k_name"
-        var counts: [String: Int] = [:]
+        var counts = SectionCounts()
         if query.artist == nil {
             // The whole view: maintained counts, never a count of its rows.
             try db.forEachRow(
                 "SELECT section, count FROM mirror_group_section WHERE kind = ? AND tags = ? AND count > 0",
                 [query.kind.code, Int64(query.useSortTags ? 1 : 0)]
             ) { row in
-                counts[SortKey.section(ofByte: UInt8(truncatingIfNeeded: try row.int64(0))), default: 0] += Int(try row.int64(1))
+                counts.add(UInt8(truncatingIfNeeded: try row.int64(0)), Int(try row.int64(1)))
             }
-            return Self.sectionInfos(counts, descending: query.descending)
+            return counts.infos(descending: query.descending)
         }
         try db.forEachRow(
             "SELECT substr(\(column), 1, 1), count(*) FROM mirror_group WHERE kind = ?" + (query.artist == nil ? "" : " AND artist_id = ?") + " GROUP BY 1",
             [query.kind.code] + (query.artist.map { [$0.rawValue] } ?? [])
         ) { row in
-            counts[SortKey.section(ofByte: row.optionalData(0)?.first ?? 0xFF), default: 0] += Int(try row.int64(1))
+            counts.add(row.firstByte(0), Int(try row.int64(1)))
         }
-        return Self.sectionInfos(counts, descending: query.descending)
+        return counts.infos(descending: query.descending)
     }
 
     @_spi(Internals) public func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {

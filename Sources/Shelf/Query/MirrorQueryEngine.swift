@@ -115,14 +115,22 @@ import Synchronization
         }
     }
 
-    /// Section counts by name as `SectionInfo`s in list order (first indexes accumulated).
-    static func sectionInfos(_ counts: [String: Int], descending: Bool) -> [SectionInfo] {
-        var names = SortKey.sectionNames.filter { counts[$0] != nil }
-        if descending { names.reverse() }
-        var index = 0
-        return names.map { name in
-            defer { index += counts[name]! }
-            return SectionInfo(name: name, firstIndex: index, count: counts[name]!)
+    /// Rows per section, added up by key byte, then listed as `SectionInfo`s in list order (first
+    /// indexes accumulated). An array by section ordinal: first paint builds one every time.
+    struct SectionCounts {
+        private var counts = [Int](repeating: 0, count: SortKey.sectionNames.count)
+
+        /// Adds `count` rows whose key starts with `byte` (nil: a missing key, filed under `#`).
+        mutating func add(_ byte: UInt8?, _ count: Int) { counts[SortKey.sectionOrdinal(ofByte: byte ?? 0xFF)] += count }
+
+        func infos(descending: Bool) -> [SectionInfo] {
+            var result: [SectionInfo] = []
+            var index = 0
+            for ordinal in descending ? Array(counts.indices.reversed()) : Array(counts.indices) where counts[ordinal] > 0 {
+                result.append(SectionInfo(name: SortKey.sectionNames[ordinal], firstIndex: index, count: counts[ordinal]))
+                index += counts[ordinal]
+            }
+            return result
         }
     }
 
@@ -218,20 +226,20 @@ import Synchronization
             let count = try total(query)
             return count > 0 ? [SectionInfo(name: "#", firstIndex: 0, count: count)] : []
         }
-        var counts: [String: Int] = [:]
+        var counts = SectionCounts()
         if query.filter == .all {
             try db.forEachRow("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [column]) { row in
-                counts[SortKey.section(ofByte: UInt8(truncatingIfNeeded: try row.int64(0))), default: 0] += Int(try row.int64(1))
+                counts.add(UInt8(truncatingIfNeeded: try row.int64(0)), Int(try row.int64(1)))
             }
         } else {
             let (filter, arguments) = MirrorFilter.compile(query.filter)
             try db.forEachRow(
                 "SELECT substr(\(column), 1, 1), count(*) FROM mirror_track WHERE \(filter) GROUP BY 1", arguments
             ) { row in
-                counts[SortKey.section(ofByte: row.firstByte(0) ?? 0xFF), default: 0] += Int(try row.int64(1))
+                counts.add(row.firstByte(0), Int(try row.int64(1)))
             }
         }
-        return Self.sectionInfos(counts, descending: query.descending)
+        return counts.infos(descending: query.descending)
     }
 
     /// One statement: the section's first row by one index probe (a section is one key range),
@@ -334,11 +342,11 @@ import Synchronization
                 let count = try db.scalar(Int.self, "SELECT count(*) \(join)", [playlist.rawValue] + arguments) ?? 0
                 return count > 0 ? [SectionInfo(name: "#", firstIndex: 0, count: count)] : []
             }
-            var counts: [String: Int] = [:]
+            var counts = SectionCounts()
             try db.forEachRow("SELECT substr(\(column), 1, 1), count(*) \(join) GROUP BY 1", [playlist.rawValue] + arguments) { row in
-                counts[SortKey.section(ofByte: row.optionalData(0)?.first ?? 0xFF), default: 0] += Int(try row.int64(1))
+                counts.add(row.firstByte(0), Int(try row.int64(1)))
             }
-            return Self.sectionInfos(counts, descending: query.descending)
+            return counts.infos(descending: query.descending)
         }
     }
 

@@ -79,19 +79,31 @@ final class Store {
             // Pending pictures are visible to loaders only while their batch is open.
             defer { pendingArtwork?.remove(batch.registeredArtwork) }
             let (result, startSeq): (T, Int64)
+            // Read-your-writes: the mirror reflects the batch before the write call returns. A batch
+            // of known tracks is applied to the mirror while the canonical COMMIT waits for the
+            // disk, and committed there only once the canonical COMMIT has succeeded.
+            var staged: MirrorStore.StagedSync?
             do {
-                (result, startSeq) = try writer.transaction(.immediate) {
+                (result, startSeq) = try writer.transaction(.immediate, whileCommitting: { [mirror] in
+                    if let staged { mirror?.applyStaged(staged) }
+                }) {
                     let startSeq = try writer.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
                     let result = try body(batch)
                     try batch.finish()
+                    // Staging only reads; if it fails, the batch goes the ordinary way after the commit.
+                    staged = (try? mirror?.stage(BatchTracks(startSeq: startSeq, states: batch.trackStates))) ?? nil
                     return (result, startSeq)
                 }
             } catch {
+                mirror?.abandonStaged()
                 pendingArtwork?.discard(batch.registeredArtwork)
                 throw error
             }
-            // Read-your-writes: the mirror reflects the batch before the write call returns.
-            mirror?.syncAfterWrite(batch: BatchTracks(startSeq: startSeq, states: batch.trackStates))
+            if let staged {
+                mirror?.finishStaged(staged)
+            } else {
+                mirror?.syncAfterWrite(batch: BatchTracks(startSeq: startSeq, states: batch.trackStates))
+            }
             return result
         } catch {
             throw LibraryError.wrap(error, path: location.storePath.path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)

@@ -123,6 +123,7 @@ struct MirrorBench {
         let offsetPage = mirror.pageSQL(byArtist, cursor: nil, offset: true)
         let firstPage = mirror.pageSQL(byArtist, cursor: nil, offset: false)
         let sectionColumn = MirrorSchema.sectionColumn(byArtist)!
+        let anchorM = try require(mirror.anchorSQL("M", byArtist), "no anchor SQL")
 
         struct Case {
             let name: String
@@ -140,11 +141,7 @@ struct MirrorBench {
                      try raw("SELECT count(*) FROM mirror_track WHERE \(filterSQL)", filterArguments)
                  }),
             Case(name: "A–Z anchor jump (M)", direct: { _ = try direct.anchor("M", byArtist) }, mirror: { _ = try mirror.anchor("M", byArtist) },
-                 raw: {
-                     try raw("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [sectionColumn])
-                     try raw("SELECT id FROM mirror_track WHERE \(sectionColumn) >= ? AND \(sectionColumn) < ? ORDER BY \(chain) LIMIT 1",
-                             [Data([0x4D]), Data([0x4E])])
-                 }),
+                 raw: { try raw(anchorM.sql, anchorM.arguments) }),
             Case(name: "first page", direct: { _ = try direct.page(byArtist, after: nil, limit: 50) },
                  mirror: { _ = try mirror.page(byArtist, after: nil, limit: 50) },
                  raw: {

@@ -141,9 +141,11 @@ import Synchronization
     /// becomes the next cursor). Pages are the hottest path of a browsing client, so values are
     /// read in place: no intermediate `Data`, no key array for rows that need none.
     func decode(_ row: Row, numeric: [Bool], withKey: Bool = true) throws -> (TrackListItem, [SortComponent]) {
+        // Every column read here is NOT NULL in the schema (a missing number is stored as
+        // `missingNumber`), so values are read without a type check; text columns may be NULL.
         func number(_ index: Int32) -> Double? {
-            guard let value = row.optionalDouble(index), value < SortKey.missingNumber else { return nil }
-            return value
+            let value = row.nonNullDouble(index)
+            return value < SortKey.missingNumber ? value : nil
         }
         let chainCount = numeric.count
         var key: [SortComponent] = []
@@ -155,11 +157,11 @@ import Synchronization
             }
         }
         let item = TrackListItem(
-            id: TrackID(try row.int64(0)), title: row.optionalString(1), artist: row.optionalString(2), album: row.optionalString(3),
+            id: TrackID(row.nonNullInt64(0)), title: row.optionalString(1), artist: row.optionalString(2), album: row.optionalString(3),
             albumArtist: row.optionalString(4), genre: row.optionalString(5), year: number(6).map { Int($0) },
             trackNumber: number(7).map { Int($0) }, discNumber: number(8).map { Int($0) }, duration: number(9),
-            rating: Int(try row.int64(10)), playCount: Int(try row.int64(11)), hasArtwork: try row.int64(12) != 0,
-            compilation: try row.int64(13) != 0, section: row.firstByte(Int32(14 + chainCount)).map(SortKey.section(ofByte:)) ?? "#")
+            rating: Int(row.nonNullInt64(10)), playCount: Int(row.nonNullInt64(11)), hasArtwork: row.nonNullInt64(12) != 0,
+            compilation: row.nonNullInt64(13) != 0, section: row.firstByte(Int32(14 + chainCount)).map(SortKey.section(ofByte:)) ?? "#")
         return (item, key)
     }
 
@@ -246,6 +248,18 @@ import Synchronization
     /// with the rows before the section counted in a subquery column (from the maintained counts
     /// when unfiltered), so that index and row come from one snapshot.
     @_spi(Internals) public func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
+        guard let (sql, arguments) = anchorSQL(section, query) else { return nil }
+        let numeric = Self.shape(query).numeric
+        let beforeColumn = Int32(15 + numeric.count)
+        guard let (item, key, index) = try db.queryOne(sql, arguments, { row in
+            let (item, key) = try decode(row, numeric: numeric)
+            return (item, key, Int(try row.int64(beforeColumn)))
+        }) else { return nil }
+        return SectionAnchor(index: index, cursor: PageCursor(key: key, id: item.id, inclusive: true))
+    }
+
+    /// The statement `anchor` runs (the benchmark steps it raw); nil for a section the sort has not.
+    @_spi(Internals) public func anchorSQL(_ section: String, _ query: LibraryQuery) -> (sql: String, arguments: [(any SQLiteBindable)?])? {
         let shape = Self.shape(query)
         var (filter, arguments) = MirrorFilter.compile(query.filter)
         var before: (sql: String, arguments: [(any SQLiteBindable)?]) = ("0", [])
@@ -274,13 +288,7 @@ import Synchronization
             return nil
         }
         let sql = "SELECT \(shape.selectList), (\(before.sql)) FROM mirror_track WHERE \(filter) ORDER BY \(shape.orderBy) LIMIT 1"
-        let numeric = shape.numeric
-        let beforeColumn = Int32(15 + numeric.count)
-        guard let (item, key, index) = try db.queryOne(sql, before.arguments + arguments, { row in
-            let (item, key) = try decode(row, numeric: numeric)
-            return (item, key, Int(try row.int64(beforeColumn)))
-        }) else { return nil }
-        return SectionAnchor(index: index, cursor: PageCursor(key: key, id: item.id, inclusive: true))
+        return (sql, before.arguments + arguments)
     }
 
     /// The SQL of a playlist page: the items joined to their tracks, ordered by position or by

@@ -123,9 +123,13 @@ extension Library {
 
     /// The sections (A–Z, kana rows, #) of a playlist sorted like `query`, narrowed by `filter`.
     public func playlistSections(_ id: PlaylistID, sortedBy query: LibraryQuery, filter: Filter = .all) async throws -> [SectionInfo] {
-        try await requirePlaylist(id)
+        let kind = try await requirePlaylist(id)
         var effective = query
         effective.filter = .and([query.filter, filter])
+        if kind == .smart {
+            let context = try await smartContext()
+            return try await withEngine { [effective] in try $0.smartSections(id, context, effective) }
+        }
         return try await withEngine { [effective] in try $0.playlistSections(id, effective) }
     }
 

@@ -38,6 +38,10 @@ struct MirrorBench {
         let rawMs: Double
         let speedup: Double?
         let mirrorOverRaw: Double
+        /// The same statements stepped with every column of every row read in its storage type
+        /// (no Swift value built): what reading the values out costs at least.
+        let rawReadMs: Double
+        let mirrorOverRawRead: Double
     }
 
     struct BuildLine: Encodable {
@@ -64,10 +68,11 @@ struct MirrorBench {
             builds.append(build)
         }
         Measure.table(
-            ["tracks", "read path", "direct ms", "mirror ms", "raw SQL ms", "speedup", "mirror/raw"],
+            ["tracks", "read path", "direct ms", "mirror ms", "raw SQL ms", "speedup", "mirror/raw", "raw + column reads ms", "mirror/that"],
             lines.map {
                 ["\($0.tracks)", $0.read, $0.directMs.map(Measure.ms) ?? "–", Measure.ms($0.mirrorMs), Measure.ms($0.rawMs),
-                 $0.speedup.map { String(format: "%.0f×", $0) } ?? "–", String(format: "%.2f", $0.mirrorOverRaw)]
+                 $0.speedup.map { String(format: "%.0f×", $0) } ?? "–", String(format: "%.2f", $0.mirrorOverRaw),
+                 Measure.ms($0.rawReadMs), String(format: "%.2f", $0.mirrorOverRawRead)]
             })
         print("")
         Measure.table(
@@ -110,7 +115,16 @@ struct MirrorBench {
         let deepIndex = scale * 9 / 10
         let deepCursor = try require(try mirror.page(byArtist, offset: deepIndex - 1, limit: 1).nextCursor, "no row at 90%")
 
+        // Raw runs step the statements; with `readColumns`, every column of every row is read too.
+        var readColumns = false
+        var sink = 0
         func raw(_ sql: String, _ arguments: [(any SQLiteBindable)?]) throws {
+            if readColumns {
+                try mirrorDB.forEachRow(sql, arguments) { row in
+                    for index in 0..<Int32(row.count) { sink &+= row.touch(index) }
+                }
+                return
+            }
             let statement = try mirrorDB.cachedStatement(sql)
             try statement.bind(arguments)
             while try statement.step() {}
@@ -254,17 +268,24 @@ struct MirrorBench {
             // Interleave mirror and raw runs so that noise hits both alike.
             var mirrorSamples: [Double] = []
             var rawSamples: [Double] = []
+            var rawReadSamples: [Double] = []
             for _ in 0..<3 { try item.mirror(); try item.raw() }
             let runs = item.name == "snapshot build" ? 9 : 51
             for _ in 0..<runs {
                 mirrorSamples.append(try Self.time(item.mirror))
                 rawSamples.append(try Self.time(item.raw))
+                readColumns = true
+                rawReadSamples.append(try Self.time(item.raw))
+                readColumns = false
             }
             let mirrorMs = mirrorSamples.sorted()[runs / 2]
             let rawMs = rawSamples.sorted()[runs / 2]
+            let rawReadMs = rawReadSamples.sorted()[runs / 2]
             lines.append(Line(tracks: scale, read: item.name, directMs: directMs, mirrorMs: mirrorMs, rawMs: rawMs,
-                              speedup: directMs / mirrorMs, mirrorOverRaw: mirrorMs / rawMs))
+                              speedup: directMs / mirrorMs, mirrorOverRaw: mirrorMs / rawMs,
+                              rawReadMs: rawReadMs, mirrorOverRawRead: mirrorMs / rawReadMs))
         }
+        withExtendedLifetime(sink) {}
 
         // The cost of keeping the mirror current: one 100-track metadata batch, mirror on and off.
         // A fresh word per run, so that a reused library still sees real changes.

@@ -36,6 +36,21 @@ public struct Row {
     /// A floating-point column declared NOT NULL, read the same way.
     public func nonNullDouble(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
+    /// Reads a column in its storage type without building a Swift value and returns a number
+    /// taken from it (so the read cannot be skipped): what the cheapest possible client pays to
+    /// get a value out, for benchmarks to compare against.
+    public func touch(_ index: Int32) -> Int {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: Int(truncatingIfNeeded: sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: Int(sqlite3_column_double(handle, index).sign == .minus ? 1 : 0)
+        case SQLITE_TEXT:
+            Int(bitPattern: sqlite3_column_text(handle, index)) &+ Int(sqlite3_column_bytes(handle, index))
+        case SQLITE_BLOB:
+            Int(bitPattern: sqlite3_column_blob(handle, index)) &+ Int(sqlite3_column_bytes(handle, index))
+        default: 0
+        }
+    }
+
     /// A floating-point column; NULL is an error.
     public func double(_ index: Int32) throws -> Double {
         guard !isNull(index) else { throw typeError(index, "a number, found NULL") }

@@ -358,6 +358,10 @@ import Testing
         let shown = try json(try shelf(lib + ["smart", "show", String(id), "--limit", "5", "--json"]).stdout)
         #expect(shown["trackCount"] as? Int == 15)
         #expect((shown["items"] as? [Any])?.count == 5 && (shown["trackIDs"] as? [Int])?.count == 15)
+        // `playlist show` lists a smart playlist's contents as evaluated now, in selection order.
+        let listed = try json(try shelf(lib + ["playlist", "show", String(id), "--json"]).stdout)
+        let listedIDs = (listed["items"] as? [[String: Any]])?.compactMap { ($0["track"] as? [String: Any])?["id"] as? Int }
+        #expect(listedIDs == shown["trackIDs"] as? [Int])
         let loop = try shelf(lib + ["smart", "create", "Loop", "--rule", "playlist:99"])
         #expect(loop.status == 2 && loop.stderr.contains("does not exist"), "\(loop.stderr)")
         #expect(try shelf(lib + ["smart", "create", "Bad", "--rule", "year:last:3"]).status == 1)

@@ -55,6 +55,12 @@ import Testing
                 let (direct, directTotal) = try walk(engines.direct)
                 let (mirrored, mirroredTotal) = try walk(engines.mirrored)
                 #expect(mirrored == direct && mirroredTotal == directTotal && direct.count == directTotal, "page of \(id) sorted=\(sorted) \(query.sort)")
+                if sorted {
+                    // Sections of the sorted list: equal on both paths, and they tile it.
+                    let sections = try engines.mirrored.smartSections(id, context, query)
+                    #expect(try engines.direct.smartSections(id, context, query) == sections, "sections of \(id) \(query.sort)")
+                    #expect(sections.reduce(0) { $0 + $1.count } == directTotal, "sections of \(id) cover the list")
+                }
             }
         }
     }

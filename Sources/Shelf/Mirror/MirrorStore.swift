@@ -358,7 +358,7 @@ final class MirrorStore {
 
     /// Applies a staged batch in an open mirror transaction, while the canonical COMMIT runs on
     /// another thread; `finishStaged` commits it or `abandonStaged` rolls it back. Touches only
-    /// the mirror's connection. A failure is remembered: the write still succeeds, and the mirror
+    /// the mirror's connection (every staged track is known in memory, so nothing is read back). A failure is remembered: the write still succeeds, and the mirror
     /// is rebuilt once the canonical outcome is known.
     func applyStaged(_ sync: StagedSync) {
         guard let db = writer else { return }
@@ -389,7 +389,8 @@ final class MirrorStore {
         case .failed:
             try? startBuild(fresh: true)
         case .none:
-            break
+            // Nothing was applied (the mirror closed meanwhile): catch up the ordinary way.
+            if state == .ready { do { try catchUp() } catch { try? startBuild(fresh: true) } }
         }
     }
 

@@ -31,6 +31,8 @@ import ShelfDatabase
     /// A page of a smart playlist in its own order (`sorted` false) or sorted like `query`,
     /// narrowed by `query.filter`.
     func smartPage(_ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int) throws -> ListPage
+    /// The sections of a smart playlist sorted like `query` and narrowed by its filter.
+    func smartSections(_ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery) throws -> [SectionInfo]
 }
 
 /// The aggregation views, answered by both engines alike.

@@ -250,7 +250,34 @@ extension MirrorQueryEngine {
     }
 }
 
+extension MirrorQueryEngine {
+    @_spi(Internals) public func smartSections(_ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery) throws -> [SectionInfo] {
+        try db.transaction(.deferred) {
+            let (smart, smartArguments) = smartSQL(id, context)
+            let (filter, filterArguments) = MirrorFilter.compile(query.filter)
+            let scope = "FROM mirror_track WHERE mirror_track.id IN (SELECT id FROM (\(smart))) AND \(filter)"
+            let arguments = smartArguments + filterArguments
+            guard let column = Self.shape(query).sectionColumn else {
+                let count = try db.scalar(Int.self, "SELECT count(*) \(scope)", arguments) ?? 0
+                return count > 0 ? [SectionInfo(name: "#", firstIndex: 0, count: count)] : []
+            }
+            var counts = SectionCounts()
+            try db.forEachRow("SELECT substr(\(column), 1, 1), count(*) \(scope) GROUP BY 1", arguments) { row in
+                counts.add(row.firstByte(0), Int(try row.int64(1)))
+            }
+            return counts.infos(descending: query.descending)
+        }
+    }
+}
+
 extension DirectQueryEngine {
+    @_spi(Internals) public func smartSections(_ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery) throws -> [SectionInfo] {
+        try db.transaction(.deferred) {
+            let members = Set(try smartTracks(id, context))
+            return Self.sections(of: try rows(query).filter { members.contains($0.track.id) }, field: query.sort)
+        }
+    }
+
     @_spi(Internals) public func smartPage(
         _ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
     ) throws -> ListPage {

@@ -137,7 +137,8 @@ struct PlaylistCommand: Command {
             output.line("created \(folder ? "folder" : "playlist") \(id)")
         case .show(let id):
             guard let playlist = try await library.playlists().first(where: { $0.id == id }) else { throw LibraryError.playlistNotFound(id) }
-            let ids = try await library.playlistItems(id)
+            // A smart playlist's items are its contents evaluated now.
+            let ids = playlist.kind == .smart ? try await library.smartPlaylistTracks(id) : try await library.playlistItems(id)
             let byID = try await Self.tracksByID(ids, library)
             let items = ids.enumerated().compactMap { index, track in byID[track].map { Item(position: index + 1, track: $0) } }
             let listed = Listed(id: playlist.id, name: playlist.name, kind: Self.kindName(playlist.kind), parentID: playlist.parentID, itemCount: ids.count)

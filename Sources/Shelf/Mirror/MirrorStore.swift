@@ -543,37 +543,84 @@ struct MirrorBuilder {
     let options: SortKeyOptions
     let control: BuildControl
 
-    /// Each track's row values and search document, computed on every core: keys and tokens are
-    /// about half of a build's work, and SQLite's inserts can only run on one thread.
-    static func computeRows(_ tracks: [Track], options: SortKeyOptions) -> [([DatabaseValue], SearchDocument)] {
+    /// Each track with its row values and search document, computed on every core: keys and
+    /// tokens are about a third of a build's work, and SQLite's inserts can only run on one thread.
+    static func computeRows(_ tracks: [Track], options: SortKeyOptions) -> [(Track, [DatabaseValue], SearchDocument)] {
         let parts = min(ProcessInfo.processInfo.activeProcessorCount, max(1, tracks.count / 500))
-        let results = Mutex([[([DatabaseValue], SearchDocument)]](repeating: [], count: parts))
+        let results = Mutex([[(Track, [DatabaseValue], SearchDocument)]](repeating: [], count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             let range = (tracks.count * part / parts)..<(tracks.count * (part + 1) / parts)
-            let rows = tracks[range].map { (MirrorRow.values($0, options: options), SearchDocument($0)) }
+            let rows = tracks[range].map { ($0, MirrorRow.values($0, options: options), SearchDocument($0)) }
             results.withLock { $0[part] = rows }
         }
         return results.withLock { $0.flatMap { $0 } }
     }
 
+    /// The canonical tracks of the chunk after track `id`.
+    static func chunk(after id: Int64, from source: Connection) throws -> [Track] {
+        try source.query(TrackRow.selectWithoutTexts + " WHERE id > ? ORDER BY id LIMIT ?", [id, MirrorStore.chunkSize], TrackRow.decode)
+    }
+
+    /// The next chunk, read (through its own connection) and computed on a background queue.
+    final class Prefetch: Sendable {
+        /// The track ID the chunk follows: it is used only when the build resumes there.
+        let after: Int64
+        let rows = Mutex<Result<[(Track, [DatabaseValue], SearchDocument)], any Error>>(.success([]))
+        let done = DispatchSemaphore(value: 0)
+
+        init(after: Int64, canonicalPath: String, options: SortKeyOptions) {
+            self.after = after
+            DispatchQueue.global(qos: .utility).async { [self] in
+                let computed = Result {
+                    let source = try Connection(path: canonicalPath, mode: .readOnly)
+                    return MirrorBuilder.computeRows(try MirrorBuilder.chunk(after: after, from: source), options: options)
+                }
+                rows.withLock { $0 = computed }
+                done.signal()
+            }
+        }
+    }
+
     func run() throws {
+        // SHELF_MIRROR_TIMING=1 prints each phase's seconds to standard error (for benchmarks).
+        let timing = ProcessInfo.processInfo.environment["SHELF_MIRROR_TIMING"] != nil
+        var phaseStart = DispatchTime.now().uptimeNanoseconds
+        func phase(_ name: String) {
+            guard timing else { return }
+            let now = DispatchTime.now().uptimeNanoseconds
+            FileHandle.standardError.write(Data(String(format: "mirror build: %@ %.1f s\n", name, Double(now - phaseStart) / 1e9).utf8))
+            phaseStart = now
+        }
         let source = try Connection(path: canonicalPath, mode: .readOnly)
         let mirror = try Connection(path: mirrorPath)
         try mirror.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA journal_size_limit = 4194304;")
         control.built.withLock { $0 = (try? mirror.scalar(Int.self, "SELECT count(*) FROM mirror_track")) ?? 0 }
+        // Chunk N+1 is read and its rows computed in the background while chunk N is inserted:
+        // computing keys and tokens takes about half as long as SQLite's inserts, which run on
+        // one thread.
+        var prefetched: Prefetch?
+        defer { prefetched?.done.wait() }
         while true {
             if control.cancelled.withLock({ $0 }) { throw CancellationError() }
             // The resume point is read inside the chunk's write transaction: two processes
             // building the same mirror then take turns chunk by chunk instead of both copying
-            // (and counting) the same rows.
+            // (and counting) the same rows. A prefetched chunk is used only if it starts there.
             let copied: Int = try mirror.transaction(.immediate) {
                 let next = Int64(try mirror.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'build_next_id'") ?? "0") ?? 0
-                let tracks = try source.query(
-                    TrackRow.selectWithoutTexts + " WHERE id > ? ORDER BY id LIMIT ?", [next, MirrorStore.chunkSize], TrackRow.decode)
-                guard let last = tracks.last else { return 0 }
+                let rows: [(Track, [DatabaseValue], SearchDocument)]
+                if let prefetch = prefetched, prefetch.after == next {
+                    prefetch.done.wait()
+                    rows = try prefetch.rows.withLock { $0 }.get()
+                } else {
+                    prefetched?.done.wait()
+                    rows = Self.computeRows(try Self.chunk(after: next, from: source), options: options)
+                }
+                prefetched = nil
+                guard let last = rows.last?.0 else { return 0 }
+                prefetched = Prefetch(after: last.id.rawValue, canonicalPath: canonicalPath, options: options)
                 var counts: [String: [UInt8: Int]] = [:]
                 let upsert = try mirror.cachedStatement(MirrorRow.upsert)
-                for (track, (values, document)) in zip(tracks, Self.computeRows(tracks, options: options)) {
+                for (track, values, document) in rows {
                     try upsert.bind(values)
                     try upsert.run()
                     try document.insert(id: track.id, into: mirror)
@@ -581,27 +628,33 @@ struct MirrorBuilder {
                 }
                 try MirrorStore.flush(counts, to: mirror)
                 try mirror.execute("UPDATE mirror_meta SET value = ? WHERE key = 'build_next_id'", [String(last.id.rawValue)])
-                return tracks.count
+                return rows.count
             }
             if copied == 0 { break }
             control.built.withLock { $0 += copied }
         }
+        phase("rows and search index")
         // Playlist items as they are now; changes made since the build began are replayed after it.
         try mirror.transaction(.immediate) {
             try mirror.execute("DELETE FROM mirror_playlist_item")
             let playlists = try source.query("SELECT DISTINCT playlist_id FROM playlist_item", []) { try $0.int64(0) }
             for playlist in playlists { try MirrorStore.copyItems(of: playlist, from: source, to: mirror) }
         }
+        phase("playlist items")
         for statement in MirrorSchema.indexSQL {
             if control.cancelled.withLock({ $0 }) { throw CancellationError() }
             try mirror.execute(script: statement)
         }
+        phase("sort indexes")
         try MirrorGroups.build(in: mirror) { control.cancelled.withLock { $0 } }
+        phase("groups")
         // Chunks left the search index in many segments; one merged segment is smaller and
         // every search reads one doclist per token instead of one per segment.
         if control.cancelled.withLock({ $0 }) { throw CancellationError() }
         try mirror.execute("INSERT INTO mirror_search (mirror_search) VALUES ('optimize')")
+        phase("search index merge")
         // Each index was written through the WAL; leave the file alone on disk.
         _ = try? mirror.pragma("wal_checkpoint(TRUNCATE)")
+        phase("checkpoint")
     }
 }

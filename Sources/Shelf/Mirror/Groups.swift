@@ -200,6 +200,8 @@ struct GroupRow: Equatable {
         kind, id, name, artist, artist_id, k_name, s_name, k_artist, s_artist, track_count, album_count, duration, year, genre,
         artwork_track, first_track
         """
+    /// How many columns `columns` lists (a page's total follows them).
+    static let columnCount: Int32 = 16
 
     var values: [(any SQLiteBindable)?] {
         [kind.code, id.rawValue, name, artist, artistID?.rawValue, Data(kName), Data(sName), artistKey.map { Data($0) },
@@ -228,15 +230,16 @@ struct GroupRow: Equatable {
     }
 
     init(row: Row) throws {
-        kind = GroupKind.allCases.first { $0.code == (try? row.int64(0)) } ?? .album
+        let code = try row.int64(0)
+        kind = GroupKind.allCases.first { $0.code == code } ?? .album
         id = GroupID(try row.int64(1))
         name = try row.string(2)
         artist = row.optionalString(3)
         artistID = row.optionalInt64(4).map { GroupID($0) }
-        kName = [UInt8](try row.data(5))
-        sName = [UInt8](try row.data(6))
-        artistKey = row.optionalData(7).map { [UInt8]($0) }
-        sArtist = row.optionalData(8).map { [UInt8]($0) }
+        kName = try row.bytes(5)
+        sName = try row.bytes(6)
+        artistKey = row.isNull(7) ? nil : try row.bytes(7)
+        sArtist = row.isNull(8) ? nil : try row.bytes(8)
         trackCount = Int(try row.int64(9))
         albumCount = Int(try row.int64(10))
         duration = try row.double(11)

@@ -12,10 +12,17 @@ extension GroupRow {
 extension MirrorQueryEngine: GroupEngine {
     /// The SQL of a view page: a range of one of `mirror_group`'s name indexes.
     @_spi(Internals) public func groupPageSQL(_ query: GroupQuery, cursor: PageCursor?) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+        groupPageSQL(query, cursor: cursor, total: nil)
+    }
+
+    /// The same with an extra last column: the view's total, from a subquery with its arguments.
+    private func groupPageSQL(
+        _ query: GroupQuery, cursor: PageCursor?, total: (String, [(any SQLiteBindable)?])?
+    ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let column = query.useSortTags ? "s_name" : "k_name"
         let direction = query.descending ? " DESC" : ""
         var conditions = ["kind = ?"]
-        var arguments: [(any SQLiteBindable)?] = [query.kind.code]
+        var arguments: [(any SQLiteBindable)?] = (total?.1 ?? []) + [query.kind.code]
         if let artist = query.artist {
             conditions.append("artist_id = ?")
             arguments.append(artist.rawValue)
@@ -24,22 +31,32 @@ extension MirrorQueryEngine: GroupEngine {
             conditions.append("(\(column), id) \(query.descending ? "<" : ">") (?, ?)")
             arguments += [Data(key), cursor.id.rawValue]
         }
-        return ("SELECT \(GroupRow.columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?",
+        let columns = GroupRow.columns + (total.map { ", (\($0.0))" } ?? "")
+        return ("SELECT \(columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?",
                 arguments)
     }
 
+    /// One statement, the total riding along as its last column (as for track pages); the
+    /// look-ahead row that tells whether another page follows is not decoded.
     @_spi(Internals) public func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
-        try db.transaction(.deferred) {
-            let (sql, arguments) = groupPageSQL(query, cursor: cursor)
-            var rows = try db.query(sql, arguments + [limit + 1]) { try GroupRow(row: $0) }
-            let more = rows.count > limit
-            if more { rows.removeLast() }
-            let total = try query.artist.map { artist in
-                try db.scalar(Int.self, "SELECT count(*) FROM mirror_group WHERE kind = ? AND artist_id = ?", [query.kind.code, artist.rawValue]) ?? 0
-            } ?? db.scalar(Int.self, "SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = ? AND tags = 0", [query.kind.code]) ?? 0
-            return GroupPage(items: rows.map { $0.item(useSortTags: query.useSortTags) },
-                             nextCursor: more ? rows.last?.cursor(useSortTags: query.useSortTags) : nil, total: total)
+        let totalSQL: (String, [(any SQLiteBindable)?]) = query.artist.map {
+            ("SELECT count(*) FROM mirror_group WHERE kind = ? AND artist_id = ?", [query.kind.code, $0.rawValue])
+        } ?? ("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = ? AND tags = 0", [query.kind.code])
+        let (sql, arguments) = groupPageSQL(query, cursor: cursor, total: totalSQL)
+        var rows: [GroupRow] = []
+        var more = false
+        var total: Int?
+        try db.forEachRow(sql, arguments + [limit + 1]) { row in
+            if total == nil { total = Int(try row.int64(GroupRow.columnCount)) }
+            guard rows.count < limit else {
+                more = true
+                return
+            }
+            rows.append(try GroupRow(row: row))
         }
+        return GroupPage(items: rows.map { $0.item(useSortTags: query.useSortTags) },
+                         nextCursor: more ? rows.last?.cursor(useSortTags: query.useSortTags) : nil,
+                         total: try total ?? db.scalar(Int.self, totalSQL.0, totalSQL.1) ?? 0)
     }
 
     @_spi(Internals) public func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {

@@ -244,7 +244,8 @@ struct MirrorBench {
                  raw: {
                      let page = mirror.groupPageSQL(ownerAlbums, cursor: nil)
                      try raw(page.sql, page.arguments + [51])
-                     try raw("SELECT id FROM mirror_track WHERE k_album = ?", [Data(SortKey.textKey(firstAlbum.name))])
+                     let tracks = mirror.albumTracksSQL(firstAlbum.id)
+                     try raw(tracks.sql, tracks.arguments)
                  }),
             Case(name: "playlist page (2,000 items, own order)",
                  direct: { _ = try direct.playlistPage(playlist, LibraryQuery(), sorted: false, after: nil, limit: 50) },

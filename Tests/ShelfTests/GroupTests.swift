@@ -134,8 +134,8 @@ import Testing
             }
         }
         // An album's tracks: one probe of the album index (then at most an album's rows sorted).
-        let (sql, arguments) = ("SELECT id FROM mirror_track WHERE k_album = ? AND compilation = 0 AND k_artist = ?", [Data([0x41]), Data([0x41])] as [(any SQLiteBindable)?])
+        let (sql, arguments) = engines.mirrored.albumTracksSQL(GroupID(42))
         let plan = try engines.mirror.query("EXPLAIN QUERY PLAN " + sql, arguments) { try $0.string(3) }.joined(separator: " | ")
-        #expect(plan.contains("SEARCH mirror_track USING INDEX"), "\(plan)")
+        #expect(plan.contains("SEARCH mirror_track USING INDEX") && !plan.contains("SCAN mirror_track"), "\(plan)")
     }
 }

@@ -81,25 +81,26 @@ extension MirrorQueryEngine: GroupEngine {
         return counts.infos(descending: query.descending)
     }
 
+    /// One statement: the album's key and owner come from its group row in subqueries, and its
+    /// tracks are one probe of the album index, in disc, track, ID order (missing numbers are
+    /// stored as `SortKey.missingNumber`, so they come last, as on the direct path).
     @_spi(Internals) public func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {
-        try db.transaction(.deferred) {
-            guard let row = try db.queryOne("SELECT \(GroupRow.columns) FROM mirror_group WHERE kind = 0 AND id = ?", [album.rawValue], { try GroupRow(row: $0) }),
-                  let owner = row.artistKey else { return nil }
-            let ids = try MirrorGroups.members(of: GroupKey(kind: .album, key: owner, album: row.kName), in: db)
-                .sorted { ($0.disc ?? Int.max, $0.track ?? Int.max, $0.id) < ($1.disc ?? Int.max, $1.track ?? Int.max, $1.id) }
-                .map(\.id)
-            var items: [Int64: TrackListItem] = [:]
-            for chunk in stride(from: 0, to: ids.count, by: 500) {
-                let part = Array(ids[chunk..<min(ids.count, chunk + 500)])
-                try db.forEachRow(
-                    "SELECT \(Self.listColumns), NULL FROM mirror_track WHERE id IN (\(part.map { _ in "?" }.joined(separator: ", ")))", part
-                ) { row in
-                    let item = try decode(row, numeric: [], withKey: false).0
-                    items[item.id.rawValue] = item
-                }
-            }
-            return ids.compactMap { items[$0] }
-        }
+        let (sql, arguments) = albumTracksSQL(album)
+        let items = try db.query(sql, arguments) { try decode($0, numeric: [], withKey: false).0 }
+        return items.isEmpty ? nil : items
+    }
+
+    /// The statement `albumTracks` runs (the benchmark steps it raw; the plan test explains it).
+    @_spi(Internals) public func albumTracksSQL(_ album: GroupID) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+        let owner = "(CASE WHEN k_album_artist = x'FF' THEN k_artist ELSE k_album_artist END)"
+        let group = "(SELECT k_artist FROM mirror_group WHERE kind = 0 AND id = ?1)"
+        let sql = """
+            SELECT \(Self.listColumns), NULL FROM mirror_track
+            WHERE k_album = (SELECT k_name FROM mirror_group WHERE kind = 0 AND id = ?1)
+              AND CASE WHEN \(group) = ?2 THEN compilation = 1 OR \(owner) = ?2 ELSE compilation = 0 AND \(owner) = \(group) END
+            ORDER BY n_disc_number, n_track_number, mirror_track.id
+            """
+        return (sql, [album.rawValue, Data(GroupMember.variousArtistsKey)])
     }
 }
 

@@ -301,10 +301,7 @@ final class MirrorStore {
                 Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
                 Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
             case (nil, let track?):
-                let new = MirrorRow.values(track, options: options)
-                try db.execute(MirrorRow.upsert, new)
-                try SearchDocument(track).insert(id: id, into: db)
-                Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
+                try insertRow(track, into: db, counts: &counts)
             case (let old?, nil):
                 try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
                 try MirrorRow.searchDocument(old).delete(id: id, from: db)
@@ -400,6 +397,14 @@ final class MirrorStore {
         staged = .none
     }
 
+    /// Adds a track's row and search document, and counts its sections.
+    private func insertRow(_ track: Track, into db: Connection, counts: inout [String: [UInt8: Int]]) throws {
+        let new = MirrorRow.values(track, options: options)
+        try db.execute(MirrorRow.upsert, new)
+        try SearchDocument(track).insert(id: track.id, into: db)
+        Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
+    }
+
     /// Applies one track's change from its in-memory versions.
     private func apply(_ state: TrackState, id: TrackID, to db: Connection, counts: inout [String: [UInt8: Int]]) throws {
         switch (state.before, state.after) {
@@ -417,10 +422,7 @@ final class MirrorStore {
             Self.count(MirrorRow.sectionBytes { old[$0] }, -1, into: &counts)
             Self.count(MirrorRow.sectionBytes { new[$0] }, 1, into: &counts)
         case (nil, let after?):
-            let new = MirrorRow.values(after, options: options)
-            try db.execute(MirrorRow.upsert, new)
-            try SearchDocument(after).insert(id: id, into: db)
-            Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
+            try insertRow(after, into: db, counts: &counts)
         case (let before?, nil):
             try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
             try SearchDocument(before).delete(id: id, from: db)

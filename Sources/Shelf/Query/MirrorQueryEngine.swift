@@ -261,7 +261,8 @@ import Synchronization
     /// The statement `anchor` runs (the benchmark steps it raw); nil for a section the sort has not.
     @_spi(Internals) public func anchorSQL(_ section: String, _ query: LibraryQuery) -> (sql: String, arguments: [(any SQLiteBindable)?])? {
         let shape = Self.shape(query)
-        var (filter, arguments) = MirrorFilter.compile(query.filter)
+        let (rest, restArguments) = MirrorFilter.compile(query.filter)
+        var (filter, arguments) = (rest, restArguments)
         var before: (sql: String, arguments: [(any SQLiteBindable)?]) = ("0", [])
         if let column = shape.sectionColumn {
             guard let range = SortKey.byteRange(ofSection: section) else { return nil }
@@ -277,11 +278,9 @@ import Synchronization
                 before = ("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = ? AND section > ?",
                           [column, Int64(range.upperBound)])
             case (false, false):
-                let (rest, restArguments) = MirrorFilter.compile(query.filter)
                 before = ("SELECT count(*) FROM mirror_track WHERE \(column) < ? AND \(rest)", [lower] + restArguments)
             case (false, true):
                 guard let upper else { break }
-                let (rest, restArguments) = MirrorFilter.compile(query.filter)
                 before = ("SELECT count(*) FROM mirror_track WHERE \(column) >= ? AND \(rest)", [upper] + restArguments)
             }
         } else if section != "#" {

@@ -77,6 +77,18 @@ extension Library {
         if wait { try await mirror.waitForBuild() }
     }
 
+    /// Brings the mirror to ready and returns its status: resumes a build from the phase and step
+    /// its file reached (or starts one; a disabled mirror is turned on), reporting every chunk and
+    /// phase to `progress`. Cancelling the calling task stops the build at its next step, on disk.
+    @LibraryActor @discardableResult
+    public func completeMirror(progress: (@Sendable (MirrorBuildProgress) -> Void)? = nil) async throws -> MirrorStatus {
+        let store = try await store()
+        guard let mirror = store.mirror else { return try await mirrorStatus() }
+        try mirror.enableForBuild()
+        try await mirror.complete(progress: progress)
+        return mirror.status()
+    }
+
     /// Waits for a running mirror build (started at opening, or by `buildMirror(wait: false)`).
     @LibraryActor
     public func waitForMirror() async throws {

@@ -19,13 +19,22 @@ public final class Library: Sendable {
         public var historyRetention: HistoryRetention
         /// The pixel bytes the shared artwork loader's cache holds at most.
         public var artworkCacheLimitBytes: Int
+        /// Whether opening the library starts (or resumes) a mirror build in the background. A
+        /// short-lived process (the `shelf` command) turns it off and builds only where it means
+        /// to wait, through `completeMirror`.
+        public var buildsMirrorInBackground: Bool
+        /// Tracks per mirror build chunk: one transaction, and the step a killed build resumes from.
+        public var mirrorChunkSize: Int
 
         /// The defaults: a 5 s busy timeout, as many readers as cores (at least two), and history
         /// kept for 90 days or 1,000,000 entries, whichever keeps more.
         public init(
             busyTimeoutMilliseconds: Int = 5_000, readerCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
-            historyRetention: HistoryRetention = HistoryRetention(), artworkCacheLimitBytes: Int = 32 << 20
+            historyRetention: HistoryRetention = HistoryRetention(), artworkCacheLimitBytes: Int = 32 << 20,
+            buildsMirrorInBackground: Bool = true, mirrorChunkSize: Int = 5_000
         ) {
+            self.buildsMirrorInBackground = buildsMirrorInBackground
+            self.mirrorChunkSize = mirrorChunkSize
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.readerCount = readerCount
             self.historyRetention = historyRetention
@@ -99,7 +108,10 @@ public final class Library: Sendable {
         let store = try await opener.store(location: location, configuration: configuration)
         store.pendingArtwork = pendingArtwork
         if store.mirror == nil {
-            store.mirror = MirrorStore(store: store, readerCount: configuration.readerCount) { [weak self] pool in
+            store.mirror = MirrorStore(
+                store: store, readerCount: configuration.readerCount, chunkSize: configuration.mirrorChunkSize,
+                buildsInBackground: configuration.buildsMirrorInBackground
+            ) { [weak self] pool in
                 self?.mirrorReaders.withLock { $0 = pool }
             }
             store.mirror?.start()

@@ -45,22 +45,38 @@ struct ErrorDocument: Encodable {
 }
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal so that logs and
-/// pipes never fill with control characters.
+/// pipes never fill with control characters. With `SHELF_PROGRESS=lines` every report is one
+/// plain line instead (`progress LABEL DONE/TOTAL`), for scripts and for tests that act at a
+/// point they know the work has reached.
 final class ProgressBar {
     private let label: String
     private let total: Int
     private let enabled: Bool
+    private let lines: Bool
     private var lastDraw = Date.distantPast
+
+    /// Whether this process reports progress as plain lines.
+    static let linesRequested = ProcessInfo.processInfo.environment["SHELF_PROGRESS"] == "lines"
+    /// With lines, the label after whose first report the process stops itself (`SHELF_PROGRESS_STOP_AT`).
+    static let stopAt = linesRequested ? ProcessInfo.processInfo.environment["SHELF_PROGRESS_STOP_AT"] : nil
 
     /// A bar for `total` units of work named `label`.
     init(label: String, total: Int, enabled: Bool = isatty(STDERR_FILENO) == 1) {
         self.label = label
         self.total = max(total, 1)
-        self.enabled = enabled
+        self.lines = Self.linesRequested
+        self.enabled = enabled && !lines
     }
 
-    /// Redraws at most ten times a second.
+    /// Redraws at most ten times a second (every time, as a line, in lines mode).
     func update(_ done: Int) {
+        if lines {
+            FileHandle.standardError.write(Data("progress \(label) \(done)/\(total)\n".utf8))
+            // For crash tests: the process halts right after the named report, so a kill sent on
+            // reading it lands exactly there, not at whatever point a fast machine got to.
+            if Self.stopAt == label { raise(SIGSTOP) }
+            return
+        }
         guard enabled, Date().timeIntervalSince(lastDraw) > 0.1 || done >= total else { return }
         lastDraw = Date()
         let fraction = min(1, Double(done) / Double(total))
@@ -78,6 +94,25 @@ final class ProgressBar {
     }
 }
 
+/// Runs `job` as a task that Ctrl-C cancels (it stops at its next safe point); the command then
+/// fails with `cancelledMessage`.
+func withInterrupt<T: Sendable>(cancelledMessage: String, _ job: @escaping @Sendable () async throws -> T) async throws -> T {
+    let task = Task { try await job() }
+    signal(SIGINT, SIG_IGN)
+    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    interrupt.setEventHandler { task.cancel() }
+    interrupt.resume()
+    defer {
+        interrupt.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+    do {
+        return try await task.value
+    } catch is CancellationError {
+        throw CommandFailure(code: "cancelled", message: cancelledMessage)
+    }
+}
+
 /// Runs a long job whose progress draws a bar (created at the first report, when the total is
 /// known). Ctrl-C cancels the job, which stops at its next safe point; the command then fails
 /// with `cancelledMessage`.
@@ -86,7 +121,8 @@ func runInterruptible<T: Sendable>(
     _ job: @escaping @Sendable (_ report: @escaping @Sendable (_ done: Int, _ total: Int) -> Void) async throws -> T
 ) async throws -> T {
     let bar = Mutex<ProgressBar?>(nil)
-    let task = Task {
+    defer { bar.withLock { $0?.finish() } }
+    return try await withInterrupt(cancelledMessage: cancelledMessage) {
         try await job { done, total in
             bar.withLock { bar in
                 if bar == nil { bar = ProgressBar(label: label, total: total) }
@@ -94,15 +130,35 @@ func runInterruptible<T: Sendable>(
             }
         }
     }
-    signal(SIGINT, SIG_IGN)
-    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    interrupt.setEventHandler { task.cancel() }
-    interrupt.resume()
-    defer { interrupt.cancel() }
-    defer { bar.withLock { $0?.finish() } }
-    do {
-        return try await task.value
-    } catch is CancellationError {
-        throw CommandFailure(code: "cancelled", message: cancelledMessage)
+}
+
+/// The mirror build as a command's own phase: a bar per build phase, Ctrl-C stopping it at its
+/// next step (every finished step stays on disk, and the next build resumes from it).
+/// Returns the mirror's status afterwards; a disabled mirror is left alone unless `enable`.
+@discardableResult
+func completeMirror(_ library: Library, enable: Bool = false) async throws -> MirrorStatus {
+    if !enable, try await library.mirrorStatus().state != .building { return try await library.mirrorStatus() }
+    let display = Mutex<(phase: MirrorBuildPhase?, bar: ProgressBar?)>((nil, nil))
+    defer { display.withLock { $0.bar?.finish() } }
+    return try await withInterrupt(
+        cancelledMessage: "mirror build stopped; what it built stays on disk and `shelf mirror build` resumes it"
+    ) {
+        try await library.completeMirror { progress in
+            display.withLock { display in
+                if display.phase != progress.phase {
+                    display.bar?.finish()
+                    display = (progress.phase, ProgressBar(label: "mirror:\(progress.phase.rawValue)", total: progress.total))
+                }
+                display.bar?.update(progress.done)
+            }
+        }
     }
+}
+
+/// The one line a read command prints on stderr when the mirror cannot answer yet, so that a
+/// slow answer from the direct path is never silent.
+func noteMirrorNotReady(_ library: Library) async {
+    guard let status = try? await library.mirrorStatus(), status.state == .building else { return }
+    let phase = status.phase.map { " (\($0.rawValue) \(status.phaseDone)/\(status.phaseTotal))" } ?? ""
+    Output.log("shelf: the read mirror is not built yet\(phase); answering from the direct path, which is slower on large libraries; run `shelf mirror build`")
 }

@@ -13,6 +13,15 @@ protocol Command: Sendable {
     init(arguments: inout Arguments) throws
     /// Runs against `library`, writing through `output`.
     func run(library: Library, output: Output) async throws
+    /// Whether it answers from the read mirror when it is ready (and says so when it is not).
+    static var readsMirror: Bool { get }
+    /// Adjusts how the library is opened for this command.
+    func configure(_ configuration: inout Library.Configuration)
+}
+
+extension Command {
+    static var readsMirror: Bool { false }
+    func configure(_ configuration: inout Library.Configuration) {}
 }
 
 /// The `shelf` executable: global options, dispatch, and the mapping of errors to exit codes
@@ -49,6 +58,9 @@ struct ShelfMain {
             }
             let directory = try arguments.option("--library").map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
             var configuration = Library.Configuration()
+            // A command is over in moments: a build started behind it would be cut off at exit. The
+            // commands that want the mirror (import, migrate, mirror build) build it as a phase.
+            configuration.buildsMirrorInBackground = false
             let timeoutText = try arguments.option("--busy-timeout") ?? ProcessInfo.processInfo.environment["SHELF_BUSY_TIMEOUT_MS"]
             if let timeoutText {
                 guard let timeout = Int(timeoutText), timeout >= 0 else {
@@ -61,7 +73,9 @@ struct ShelfMain {
             arguments = Arguments(Array(arguments.words.dropFirst()))
             let command = try type.init(arguments: &arguments)
             try arguments.finish()
+            command.configure(&configuration)
             let library = Library(directory: directory, configuration: configuration)
+            if type.readsMirror { await noteMirrorNotReady(library) }
             try await command.run(library: library, output: Output(json: json))
             exit(0)
         } catch let error as UsageError {

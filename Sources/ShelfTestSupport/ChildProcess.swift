@@ -56,20 +56,52 @@ public enum ChildProcess {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    /// Starts `executable`, and kills it with SIGKILL after `milliseconds` unless it has ended;
-    /// waits for it either way and returns whether it was killed. Its output is discarded.
-    public static func runKilling(_ executable: URL, _ arguments: [String], afterMilliseconds milliseconds: Int) throws -> Bool {
+    /// Starts `executable` with `SHELF_PROGRESS=lines` and reads its stderr line by line; kills it
+    /// with SIGKILL as soon as `killWhen` accepts a line, so the kill lands at a point the work is
+    /// known to have reached, on any machine, however fast. Waits for it either way and returns
+    /// whether the kill ended it, with the lines read. Its stdout is discarded.
+    public static func runKilling(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], killWhen: (String) -> Bool
+    ) throws -> (killed: Bool, lines: [String]) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        env["SHELF_PROGRESS"] = "lines"
+        process.environment = env
+        let err = Pipe()
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        usleep(UInt32(milliseconds) * 1_000)
-        let killed = process.isRunning
-        if killed { kill(process.processIdentifier, SIGKILL) }
+        var lines: [String] = []
+        var pending = Data()
+        var sentKill = false
+        let reader = err.fileHandleForReading
+        while true {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            pending += chunk
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending = Data(pending[pending.index(after: newline)...])
+                lines.append(line)
+                if !sentKill, killWhen(line) {
+                    kill(process.processIdentifier, SIGKILL)
+                    sentKill = true
+                }
+            }
+        }
         process.waitUntilExit()
-        return killed
+        return (sentKill && process.terminationReason == .uncaughtSignal, lines)
+    }
+
+    /// The `done` count of a `progress LABEL DONE/TOTAL` line with `label`, else nil.
+    public static func progress(_ line: String, label: String) -> (done: Int, total: Int)? {
+        guard line.hasPrefix("progress \(label) ") else { return nil }
+        let numbers = line.dropFirst("progress \(label) ".count).split(separator: "/").compactMap { Int($0) }
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : nil
     }
 }
 

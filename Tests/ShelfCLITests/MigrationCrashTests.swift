@@ -47,13 +47,20 @@ import Testing
              "--library", dir.url.path])
         #expect(made.status == 0, "\(made.stderr)")
         let path = dir.path("library.sqlite").path
+        // 150 chunks; each run is killed after a seeded number of committed chunks (at most 40),
+        // so the first runs are always cut off mid-migration, however fast the machine.
         var random = SeededRandom(seed: 42)
         var kills = 0
         for _ in 0..<8 {
             let arguments = ["--library", dir.url.path, "migrate", "--chunk", "4", "--json"]
-            if try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments, afterMilliseconds: random.int(15...250)) {
-                kills += 1
+            let stopAfter = random.int(1...40)
+            var reports = 0
+            let run = try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments) { line in
+                guard ChildProcess.progress(line, label: "moving pictures") != nil else { return false }
+                reports += 1
+                return reports > stopAfter
             }
+            if run.killed { kills += 1 }
             if try check(path) { break }
         }
         #expect(kills >= 2, "the migration finished before it could be killed often enough")
@@ -80,13 +87,18 @@ import Testing
             try TestAudio.wav(seconds: 0.05, frequency: 100 + Double(index) * 1.5).write(to: folder.appendingPathComponent("\(index).wav"))
         }
         let store = dir.path("lib/library.sqlite").path
+        // 40 chunks; each run is killed after a seeded number of files read (fewer than half of
+        // them), or in its mirror phase, so every kill lands mid-work on any machine.
         var random = SeededRandom(seed: 8)
         var kills = 0
-        for _ in 0..<6 {
+        for round in 0..<6 {
             let arguments = ["--library", dir.path("lib").path, "import", music.path, "--chunk", "10", "--json"]
-            if try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments, afterMilliseconds: random.int(20...200)) {
-                kills += 1
+            let stopAfter = random.int(1...(files / 2))
+            let run = try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments) { line in
+                if round == 5 { return ChildProcess.progress(line, label: "mirror:rows") != nil }
+                return ChildProcess.progress(line, label: "importing").map { $0.done >= stopAfter } ?? false
             }
+            if run.killed { kills += 1 }
             if FileManager.default.fileExists(atPath: store) {
                 let db = try Connection(path: store, mode: .readOnly)
                 #expect(try db.scalar(String.self, "PRAGMA integrity_check") == "ok")
@@ -94,7 +106,7 @@ import Testing
                 #expect(try db.scalar(Int.self, "SELECT count(*) % 10 FROM track") == 0, "whole chunks only")
             }
         }
-        #expect(kills >= 1)
+        #expect(kills >= 2)
         let last = try ChildProcess.run(products.appendingPathComponent("shelf"), ["--library", dir.path("lib").path, "import", music.path, "--json"])
         #expect(last.status == 0, "\(last.stderr)")
         let db = try Connection(path: store, mode: .readOnly)

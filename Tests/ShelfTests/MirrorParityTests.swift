@@ -354,6 +354,7 @@ struct Engines {
                     DELETE FROM mirror_section;
                     UPDATE mirror_meta SET value = 'building' WHERE key = 'state';
                     UPDATE mirror_meta SET value = '600' WHERE key = 'build_next_id';
+                    INSERT OR REPLACE INTO mirror_meta (key, value) VALUES ('build_rows', '600'), ('build_phase', 'rows');
                     """)
                 // The section counts of the rows kept, as the builder commits them with each chunk.
                 var counts: [String: [UInt8: Int]] = [:]

@@ -6,7 +6,7 @@ import ShelfCore
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 @_spi(Internals) public enum MirrorSchema {
-    static let version = 5
+    static let version = 6
     /// The page size of a new mirror file.
     static let pageSize = 8192
 
@@ -127,16 +127,19 @@ import ShelfCore
     /// Every sort index, created after a bulk build (faster than maintaining them row by row).
     /// No index on folded text: an equality filter on a keyed text field also compares its key,
     /// which a sort index serves (values that fold alike share a key).
-    static var indexSQL: [String] {
-        var statements: [String] = []
-        for field in SortField.allCases {
-            for tags in field.dependsOnSortTags ? [false, true] : [false] {
-                let columns = field.tieBreakChain.map { column($0, tags: tags) }
-                statements.append("CREATE INDEX IF NOT EXISTS \(indexName(field, tags: tags)) ON mirror_track(\(columns.joined(separator: ", ")))")
-            }
+    static var indexSQL: [String] { sortIndexes.map(\.sql) }
+
+    /// Each sort index's name and its `CREATE INDEX IF NOT EXISTS` (so a resumed build skips the done ones).
+    static let sortIndexes: [(name: String, sql: String)] = SortField.allCases.flatMap { field in
+        (field.dependsOnSortTags ? [false, true] : [false]).map { tags in
+            let name = indexName(field, tags: tags)
+            let columns = field.tieBreakChain.map { column($0, tags: tags) }
+            return (name, "CREATE INDEX IF NOT EXISTS \(name) ON mirror_track(\(columns.joined(separator: ", ")))")
         }
-        return statements
     }
+
+    /// The names of the indexes a build creates after its rows.
+    static var indexNames: [String] { sortIndexes.map(\.name) }
 
     /// The key columns whose sections `mirror_section` counts.
     static let sectionColumns: [String] = textKeyFields.flatMap { ["k_\(snake($0.rawValue))", "s_\(snake($0.rawValue))"] } + ["k_genre"]

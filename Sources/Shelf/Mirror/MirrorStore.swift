@@ -4,11 +4,42 @@ import ShelfCore
 import ShelfDatabase
 import Synchronization
 
+/// The steps of a mirror build, in order. The step reached is kept in `mirror_meta` with the work
+/// done inside it, so a killed build resumes there instead of starting again.
+public enum MirrorBuildPhase: String, Sendable, Codable, CaseIterable {
+    /// Copying canonical tracks in chunks, with their search rows and section counts.
+    case rows
+    /// Copying every playlist's items.
+    case playlists
+    /// Creating the sort indexes, one statement (and one step) each.
+    case indexes
+    /// Aggregating the album, artist, composer and genre views.
+    case groups
+    /// Merging the search index's segments into one.
+    case searchMerge
+    /// Replaying the change log written since the build began, then switching to ready.
+    case replay
+}
+
+/// How far a build has come: its phase and the steps done of that phase.
+public struct MirrorBuildProgress: Sendable, Equatable {
+    public var phase: MirrorBuildPhase
+    public var done: Int
+    public var total: Int
+
+    /// A progress report of `done` of `total` steps in `phase`.
+    public init(phase: MirrorBuildPhase, done: Int, total: Int) {
+        self.phase = phase
+        self.done = done
+        self.total = total
+    }
+}
+
 /// What `mirrorStatus()` reports about the read mirror.
 public struct MirrorStatus: Sendable, Codable, Equatable {
     /// Where the mirror is in its life.
     public enum State: String, Sendable, Codable {
-        /// Being built in the background; queries use the direct path meanwhile.
+        /// Being built (or waiting for `shelf mirror build`); queries use the direct path meanwhile.
         case building
         /// Built and kept current with every write; queries use it.
         case ready
@@ -17,13 +48,35 @@ public struct MirrorStatus: Sendable, Codable, Equatable {
     }
 
     public var state: State
-    /// Tracks copied so far and the tracks to copy, while building.
+    /// Tracks copied so far and the tracks to copy, while building (read from the mirror file).
     public var builtTracks: Int
     public var totalTracks: Int
     /// The last change-log entry the mirror reflects.
     public var appliedSeq: Int64
     /// Bytes of `mirror.sqlite` and its WAL files.
     public var bytesOnDisk: Int64
+    /// While building: the phase the file has reached, and the steps of it already on disk.
+    public var phase: MirrorBuildPhase?
+    public var phaseDone: Int
+    public var phaseTotal: Int
+    /// Whether a build is running in this process now (false: it resumes at the next build).
+    public var buildRunning: Bool
+
+    /// A status; the build fields default to "not building".
+    public init(
+        state: State, builtTracks: Int, totalTracks: Int, appliedSeq: Int64, bytesOnDisk: Int64,
+        phase: MirrorBuildPhase? = nil, phaseDone: Int = 0, phaseTotal: Int = 0, buildRunning: Bool = false
+    ) {
+        self.state = state
+        self.builtTracks = builtTracks
+        self.totalTracks = totalTracks
+        self.appliedSeq = appliedSeq
+        self.bytesOnDisk = bytesOnDisk
+        self.phase = phase
+        self.phaseDone = phaseDone
+        self.phaseTotal = phaseTotal
+        self.buildRunning = buildRunning
+    }
 }
 
 /// The tracks of the write batch that just committed, and the change-log seq it started after.
@@ -32,11 +85,19 @@ struct BatchTracks {
     let states: [TrackID: TrackState]
 }
 
-/// Shared between the builder thread and the actor: progress and the cancel flag.
+/// Shared between the builder thread and the actor: the cancel flag and whom to tell of progress.
 final class BuildControl: Sendable {
     let cancelled = Mutex(false)
-    let built = Mutex(0)
-    let total = Mutex(0)
+    let observer = Mutex<(@Sendable (MirrorBuildProgress) -> Void)?>(nil)
+    let chunkSize: Int
+
+    init(chunkSize: Int) { self.chunkSize = chunkSize }
+
+    var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    func report(_ phase: MirrorBuildPhase, _ done: Int, _ total: Int) {
+        observer.withLock { $0 }?(MirrorBuildProgress(phase: phase, done: done, total: total))
+    }
 }
 
 /// The derived read mirror (`mirror.sqlite`): built in chunks off the actor, then kept current from
@@ -57,21 +118,29 @@ final class MirrorStore {
     private var writer: Connection?
     private var readers: ReadPool?
     private var appliedSeq: Int64 = 0
-    private var control = BuildControl()
+    private var control: BuildControl
     private var buildTask: Task<Void, any Error>?
-    nonisolated static let chunkSize = 5_000
+    /// Tracks per build chunk (one mirror transaction, and the step a killed build resumes from).
+    let chunkSize: Int
+    /// Whether opening starts (or resumes) a build on its own; off, only `complete` builds, so
+    /// that a short command neither pays for a build nor leaves one half-done behind it.
+    let buildsInBackground: Bool
     /// Change-log entries beyond which catching up rebuilds instead.
     static let rebuildBacklog: Int64 = 50_000
 
     var path: URL { directory.appendingPathComponent("mirror.sqlite") }
 
-    init(store: Store, readerCount: Int, publish: @escaping @Sendable (ReadPool?) -> Void) {
+    init(store: Store, readerCount: Int, chunkSize: Int = 5_000, buildsInBackground: Bool = true,
+         publish: @escaping @Sendable (ReadPool?) -> Void) {
         directory = store.location.directory
         canonical = store.writer
         canonicalPath = store.location.storePath.path
         storeID = store.storeID
         self.readerCount = readerCount
+        self.chunkSize = max(1, chunkSize)
+        self.buildsInBackground = buildsInBackground
         self.publish = publish
+        control = BuildControl(chunkSize: self.chunkSize)
     }
 
     // MARK: Life cycle
@@ -166,24 +235,41 @@ final class MirrorStore {
         }
     }
 
-    /// Starts the chunked background build; `fresh` discards whatever file is there first.
-    func startBuild(fresh: Bool) throws {
+    /// Prepares a build (`fresh` discards whatever file is there first) and, when builds run in
+    /// the background or `launch` asks, starts it; otherwise it waits for `complete`.
+    func startBuild(fresh: Bool, launch: Bool = false) throws {
         if fresh { closeAndDelete() } else { stopServing() }
         let db = try openWriter()
-        var meta = try readMeta(db)
+        let meta = try readMeta(db)
         if fresh || meta["state"] != "building" {
             try db.transaction {
                 // A contentless index cannot DELETE; 'delete-all' empties it.
                 try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; DELETE FROM mirror_group_section; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
-                meta = ["store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
-                        "build_start_seq": String(try currentSeq()), "build_next_id": "0", "applied_seq": "0"]
-                try setMeta(db, meta)
+                try setMeta(db, ["store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
+                                 "build_start_seq": String(try currentSeq()), "build_next_id": "0", "build_rows": "0",
+                                 "build_phase": MirrorBuildPhase.rows.rawValue, "applied_seq": "0"])
             }
         }
         state = .building
-        let control = BuildControl()
+        buildTask = nil
+        if launch || buildsInBackground { try launchBuild() }
+    }
+
+    /// Runs the prepared build from the phase and step on disk, off the actor.
+    private func launchBuild(observer: (@Sendable (MirrorBuildProgress) -> Void)? = nil) throws {
+        let db = try openWriter()
+        var meta = try readMeta(db)
+        // Until a chunk is copied the build reflects nothing yet, so it may start from the log as it
+        // is now: writes made while it waited (an import into a library whose mirror waits for
+        // `complete`) are then copied with the rows instead of replayed after them.
+        if meta["build_phase"] == MirrorBuildPhase.rows.rawValue, meta["build_next_id"] == "0" {
+            meta["build_start_seq"] = String(try currentSeq())
+            try setMeta(db, ["build_start_seq": meta["build_start_seq"]!])
+        }
+        control.cancelled.withLock { $0 = true }
+        let control = BuildControl(chunkSize: chunkSize)
+        control.observer.withLock { $0 = observer }
         self.control = control
-        control.total.withLock { $0 = (try? canonical.scalar(Int.self, "SELECT count(*) FROM track")) ?? 0 }
         let mirrorPath = path.path
         let canonicalPath = canonicalPath
         let options = options
@@ -200,11 +286,33 @@ final class MirrorStore {
         }
     }
 
+    /// Brings a building mirror to ready, resuming a build where the file left it (or starting
+    /// one), reporting each chunk and phase to `progress`; cancelling stops the build at its next
+    /// step, which the next call resumes. A disabled mirror is left alone.
+    func complete(progress: (@Sendable (MirrorBuildProgress) -> Void)?) async throws {
+        guard state == .building else { return }
+        if buildTask == nil { try launchBuild(observer: progress) } else { control.observer.withLock { $0 = progress } }
+        let control = control
+        defer { control.observer.withLock { $0 = nil } }
+        try await withTaskCancellationHandler {
+            try await waitForBuild()
+        } onCancel: {
+            control.cancelled.withLock { $0 = true }
+        }
+    }
+
     /// Waits for a running build to finish (tests and `shelf mirror build`).
     /// A build that finds the log compacted under it starts another; waiting follows it.
     func waitForBuild() async throws {
         while let task = buildTask {
-            try await task.value
+            do {
+                try await task.value
+            } catch {
+                // Stopped (Ctrl-C) or failed: the file keeps every finished step, and the next
+                // build resumes from them instead of waiting on this task again.
+                if buildTask == task { buildTask = nil }
+                throw error
+            }
             if buildTask == nil || buildTask == task { return }
         }
     }
@@ -216,7 +324,7 @@ final class MirrorStore {
         let db = try openWriter()
         appliedSeq = startSeq
         try db.transaction {
-            try setMeta(db, ["state": "ready", "applied_seq": String(startSeq)])
+            try setMeta(db, ["state": "ready", "applied_seq": String(startSeq), "build_phase": "", "build_next_id": "0"])
         }
         state = .ready
         if try !catchUp() { return }
@@ -503,14 +611,30 @@ final class MirrorStore {
 
     // MARK: Settings
 
+    /// The mirror's state; while building, the phase and progress as the file records them, so a
+    /// build killed in another process is reported truly.
     func status() -> MirrorStatus {
         let bytes = ["", "-wal", "-shm"].reduce(Int64(0)) { total, suffix in
             let attributes = try? FileManager.default.attributesOfItem(atPath: path.path + suffix)
             return total + ((attributes?[.size] as? NSNumber)?.int64Value ?? 0)
         }
-        return MirrorStatus(
-            state: state, builtTracks: control.built.withLock { $0 }, totalTracks: control.total.withLock { $0 },
-            appliedSeq: appliedSeq, bytesOnDisk: bytes)
+        var status = MirrorStatus(state: state, builtTracks: 0, totalTracks: 0, appliedSeq: appliedSeq, bytesOnDisk: bytes)
+        guard state == .building, let db = try? openWriter(), let meta = try? readMeta(db) else { return status }
+        let total = (try? canonical.scalar(Int.self, "SELECT count(*) FROM track")) ?? 0
+        let phase = meta["build_phase"].flatMap(MirrorBuildPhase.init(rawValue:)) ?? .rows
+        status.totalTracks = total
+        status.builtTracks = phase == .rows ? Int(meta["build_rows"] ?? "0") ?? 0 : total
+        status.phase = phase
+        status.buildRunning = buildTask != nil
+        switch phase {
+        case .rows: (status.phaseDone, status.phaseTotal) = (status.builtTracks, max(total, status.builtTracks))
+        case .indexes:
+            let names = MirrorSchema.indexNames
+            let present = (try? db.query("SELECT name FROM sqlite_master WHERE type = 'index'", []) { try $0.string(0) }) ?? []
+            (status.phaseDone, status.phaseTotal) = (names.filter(Set(present).contains).count, names.count)
+        default: (status.phaseDone, status.phaseTotal) = (0, 1)
+        }
+        return status
     }
 
     func disable() throws {
@@ -531,9 +655,17 @@ final class MirrorStore {
         state = .disabled
     }
 
+    /// Starts again from nothing; `complete` (or the background build) then runs it.
     func rebuild() throws {
         try setEnabled(true)
         try startBuild(fresh: true)
+    }
+
+    /// Turns the mirror on if it was off, leaving any build to `complete`.
+    func enableForBuild() throws {
+        guard state == .disabled else { return }
+        try setEnabled(true)
+        start()
     }
 }
 
@@ -559,8 +691,8 @@ struct MirrorBuilder {
     }
 
     /// The canonical tracks of the chunk after track `id`.
-    static func chunk(after id: Int64, from source: Connection) throws -> [Track] {
-        try source.query(TrackRow.selectWithoutTexts + " WHERE id > ? ORDER BY id LIMIT ?", [id, MirrorStore.chunkSize], TrackRow.decode)
+    static func chunk(after id: Int64, size: Int, from source: Connection) throws -> [Track] {
+        try source.query(TrackRow.selectWithoutTexts + " WHERE id > ? ORDER BY id LIMIT ?", [id, size], TrackRow.decode)
     }
 
     /// The next chunk, read (through its own connection) and computed on a background queue.
@@ -570,12 +702,12 @@ struct MirrorBuilder {
         let rows = Mutex<Result<[(Track, [DatabaseValue], SearchDocument)], any Error>>(.success([]))
         let done = DispatchSemaphore(value: 0)
 
-        init(after: Int64, canonicalPath: String, options: SortKeyOptions) {
+        init(after: Int64, size: Int, canonicalPath: String, options: SortKeyOptions) {
             self.after = after
             DispatchQueue.global(qos: .utility).async { [self] in
                 let computed = Result {
                     let source = try Connection(path: canonicalPath, mode: .readOnly)
-                    return MirrorBuilder.computeRows(try MirrorBuilder.chunk(after: after, from: source), options: options)
+                    return MirrorBuilder.computeRows(try MirrorBuilder.chunk(after: after, size: size, from: source), options: options)
                 }
                 rows.withLock { $0 = computed }
                 done.signal()
@@ -596,65 +728,123 @@ struct MirrorBuilder {
         let source = try Connection(path: canonicalPath, mode: .readOnly)
         let mirror = try Connection(path: mirrorPath)
         try mirror.execute(script: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA journal_size_limit = 4194304;")
-        control.built.withLock { $0 = (try? mirror.scalar(Int.self, "SELECT count(*) FROM mirror_track")) ?? 0 }
-        // Chunk N+1 is read and its rows computed in the background while chunk N is inserted:
-        // computing keys and tokens takes about half as long as SQLite's inserts, which run on
-        // one thread.
-        var prefetched: Prefetch?
-        defer { prefetched?.done.wait() }
-        while true {
-            if control.cancelled.withLock({ $0 }) { throw CancellationError() }
-            // The resume point is read inside the chunk's write transaction: two processes
-            // building the same mirror then take turns chunk by chunk instead of both copying
-            // (and counting) the same rows. A prefetched chunk is used only if it starts there.
-            let copied: Int = try mirror.transaction(.immediate) {
-                let next = Int64(try mirror.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'build_next_id'") ?? "0") ?? 0
-                let rows: [(Track, [DatabaseValue], SearchDocument)]
-                if let prefetch = prefetched, prefetch.after == next {
-                    prefetch.done.wait()
-                    rows = try prefetch.rows.withLock { $0 }.get()
-                } else {
-                    prefetched?.done.wait()
-                    rows = Self.computeRows(try Self.chunk(after: next, from: source), options: options)
+        func meta(_ key: String) throws -> String? {
+            try mirror.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = ?", [key])
+        }
+        func reached(_ phase: MirrorBuildPhase) throws {
+            try mirror.execute("UPDATE mirror_meta SET value = ? WHERE key = 'build_phase'", [phase.rawValue])
+        }
+        func checkCancelled() throws { if control.isCancelled { throw CancellationError() } }
+        var current = try meta("build_phase").flatMap(MirrorBuildPhase.init(rawValue:)) ?? .rows
+        let order = MirrorBuildPhase.allCases
+        /// Whether `phase` is still to do; every later phase starts by reporting itself.
+        func due(_ phase: MirrorBuildPhase) throws -> Bool {
+            if order.firstIndex(of: phase)! < order.firstIndex(of: current)! { return false }
+            current = phase
+            try checkCancelled()
+            return true
+        }
+
+        if try due(.rows) {
+            let total = try source.scalar(Int.self, "SELECT count(*) FROM track") ?? 0
+            var built = Int(try meta("build_rows") ?? "0") ?? 0
+            control.report(.rows, built, max(total, built))
+            // Chunk N+1 is read and its rows computed in the background while chunk N is inserted:
+            // computing keys and tokens takes about half as long as SQLite's inserts, which run on
+            // one thread.
+            var prefetched: Prefetch?
+            defer { prefetched?.done.wait() }
+            while true {
+                try checkCancelled()
+                // The resume point is read inside the chunk's write transaction: two processes
+                // building the same mirror then take turns chunk by chunk instead of both copying
+                // (and counting) the same rows. A prefetched chunk is used only if it starts there.
+                let copied: Int = try mirror.transaction(.immediate) {
+                    let next = Int64(try meta("build_next_id") ?? "0") ?? 0
+                    let rows: [(Track, [DatabaseValue], SearchDocument)]
+                    if let prefetch = prefetched, prefetch.after == next {
+                        prefetch.done.wait()
+                        rows = try prefetch.rows.withLock { $0 }.get()
+                    } else {
+                        prefetched?.done.wait()
+                        rows = Self.computeRows(try Self.chunk(after: next, size: control.chunkSize, from: source), options: options)
+                    }
+                    prefetched = nil
+                    guard let last = rows.last?.0 else {
+                        try reached(.playlists)
+                        return 0
+                    }
+                    prefetched = Prefetch(after: last.id.rawValue, size: control.chunkSize, canonicalPath: canonicalPath, options: options)
+                    var counts: [String: [UInt8: Int]] = [:]
+                    let upsert = try mirror.cachedStatement(MirrorRow.upsert)
+                    for (track, values, document) in rows {
+                        try upsert.bind(values)
+                        try upsert.run()
+                        try document.insert(id: track.id, into: mirror)
+                        MirrorStore.count(MirrorRow.sectionBytes(values), 1, into: &counts)
+                    }
+                    try MirrorStore.flush(counts, to: mirror)
+                    built = Int(try meta("build_rows") ?? "0") ?? 0
+                    try mirror.execute(
+                        "UPDATE mirror_meta SET value = CASE key WHEN 'build_next_id' THEN ? ELSE ? END WHERE key IN ('build_next_id', 'build_rows')",
+                        [String(last.id.rawValue), String(built + rows.count)])
+                    return rows.count
                 }
-                prefetched = nil
-                guard let last = rows.last?.0 else { return 0 }
-                prefetched = Prefetch(after: last.id.rawValue, canonicalPath: canonicalPath, options: options)
-                var counts: [String: [UInt8: Int]] = [:]
-                let upsert = try mirror.cachedStatement(MirrorRow.upsert)
-                for (track, values, document) in rows {
-                    try upsert.bind(values)
-                    try upsert.run()
-                    try document.insert(id: track.id, into: mirror)
-                    MirrorStore.count(MirrorRow.sectionBytes(values), 1, into: &counts)
-                }
-                try MirrorStore.flush(counts, to: mirror)
-                try mirror.execute("UPDATE mirror_meta SET value = ? WHERE key = 'build_next_id'", [String(last.id.rawValue)])
-                return rows.count
+                if copied == 0 { break }
+                built += copied
+                control.report(.rows, built, max(total, built))
             }
-            if copied == 0 { break }
-            control.built.withLock { $0 += copied }
+            phase("rows and search index")
         }
-        phase("rows and search index")
-        // Playlist items as they are now; changes made since the build began are replayed after it.
-        try mirror.transaction(.immediate) {
-            try mirror.execute("DELETE FROM mirror_playlist_item")
-            let playlists = try source.query("SELECT DISTINCT playlist_id FROM playlist_item", []) { try $0.int64(0) }
-            for playlist in playlists { try MirrorStore.copyItems(of: playlist, from: source, to: mirror) }
+        if try due(.playlists) {
+            control.report(.playlists, 0, 1)
+            // Playlist items as they are now; changes made since the build began are replayed after it.
+            try mirror.transaction(.immediate) {
+                try mirror.execute("DELETE FROM mirror_playlist_item")
+                let playlists = try source.query("SELECT DISTINCT playlist_id FROM playlist_item", []) { try $0.int64(0) }
+                for playlist in playlists { try MirrorStore.copyItems(of: playlist, from: source, to: mirror) }
+                try reached(.indexes)
+            }
+            control.report(.playlists, 1, 1)
+            phase("playlist items")
         }
-        phase("playlist items")
-        for statement in MirrorSchema.indexSQL {
-            if control.cancelled.withLock({ $0 }) { throw CancellationError() }
-            try mirror.execute(script: statement)
+        if try due(.indexes) {
+            // Each index is one step: a resumed build skips those already on disk.
+            let indexes = MirrorSchema.sortIndexes
+            let present = Set(try mirror.query("SELECT name FROM sqlite_master WHERE type = 'index'", []) { try $0.string(0) })
+            var done = indexes.filter { present.contains($0.name) }.count
+            control.report(.indexes, done, indexes.count)
+            for index in indexes where !present.contains(index.name) {
+                try checkCancelled()
+                try mirror.execute(script: index.sql)
+                done += 1
+                control.report(.indexes, done, indexes.count)
+            }
+            try reached(.groups)
+            phase("sort indexes")
         }
-        phase("sort indexes")
-        try MirrorGroups.build(in: mirror) { control.cancelled.withLock { $0 } }
-        phase("groups")
-        // Chunks left the search index in many segments; one merged segment is smaller and
-        // every search reads one doclist per token instead of one per segment.
-        if control.cancelled.withLock({ $0 }) { throw CancellationError() }
-        try mirror.execute("INSERT INTO mirror_search (mirror_search) VALUES ('optimize')")
-        phase("search index merge")
+        if try due(.groups) {
+            control.report(.groups, 0, 1)
+            try mirror.transaction(.immediate) {
+                try MirrorGroups.build(in: mirror) { control.isCancelled }
+                try reached(.searchMerge)
+            }
+            control.report(.groups, 1, 1)
+            phase("groups")
+        }
+        if try due(.searchMerge) {
+            control.report(.searchMerge, 0, 1)
+            // Chunks left the search index in many segments; one merged segment is smaller and
+            // every search reads one doclist per token instead of one per segment.
+            try mirror.transaction(.immediate) {
+                try mirror.execute("INSERT INTO mirror_search (mirror_search) VALUES ('optimize')")
+                try reached(.replay)
+            }
+            control.report(.searchMerge, 1, 1)
+            phase("search index merge")
+        }
+        _ = try due(.replay)
+        control.report(.replay, 0, 1)
         // Each index was written through the WAL; leave the file alone on disk.
         _ = try? mirror.pragma("wal_checkpoint(TRUNCATE)")
         phase("checkpoint")

@@ -9,6 +9,10 @@ protocol GroupsCommand: Command {
     init(options: GroupsCommandOptions)
 }
 
+extension GroupsCommand {
+    static var readsMirror: Bool { true }
+}
+
 /// The options every view command shares.
 struct GroupsCommandOptions: Sendable {
     let query: GroupQuery

@@ -28,6 +28,12 @@ struct ImportCommand: Command {
         ) { [paths, options] report in
             try await library.importFiles(at: paths, options: options) { progress in report(progress.done, progress.total) }
         }
+        do {
+            try await completeMirror(library)
+        } catch let stopped as CommandFailure {
+            // The import itself is done and reported; only the mirror waits for its next build.
+            Output.log("shelf: \(stopped.message)")
+        }
         if output.json { return try output.printJSON(report) }
         output.line("added \(report.added), updated \(report.updated), unchanged \(report.unchanged), moved \(report.moved) in \(String(format: "%.1f", report.seconds)) s")
         for duplicate in report.duplicates { output.line("duplicate: \(duplicate.path) (same audio as \(duplicate.existing))") }

@@ -22,6 +22,7 @@ struct MigrateCommand: Command {
         ) { report in
             try await library.migrateLegacyStore(chunkSize: chunk) { progress in report(progress.moved, progress.total) }
         }
+        try await completeMirror(library)
         if output.json { return try output.printJSON(report) }
         if report.fromVersion == 1 {
             output.line("moved \(report.moved) pictures into \(report.pictures) artwork rows; \(report.bytesBefore) → \(report.bytesAfter) bytes")

@@ -6,6 +6,7 @@ import ShelfCore
 /// as `show` numbers them; a track may appear more than once.
 struct PlaylistCommand: Command {
     static let name = "playlist"
+    static let readsMirror = true
     static let abstract = "Playlists and folders: list, create, show, page (own order or --sort, with a cursor), add (at a position), move, remove (by position), delete."
     static let synopsis = """
         list | create NAME [--folder] [--parent ID] | show ID | add ID TRACK... [--at POS] | move ID POS... --to POS

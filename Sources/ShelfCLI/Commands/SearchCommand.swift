@@ -6,6 +6,7 @@ import ShelfCore
 /// hold every typed word, best first, one page at a time.
 struct SearchCommand: Command {
     static let name = "search"
+    static let readsMirror = true
     static let abstract = "Search titles, artists, albums, composers, genres and sort-tag readings (accents, width and kana folded; the last word is a prefix), best first."
     static let synopsis = "TEXT... [--filter EXPR] [--playlist ID] [--after CURSOR] [--limit N] [--json]"
 

@@ -5,6 +5,7 @@ import ShelfCore
 /// `shelf smart`: smart playlists, whose contents follow their rules after every write.
 struct SmartCommand: Command {
     static let name = "smart"
+    static let readsMirror = true
     static let abstract = "Smart playlists: create NAME --rule 'EXPR' (filter language plus playlist:ID, -playlist:ID, dateAdded:last:30d) [--limit N|90m|2h|700MB|4GB --by SELECTION]; show ID."
     static let synopsis = "create NAME --rule EXPR [--limit LIMIT --by random|mostPlayed|leastPlayed|highestRated|mostRecentlyAdded|mostRecentlyPlayed] [--parent ID] | show ID [--limit N]   [--json]"
 

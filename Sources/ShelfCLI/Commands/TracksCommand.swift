@@ -79,6 +79,7 @@ struct ListedTrack: Encodable {
 /// `shelf tracks`: one page of the library in a chosen order, by cursor or offset.
 struct TracksCommand: Command {
     static let name = "tracks"
+    static let readsMirror = true
     static let abstract = "List a page of tracks in order (--sort albumArtist, year:desc), filtered (--filter 'artist:beatles year:1965..1970'), by --after CURSOR or --offset."
     static let synopsis = "[--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--after CURSOR | --offset N] [--limit N] [--album ID] [--json]"
 
@@ -142,6 +143,7 @@ struct TracksCommand: Command {
 /// `shelf sections`: the A–Z / kana / # sections of a list with where each starts.
 struct SectionsCommand: Command {
     static let name = "sections"
+    static let readsMirror = true
     static let abstract = "List the sections (A–Z, kana rows, #) of a sorted, filtered list: name, first index, count."
     static let synopsis = "[--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--json]"
 
@@ -161,6 +163,7 @@ struct SectionsCommand: Command {
 /// `shelf snapshot`: every track ID of a list in order.
 struct SnapshotCommand: Command {
     static let name = "snapshot"
+    static let readsMirror = true
     static let abstract = "Print every track ID of a sorted, filtered list in order (one per line, or {\"ids\":[…]})."
     static let synopsis = "[--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--json]"
 
@@ -184,33 +187,33 @@ struct SnapshotCommand: Command {
 struct MirrorCommand: Command {
     static let name = "mirror"
     static let abstract = "status | build (with a progress bar) | enable | disable | purge the read mirror."
-    static let synopsis = "status|build|enable|disable|purge [--json]"
+    static let synopsis = "status | build [--fresh] [--chunk N] | enable | disable | purge [--json]"
 
     let action: String
+    let fresh: Bool
+    let chunk: Int?
 
     init(arguments: inout Arguments) throws {
+        fresh = arguments.flag("--fresh")
+        chunk = try arguments.intOption("--chunk", in: 1...1_000_000)
         let words = try arguments.positionals()
         guard words.count == 1, ["status", "build", "enable", "disable", "purge"].contains(words[0]) else {
             throw UsageError("mirror expects one of: status, build, enable, disable, purge")
         }
         action = words[0]
+        if (fresh || chunk != nil) && action != "build" { throw UsageError("--fresh and --chunk go with `mirror build`") }
+    }
+
+    func configure(_ configuration: inout Library.Configuration) {
+        if let chunk { configuration.mirrorChunkSize = chunk }
     }
 
     func run(library: Library, output: Output) async throws {
         switch action {
         case "build":
-            try await library.buildMirror(wait: false)
-            let status = try await library.mirrorStatus()
-            let bar = ProgressBar(label: "building mirror", total: status.totalTracks)
-            let waiter = Task { try await library.waitForMirror() }
-            while true {
-                let status = try await library.mirrorStatus()
-                bar.update(status.builtTracks)
-                if status.state != .building { break }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            try await waiter.value
-            bar.finish()
+            // Resumes what the file holds; --fresh starts again from nothing.
+            if fresh { try await library.buildMirror(wait: false) }
+            try await completeMirror(library, enable: true)
         case "enable":
             try await library.enableMirror(wait: true)
         case "disable": try await library.disableMirror()
@@ -220,7 +223,11 @@ struct MirrorCommand: Command {
         let status = try await library.mirrorStatus()
         if output.json { return try output.printJSON(status) }
         output.line("state:       \(status.state.rawValue)")
-        if status.state == .building { output.line("progress:    \(status.builtTracks)/\(status.totalTracks)") }
+        if status.state == .building {
+            output.line("phase:       \(status.phase?.rawValue ?? "rows") \(status.phaseDone)/\(status.phaseTotal)")
+            output.line("progress:    \(status.builtTracks)/\(status.totalTracks) tracks copied")
+            if !status.buildRunning { output.line("             resumes with `shelf mirror build`") }
+        }
         output.line("applied seq: \(status.appliedSeq)")
         output.line("on disk:     \(status.bytesOnDisk) (\(Format.bytes(status.bytesOnDisk)))")
     }

@@ -21,8 +21,7 @@ struct Generate {
         directory = URL(fileURLWithPath: path)
     }
 
-    struct Line: Encodable {
-        let benchmark = "generate"
+    struct Line {
         let tracks: Int
         let albums: Int
         let artists: Int
@@ -33,7 +32,7 @@ struct Generate {
         let bytesPerTrack: Double
     }
 
-    func run() async throws {
+    func run(_ results: inout Report) async throws {
         let library = Library(directory: directory)
         let before = try await library.info()
         if before.trackCount > 0 {
@@ -50,12 +49,10 @@ struct Generate {
             tracks: info.trackCount, albums: report.albums, artists: report.artists, seconds: report.seconds, generatorSeconds: report.generatorSeconds,
             tracksPerSecond: Double(report.tracks) / max(report.seconds, 1e-9), bytesOnDisk: info.bytesOnDisk,
             bytesPerTrack: Double(info.bytesOnDisk) / Double(max(info.trackCount, 1)))
-        print("| tracks | albums | artists | seconds | of which generating | tracks/s | bytes on disk | bytes/track |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-        print(String(format: "| %d | %d | %d | %.2f | %.2f | %.0f | %lld | %.0f |", line.tracks, line.albums, line.artists,
-                     line.seconds, line.generatorSeconds, line.tracksPerSecond, line.bytesOnDisk, line.bytesPerTrack))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        print(String(decoding: try encoder.encode(line), as: UTF8.self))
+        results.table(key: nil, [
+            .init("tracks", "tracks"), .init("albums", "albums"), .init("artists", "artists"), .init("seconds", "seconds", decimals: 2),
+            .init("of which generating", "generatorSeconds", decimals: 2), .init("tracks/s", "tracksPerSecond"),
+            .init("bytes on disk", "bytesOnDisk"), .init("bytes/track", "bytesPerTrack"),
+        ], [[line.tracks, line.albums, line.artists, line.seconds, line.generatorSeconds, line.tracksPerSecond, line.bytesOnDisk, line.bytesPerTrack]])
     }
 }

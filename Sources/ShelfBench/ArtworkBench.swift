@@ -5,7 +5,7 @@ import ShelfDatabase
 import ShelfTestSupport
 
 /// `shelf-bench artwork`: seed 000's measurements, each in a fresh process (this executable run
-/// again with `artwork-probe`), printed as tables and JSON lines.
+/// again with `artwork-probe`), reported as tables or one JSON document.
 struct ArtworkBench {
     let directory: URL
     let tracks: Int
@@ -28,7 +28,7 @@ struct ArtworkBench {
         return object
     }
 
-    func run() async throws {
+    func run(_ results: inout Report) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let legacy = directory.appendingPathComponent("legacy")
         let migrated = directory.appendingPathComponent("migrated")
@@ -47,13 +47,13 @@ struct ArtworkBench {
         }
         let legacyList = try probe(["list-legacy", legacy.path])
         let migratedList = try probe(["list", migrated.path])
-        print("(a) listing \(tracks) titles, each in a fresh process")
-        Measure.table(
-            ["store", "RSS after listing MiB", "RSS growth MiB", "fetch to last title ms"],
-            [("legacy (pictures inline)", legacyList), ("migrated (artwork table)", migratedList)].map { name, values in
-                [name, Self.mib(values["rssAfter"]), Self.mib(values["rssGrowth"]), Self.number(values["ms"])]
-            })
-        print("")
+        results.table("(a) listing \(tracks) titles, each in a fresh process", key: "listing", [
+            .init("store", "store"), .init("RSS after listing MiB", "rssAfterMiB", decimals: 1),
+            .init("RSS growth MiB", "rssGrowthMiB", decimals: 1), .init("fetch to last title ms", "fetchToLastTitleMs", decimals: 1),
+            .init("titles", "titles"),
+        ], [("legacy (pictures inline)", legacyList), ("migrated (artwork table)", migratedList)].map { name, values in
+            [name, Self.mib(values["rssAfter"]), Self.mib(values["rssGrowth"]), Self.figure(values["ms"]), Self.figure(values["titles"])]
+        })
 
         // (b) The loader over 3,000 600×600 JPEGs at 60 px and at 600 px, in separate processes.
         if !FileManager.default.fileExists(atPath: covers.path) {
@@ -62,41 +62,41 @@ struct ArtworkBench {
         }
         var scans: [(Int, [String: Any])] = []
         for size in [60, 600] { scans.append((size, try probe(["scan", covers.path, "\(size)"]))) }
-        print("(b) the loader reading every picture once, 32 MiB cache")
-        Measure.table(
-            ["size px", "images decoded", "cache MiB", "images held", "evictions", "RSS before MiB", "final RSS MiB", "peak RSS MiB", "cache within limit after every load", "seconds"],
-            scans.map { size, v in
-                ["\(size)", Self.number(v["decodes"]), Self.mib(v["cachedBytes"]), Self.number(v["imagesHeld"]), Self.number(v["evictions"]),
-                 Self.mib(v["rssBefore"]), Self.mib(v["rssFinal"]), Self.mib(v["rssPeak"]), (v["withinLimit"] as? Bool) == true ? "yes" : "NO", Self.number(v["seconds"])]
-            })
-        print("")
+        results.table("(b) the loader reading every picture once, 32 MiB cache", key: "loader", [
+            .init("size px", "sizePx"), .init("images decoded", "imagesDecoded"), .init("cache MiB", "cacheMiB", decimals: 1),
+            .init("images held", "imagesHeld"), .init("evictions", "evictions"), .init("RSS before MiB", "rssBeforeMiB", decimals: 1),
+            .init("final RSS MiB", "rssFinalMiB", decimals: 1), .init("peak RSS MiB", "peakMiB", decimals: 1),
+            .init("cache within limit after every load", "cacheWithinLimit"), .init("seconds", "seconds", decimals: 1),
+        ], scans.map { size, v in
+            [size, Self.figure(v["decodes"]), Self.mib(v["cachedBytes"]), Self.figure(v["imagesHeld"]), Self.figure(v["evictions"]),
+             Self.mib(v["rssBefore"]), Self.mib(v["rssFinal"]), Self.mib(v["rssPeak"]), (v["withinLimit"] as? Bool) == true, Self.figure(v["seconds"])]
+        })
 
         // (c) Thumbnails per second: DCT scaling, whole decode then scaling, and Pillow's draft mode.
         let thumbs = try probe(["thumbs", covers.path, "200"])
-        print("(c) thumbnails per second over 200 of the 600×600 JPEGs")
-        var rows: [[String]] = []
-        for size in [60, 300] {
-            rows.append(["\(size)", Self.number(thumbs["dct\(size)"]), Self.number(thumbs["full\(size)"]),
-                         thumbs["pillow\(size)"].map { Self.number($0) } ?? "skipped (\(thumbs["pillowNote"] ?? "no Pillow"))"])
-        }
-        Measure.table(["size px", "Shelf, DCT scaling /s", "Shelf, whole decode then scale /s", "Pillow draft() /s"], rows)
-        for (name, values) in [("list-legacy", legacyList), ("list-migrated", migratedList), ("thumbs", thumbs)] {
-            Measure.jsonLine(JSONLine(benchmark: "artwork", probe: name, values: values.mapValues { "\($0)" }))
-        }
-        for (size, values) in scans { Measure.jsonLine(JSONLine(benchmark: "artwork", probe: "scan-\(size)", values: values.mapValues { "\($0)" })) }
+        let pillowSkipped = Report.Value.absent("skipped (\(thumbs["pillowNote"] ?? "no Pillow"))")
+        results.table("(c) thumbnails per second over \(thumbs["pictures"] as? Int ?? 0) of the 600×600 JPEGs", key: "thumbnails", [
+            .init("size px", "sizePx"), .init("pictures", "pictures"), .init("Shelf, DCT scaling /s", "dctPerSecond"),
+            .init("Shelf, whole decode then scale /s", "wholeDecodePerSecond"), .init("Pillow draft() /s", "pillowDraftPerSecond"),
+        ], [60, 300].map { size in
+            [size, Self.figure(thumbs["pictures"]), Self.figure(thumbs["dct\(size)"]), Self.figure(thumbs["full\(size)"]),
+             thumbs["pillow\(size)"].map(Self.figure) ?? pillowSkipped]
+        })
     }
 
-    struct JSONLine: Encodable {
-        let benchmark: String
-        let probe: String
-        let values: [String: String]
+    /// A probe's byte count in MiB.
+    static func mib(_ value: Any?) -> Double? {
+        (value as? Int).map { Double($0) / 1_048_576 } ?? (value as? Double).map { $0 / 1_048_576 }
     }
 
-    static func mib(_ value: Any?) -> String { String(format: "%.1f", (value as? Double ?? Double(value as? Int ?? 0)) / 1_048_576) }
-    static func number(_ value: Any?) -> String {
-        if let value = value as? Int { return "\(value)" }
-        if let value = value as? Double { return value == value.rounded() && abs(value) < 1e12 ? "\(Int(value))" : String(format: "%.1f", value) }
-        return "\(value ?? "–")"
+    /// A probe's JSON number (or flag) as a report figure; anything else is absent.
+    static func figure(_ value: Any?) -> Report.Value {
+        switch value {
+        case let value as Int: .int(value)
+        case let value as Double: .number(value)
+        case let value as Bool: .flag(value)
+        default: .absent("–")
+        }
     }
 }
 
@@ -173,7 +173,7 @@ enum ArtworkProbe {
             let count = Int(words.count > 2 ? words[2] : "200") ?? 200
             let db = try Connection(path: directory.appendingPathComponent("library.sqlite").path, mode: .readOnly)
             let pictures = try db.query("SELECT data FROM artwork LIMIT ?", [count]) { try $0.data(0) }
-            var values: [String: Any] = [:]
+            var values: [String: Any] = ["pictures": pictures.count]
             for size in [60, 300] {
                 for (name, dct) in [("dct", true), ("full", false)] {
                     let start = DispatchTime.now().uptimeNanoseconds

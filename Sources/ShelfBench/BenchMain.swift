@@ -7,6 +7,9 @@ import ShelfTestSupport
 @main
 struct BenchMain {
     static let usage = """
+        usage: shelf-bench COMMAND … [--json]
+            Every command prints Markdown tables, or with --json one JSON document on stdout (its figures under
+            camelCase keys with their units, plus "build" and "machine"); progress goes to stderr.
         usage: shelf-bench generate --tracks N [--seed S] --library DIR [--chunk N] [--artwork-px PX [--artwork-per-track] [--artwork-flat]]
             Fill a new library with a deterministic catalogue through the batch API; print the time and bytes per track.
             --artwork-px gives each album (or track) a PX×PX JPEG of noise (or a flat gradient).
@@ -23,7 +26,7 @@ struct BenchMain {
         usage: shelf-bench sample-files --tracks N --dir DIR [--seconds S]
             Write N real, tagged audio files (FLAC, MP3, Ogg Opus, WAV, AIFF; a cover per album) for `shelf import`.
         usage: shelf-bench legacy-store --tracks N [--artwork-kib K] [--distinct N] --library DIR
-            Write a schema-1 store (pictures of K KiB inline in the track rows; N distinct) for `shelf migrate`.
+            Write a schema-1 store (real JPEGs of about K KiB inline in the track rows; N distinct) for `shelf migrate`.
         usage: shelf-bench mirror [--tracks 10000,50000,100000,500500] [--library DIR] [--writes-only]
             Seed 002's table at each scale: direct path, mirror and raw SQL side by side; mirror build time,
             bytes per track, and a 100-track metadata batch with the mirror on and off (--writes-only: just
@@ -37,31 +40,47 @@ struct BenchMain {
         var words = Array(CommandLine.arguments.dropFirst())
         guard let command = words.first else { usageError("missing command") }
         words.removeFirst()
+        // `--json` belongs to the reporter, not to any one command, so it may stand anywhere.
+        let json = words.contains("--json")
+        words.removeAll { $0 == "--json" }
+        var report = Report(benchmark: command, arguments: words)
         do {
             switch command {
-            case "generate": try await Generate(words).run()
-            case "history": try await HistoryBench(words).run()
-            case "mirror": try await MirrorBench(words).run()
-            case "legacy-store": try LegacyStoreCommand(words).run()
-            case "sample-files": try SampleFiles(words).run()
-            case "import": try await ImportBench(words).run()
-            case "import-probe": try await ImportBench.probe(words)
-            case "artwork": try await ArtworkBench(words).run()
-            case "artwork-probe": try await ArtworkProbe.run(words)
-            case "help", "--help", "-h": print(usage)
-            default: usageError("unknown command '\(command)'")
+            case "generate": try await Generate(words).run(&report)
+            case "history": try await HistoryBench(words).run(&report)
+            case "mirror": try await MirrorBench(words).run(&report)
+            case "legacy-store": try LegacyStoreCommand(words).run(&report)
+            case "sample-files": try SampleFiles(words).run(&report)
+            case "import": try await ImportBench(words).run(&report)
+            case "artwork": try await ArtworkBench(words).run(&report)
+            // The probes are this executable's own children: they always answer one JSON line.
+            case "import-probe": return try await ImportBench.probe(words)
+            case "artwork-probe": return try await ArtworkProbe.run(words)
+            case "help", "--help", "-h": return print(usage)
+            default: usageError("unknown command '\(command)'", json: json)
             }
+            print(json ? try report.json() : report.text())
         } catch let error as BenchUsageError {
-            usageError(error.message)
+            usageError(error.message, json: json)
         } catch {
-            FileHandle.standardError.write(Data("shelf-bench: \(error)\n".utf8))
-            exit(2)
+            fail("failed", "\(error)", status: 2, json: json)
         }
     }
 
-    static func usageError(_ message: String) -> Never {
+    static func usageError(_ message: String, json: Bool = false) -> Never {
+        if json { fail("usage", message, status: 1, json: true) }
         FileHandle.standardError.write(Data("shelf-bench: \(message)\n\n\(usage)\n".utf8))
         exit(1)
+    }
+
+    /// Ends the run: the message on stderr, and with `--json` also `{"error":{"code":…,"message":…}}`
+    /// on stdout (as `shelf` does), so a script reading stdout always gets one document.
+    static func fail(_ code: String, _ message: String, status: Int32, json: Bool) -> Never {
+        FileHandle.standardError.write(Data("shelf-bench: \(message)\n".utf8))
+        if json, let data = try? JSONSerialization.data(withJSONObject: ["error": ["code": code, "message": message]], options: [.sortedKeys]) {
+            print(String(decoding: data, as: UTF8.self))
+        }
+        exit(status)
     }
 }
 

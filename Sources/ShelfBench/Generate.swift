@@ -21,8 +21,7 @@ struct Generate {
         directory = URL(fileURLWithPath: path)
     }
 
-    struct Line: Encodable {
-        let benchmark = "generate"
+    struct Line {
         let tracks: Int
         let albums: Int
         let artists: Int
@@ -34,7 +33,7 @@ struct Generate {
         let bytesPerTrack: Double
     }
 
-    func run() async throws {
+    func run(_ results: inout Report) async throws {
         // The mirror is built once, in bulk, after the tracks are in: far cheaper than keeping it
         // current through every chunk, and the library is then ready to browse.
         let library = Library(directory: directory, configuration: .init(buildsMirrorInBackground: false))
@@ -62,12 +61,10 @@ struct Generate {
             mirrorBuildSeconds: mirrorSeconds,
             tracksPerSecond: Double(report.tracks) / max(report.seconds, 1e-9), bytesOnDisk: info.bytesOnDisk,
             bytesPerTrack: Double(info.bytesOnDisk) / Double(max(info.trackCount, 1)))
-        print("| tracks | albums | artists | seconds | of which generating | tracks/s | mirror build s | bytes on disk | bytes/track |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        print(String(format: "| %d | %d | %d | %.2f | %.2f | %.0f | %.2f | %lld | %.0f |", line.tracks, line.albums, line.artists,
-                     line.seconds, line.generatorSeconds, line.tracksPerSecond, line.mirrorBuildSeconds, line.bytesOnDisk, line.bytesPerTrack))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        print(String(decoding: try encoder.encode(line), as: UTF8.self))
+        results.table(key: nil, [
+            .init("tracks", "tracks"), .init("albums", "albums"), .init("artists", "artists"), .init("seconds", "seconds", decimals: 2),
+            .init("of which generating", "generatorSeconds", decimals: 2), .init("tracks/s", "tracksPerSecond"),
+            .init("mirror build s", "mirrorBuildSeconds", decimals: 2),            .init("bytes on disk", "bytesOnDisk"), .init("bytes/track", "bytesPerTrack"),
+        ], [[line.tracks, line.albums, line.artists, line.seconds, line.generatorSeconds, line.tracksPerSecond, line.mirrorBuildSeconds, line.bytesOnDisk, line.bytesPerTrack]])
     }
 }

@@ -29,42 +29,37 @@ struct HistoryBench {
         }
     }
 
-    struct Line: Encodable {
-        let benchmark = "history"
+    struct Line {
         let library: String
         let tracks: Int
         let logEntries: Int
         let changesLast100Ms: Double
-        let summaryLast10kMs: Double
+        let summaryLastTailMs: Double
         let rawChangesLast100Ms: Double
-        let rawSummaryLast10kMs: Double
+        let rawSummaryLastTailMs: Double
         let changesAnswer: Int
         let summaryAnswer: Int
     }
 
-    struct Ratios: Encodable {
-        let benchmark = "history-ratio"
-        let changesLargeOverSmall: Double
-        let summaryLargeOverSmall: Double
-    }
-
-    func run() async throws {
+    func run(_ results: inout Report) async throws {
         let scratch = try TemporaryDirectory(prefix: "shelf-bench-history")
         let large = try await prepare(largeDirectory ?? scratch.path("large"), tracks: largeTracks, updates: bulkUpdates)
         let small = try await prepare(smallDirectory ?? scratch.path("small"), tracks: smallTracks, updates: 0)
         let lines = [try await measure(large, name: "large"), try await measure(small, name: "small")]
-        Measure.table(
-            ["library", "tracks", "log entries", "changes (last 100 tx) ms", "raw SQL ms", "summary (last \(tail) tx) ms", "raw SQL ms", "answer sizes"],
-            lines.map {
-                [$0.library, "\($0.tracks)", "\($0.logEntries)", Measure.ms($0.changesLast100Ms), Measure.ms($0.rawChangesLast100Ms),
-                 Measure.ms($0.summaryLast10kMs), Measure.ms($0.rawSummaryLast10kMs), "\($0.changesAnswer) / \($0.summaryAnswer)"]
-            })
-        let ratios = Ratios(
-            changesLargeOverSmall: lines[0].changesLast100Ms / lines[1].changesLast100Ms,
-            summaryLargeOverSmall: lines[0].summaryLast10kMs / lines[1].summaryLast10kMs)
-        print(String(format: "\nratio large/small: changes %.2f, summary %.2f (target: under 2)\n", ratios.changesLargeOverSmall, ratios.summaryLargeOverSmall))
-        for line in lines { Measure.jsonLine(line) }
-        Measure.jsonLine(ratios)
+        results.table(key: "libraries", [
+            .init("library", "library"), .init("tracks", "tracks"), .init("log entries", "logEntries"),
+            .init("changes (last 100 tx) ms", "changesLast100Ms", decimals: 3), .init("raw SQL ms", "changesRawMs", decimals: 3),
+            .init("summary (last \(tail) tx) ms", "summaryLastTailMs", decimals: 3), .init("raw SQL ms", "summaryRawMs", decimals: 3),
+            .init("changes answer (transactions)", "changesAnswerTransactions"), .init("summary answer (tracks)", "summaryAnswerTracks"),
+        ], lines.map {
+            [$0.library, $0.tracks, $0.logEntries, $0.changesLast100Ms, $0.rawChangesLast100Ms, $0.summaryLastTailMs,
+             $0.rawSummaryLastTailMs, $0.changesAnswer, $0.summaryAnswer]
+        })
+        results.sentence("""
+            ratio large/small: changes \(figure: "changesLargeToSmallRatio", lines[0].changesLast100Ms / lines[1].changesLast100Ms, decimals: 2), \
+            summary \(figure: "summaryLargeToSmallRatio", lines[0].summaryLastTailMs / lines[1].summaryLastTailMs, decimals: 2) \
+            (target: under 2; the summary over the last \(figure: "tailTransactions", tail) transactions)
+            """)
     }
 
     /// A library with `tracks` tracks, `updates` play-count updates in batches of 1,000, then the
@@ -120,8 +115,8 @@ struct HistoryBench {
         let entries = try db.scalar(Int.self, "SELECT count(*) FROM change_log") ?? 0
         let tracks = try await library.info().trackCount
         return Line(
-            library: name, tracks: tracks, logEntries: entries, changesLast100Ms: changes, summaryLast10kMs: summary,
-            rawChangesLast100Ms: rawChanges, rawSummaryLast10kMs: rawSummary, changesAnswer: changesAnswer, summaryAnswer: summaryAnswer)
+            library: name, tracks: tracks, logEntries: entries, changesLast100Ms: changes, summaryLastTailMs: summary,
+            rawChangesLast100Ms: rawChanges, rawSummaryLastTailMs: rawSummary, changesAnswer: changesAnswer, summaryAnswer: summaryAnswer)
     }
 
     private func log(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }

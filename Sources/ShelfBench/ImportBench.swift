@@ -18,8 +18,7 @@ struct ImportBench {
 
     private func log(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
 
-    struct Line: Encodable {
-        let benchmark = "import"
+    struct Line {
         let files: Int
         let run: String
         let seconds: Double
@@ -27,7 +26,7 @@ struct ImportBench {
         let peakRSSBytes: Int?
     }
 
-    func run() async throws {
+    func run(_ results: inout Report) async throws {
         let music = directory.appendingPathComponent("music")
         let library = directory.appendingPathComponent("library")
         if !FileManager.default.fileExists(atPath: music.path) {
@@ -68,13 +67,10 @@ struct ImportBench {
         } else {
             log("mutagen skipped: not installed (pip install mutagen)")
         }
-        Measure.table(
-            ["files", "run", "seconds", "files/s", "peak RSS MiB"],
-            lines.map {
-                ["\($0.files)", $0.run, String(format: "%.2f", $0.seconds), String(format: "%.0f", $0.filesPerSecond),
-                 $0.peakRSSBytes.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "–"]
-            })
-        for line in lines { Measure.jsonLine(line) }
+        results.table(key: "runs", [
+            .init("files", "files"), .init("run", "run"), .init("seconds", "seconds", decimals: 2),
+            .init("files/s", "filesPerSecond"), .init("peak RSS MiB", "peakMiB", decimals: 1),
+        ], lines.map { [$0.files, $0.run, $0.seconds, $0.filesPerSecond, $0.peakRSSBytes.map { Double($0) / 1_048_576 }] })
     }
 
     /// One import in this process: prints files handled, seconds and peak RSS as JSON.

@@ -20,13 +20,24 @@ struct LegacyStoreCommand {
         directory = URL(fileURLWithPath: path)
     }
 
-    func run() throws {
+    func run(_ results: inout Report) throws {
         if FileManager.default.fileExists(atPath: directory.appendingPathComponent("library.sqlite").path) {
             throw BenchUsageError(message: "\(directory.path) already holds a store; use a fresh directory")
         }
         let started = Date()
         let catalogue = DatasetGenerator(tracks: tracks, seed: 11).allTracks()
-        try LegacyStore.create(at: directory, tracks: catalogue) { LegacyPictures.picture(index: $0, kib: kib, distinct: distinct) }
-        print("legacy store: \(tracks) tracks, \(kib) KiB pictures (\(distinct) distinct) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        var pictureBytes = 0
+        try LegacyStore.create(at: directory, tracks: catalogue) { index in
+            let picture = LegacyPictures.picture(index: index, kib: kib, distinct: distinct)
+            pictureBytes += picture.count
+            return picture
+        }
+        let seconds = Date().timeIntervalSince(started)
+        let mean = Double(pictureBytes) / Double(max(1, catalogue.count))
+        results.sentence("""
+            legacy store: \(figure: "tracks", catalogue.count) tracks, \(figure: "pictureKiB", kib) KiB pictures \
+            (\(figure: "distinctPictures", min(distinct, catalogue.count)) distinct, \(figure: "meanPictureBytes", mean) bytes on average, \
+            \(figure: "inlineBytes", pictureBytes) in all) in \(figure: "seconds", seconds, decimals: 1) s
+            """)
     }
 }

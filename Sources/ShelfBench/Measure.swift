@@ -1,6 +1,7 @@
 import Foundation
 
 /// Timing helpers: warm-up, then repeated runs, reporting the median (the machine is noisy).
+/// What is measured is shown through `Report`.
 enum Measure {
     /// Runs `body` `warmup` times untimed, then `runs` times; returns the median in milliseconds.
     static func median(runs: Int, warmup: Int = 2, _ body: () async throws -> Void) async rethrows -> Double {
@@ -14,20 +15,4 @@ enum Measure {
         samples.sort()
         return samples[samples.count / 2]
     }
-
-    /// Prints a Markdown table.
-    static func table(_ header: [String], _ rows: [[String]]) {
-        print("| " + header.joined(separator: " | ") + " |")
-        print("|" + header.map { _ in "---:" }.joined(separator: "|") + "|")
-        for row in rows { print("| " + row.joined(separator: " | ") + " |") }
-    }
-
-    /// Prints one JSON line.
-    static func jsonLine<T: Encodable>(_ value: T) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
-    }
-
-    static func ms(_ value: Double) -> String { String(format: "%.3f", value) }
 }

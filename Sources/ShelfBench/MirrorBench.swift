@@ -29,8 +29,7 @@ struct MirrorBench {
         writeRounds = max(3, Int(flags.string("--write-rounds") ?? "") ?? 11)
     }
 
-    struct Line: Encodable {
-        let benchmark = "mirror"
+    struct Line {
         let tracks: Int
         let read: String
         let directMs: Double?
@@ -44,8 +43,7 @@ struct MirrorBench {
         let mirrorOverRawRead: Double
     }
 
-    struct BuildLine: Encodable {
-        let benchmark = "mirror-build"
+    struct BuildLine {
         let tracks: Int
         let buildSeconds: Double
         let mirrorBytes: Int64
@@ -57,7 +55,7 @@ struct MirrorBench {
         let mirrorUpdatesRawMs: Double
     }
 
-    func run() async throws {
+    func run(_ results: inout Report) async throws {
         var lines: [Line] = []
         var builds: [BuildLine] = []
         for scale in scales {
@@ -67,25 +65,32 @@ struct MirrorBench {
             lines += newLines
             builds.append(build)
         }
-        Measure.table(
-            ["tracks", "read path", "direct ms", "mirror ms", "raw SQL ms", "speedup", "mirror/raw", "raw + column reads ms", "mirror/that"],
-            lines.map {
-                ["\($0.tracks)", $0.read, $0.directMs.map(Measure.ms) ?? "–", Measure.ms($0.mirrorMs), Measure.ms($0.rawMs),
-                 $0.speedup.map { String(format: "%.0f×", $0) } ?? "–", String(format: "%.2f", $0.mirrorOverRaw),
-                 Measure.ms($0.rawReadMs), String(format: "%.2f", $0.mirrorOverRawRead)]
-            })
-        print("")
-        Measure.table(
-            ["tracks", "mirror build s", "mirror bytes", "bytes/track", "100-track batch, mirror on ms", "mirror off ms", "its mirror UPDATEs raw ms"],
-            builds.map {
-                ["\($0.tracks)", String(format: "%.1f", $0.buildSeconds), "\($0.mirrorBytes)", String(format: "%.0f", $0.bytesPerTrack),
-                 Measure.ms($0.writeBatchMirrorOnMs), Measure.ms($0.writeBatchMirrorOffMs), Measure.ms($0.mirrorUpdatesRawMs)]
-            })
-        for line in lines { Measure.jsonLine(line) }
-        for line in builds { Measure.jsonLine(line) }
+        results.table(key: "reads", [
+            .init("tracks", "tracks"), .init("read path", "read"), .init("detail", "readDetail"), .init("direct ms", "directMs", decimals: 3),
+            .init("mirror ms", "mirrorMs", decimals: 3), .init("raw SQL ms", "rawMs", decimals: 3),
+            .init("speedup", "speedupRatio", suffix: "×"), .init("mirror/raw", "ratioToRaw", decimals: 2),
+            .init("raw + column reads ms", "rawWithColumnsMs", decimals: 3), .init("mirror/that", "ratioToRawWithColumns", decimals: 2),
+        ], lines.map {
+            let (read, detail) = Self.splitName($0.read)
+            return [$0.tracks, read, detail, $0.directMs, $0.mirrorMs, $0.rawMs, $0.speedup, $0.mirrorOverRaw, $0.rawReadMs, $0.mirrorOverRawRead]
+        })
+        results.table(key: "builds", [
+            .init("tracks", "tracks"), .init("mirror build s", "buildSeconds", decimals: 1), .init("mirror bytes", "mirrorBytes"),
+            .init("bytes/track", "bytesPerTrack"), .init("100-track batch, mirror on ms", "batchMirrorOnMs", decimals: 3),
+            .init("mirror off ms", "batchMirrorOffMs", decimals: 3), .init("its mirror UPDATEs raw ms", "mirrorUpdatesRawMs", decimals: 3),
+        ], builds.map {
+            [$0.tracks, $0.buildSeconds, $0.mirrorBytes, $0.bytesPerTrack, $0.writeBatchMirrorOnMs, $0.writeBatchMirrorOffMs, $0.mirrorUpdatesRawMs]
+        })
     }
 
     private func log(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+
+    /// A read's name without its parenthesis (which holds hit counts that vary with the scale), so
+    /// programs can find the same row at every scale, and the parenthesis on its own.
+    static func splitName(_ name: String) -> (String, String?) {
+        guard let open = name.range(of: " ("), name.hasSuffix(")") else { return (name, nil) }
+        return (String(name[..<open.lowerBound]), String(name[open.upperBound...].dropLast()))
+    }
 
     private func measure(scale: Int, directory: URL) async throws -> ([Line], BuildLine) {
         let library = Library(directory: directory)

@@ -22,11 +22,14 @@ struct SampleFiles {
 
     static let formats = ["flac", "mp3", "opus", "wav", "aiff"]
 
-    func run() throws {
+    func run(_ results: inout Report) throws {
         let started = Date()
         let written = try Self.write(tracks: tracks, to: directory, seconds: seconds)
         let elapsed = Date().timeIntervalSince(started)
-        print("wrote \(written) files under \(directory.path) in \(String(format: "%.1f", elapsed)) s")
+        results.sentence("""
+            wrote \(figure: "files", written) files of \(figure: "audioSeconds", seconds, decimals: 2) s under \(directory.path) \
+            in \(figure: "seconds", elapsed, decimals: 1) s (\(figure: "filesPerSecond", Double(written) / max(elapsed, 1e-9)) files/s)
+            """)
     }
 
     /// Writes the files; returns how many.

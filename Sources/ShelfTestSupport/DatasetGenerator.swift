@@ -1,6 +1,7 @@
 import Foundation
 import Shelf
 import ShelfCore
+import Synchronization
 
 /// Builds a realistic, deterministic music catalogue for benchmarks, tests and the demo.
 ///
@@ -365,25 +366,96 @@ public struct DatasetGenerator: Sendable {
     }
 }
 
-/// The inline pictures of a generated legacy store: `kib` KiB of pseudo-random bytes behind a
-/// JPEG start marker, `distinct` different ones cycled over the tracks.
+/// The inline pictures of a generated legacy store: real JPEGs (a tinted gradient under noise) of
+/// about `kib` KiB, `distinct` different ones cycled over the tracks. Every call with the same
+/// arguments returns the same bytes, so tests can compare moved pictures with their originals.
 public enum LegacyPictures {
-    /// The picture of track number `index` (0-based).
+    /// The picture of track number `index` (0-based): picture number `index % distinct`, encoded
+    /// at the one side (per `kib`) that brings such pictures closest to `kib` KiB.
     public static func picture(index: Int, kib: Int, distinct: Int) -> Data {
-        var random = SeededRandom(seed: UInt64(index % max(1, distinct)) &+ 0xA5A5)
-        var bytes = [UInt8](repeating: 0, count: max(4, kib * 1024))
-        var offset = 0
-        while offset < bytes.count {
-            var word = random.next()
-            for _ in 0..<8 where offset < bytes.count {
-                bytes[offset] = UInt8(truncatingIfNeeded: word)
-                word >>= 8
-                offset += 1
+        let key = Key(slot: index % max(1, distinct), kib: kib)
+        if let cached = cache.withLock({ $0.pictures[key] }) { return cached }
+        let side = cache.withLock({ $0.sides[kib] }) ?? fitSide(kib: kib)
+        let picture = encode(slot: key.slot, side: side)
+        cache.withLock { state in
+            state.sides[kib] = side
+            // Tests re-read the same few hundred pictures many times; a store of thousands of large
+            // ones would not fit, and for those (visited once each) starting over costs nothing.
+            if state.bytes + picture.count > cacheLimit {
+                state.pictures.removeAll()
+                state.bytes = 0
+            }
+            state.pictures[key] = picture
+            state.bytes += picture.count
+        }
+        return picture
+    }
+
+    private struct Key: Hashable {
+        let slot: Int
+        let kib: Int
+    }
+
+    private struct State {
+        var pictures: [Key: Data] = [:]
+        var sides: [Int: Int] = [:]
+        var bytes = 0
+    }
+
+    private static let cacheLimit = 64 << 20
+    private static let cache = Mutex(State())
+
+    /// The side whose picture 0 is closest to `kib` KiB. Size grows with the area, so two
+    /// corrections from a small probe land within a few hundred bytes; the result depends only on
+    /// `kib` and the codec, so every process picks the same side.
+    private static func fitSide(kib: Int) -> Int {
+        let target = Double(kib * 1024)
+        let header = Double(encode(slot: 0, side: 8).count)
+        var side = 64
+        var best = (side: 8, miss: abs(header - target))
+        for _ in 0..<3 {
+            let size = Double(encode(slot: 0, side: side).count)
+            if abs(size - target) < best.miss { best = (side, abs(size - target)) }
+            let scale = ((target - header) / max(1, size - header)).squareRoot()
+            let next = min(4_096, max(8, Int((Double(side) * scale).rounded())))
+            if next == side { break }
+            side = next
+        }
+        let size = Double(encode(slot: 0, side: side).count)
+        if abs(size - target) < best.miss { best = (side, abs(size - target)) }
+        return best.side
+    }
+
+    /// Picture number `slot` at `side` pixels: a gradient in the slot's tint with noise over it,
+    /// so every picture differs and none compresses to nothing.
+    private static func encode(slot: Int, side: Int) -> Data {
+        var random = SeededRandom(seed: UInt64(slot) &+ 0xA5A5)
+        let tint = (0..<3).map { _ in Int(random.next() % 160) }
+        var pixels = [UInt8](repeating: 255, count: side * side * 4)
+        pixels.withUnsafeMutableBufferPointer { buffer in
+            var noise: UInt64 = 0
+            var left = 0
+            for y in 0..<side {
+                for x in 0..<side {
+                    let ramp = (x + y) * 32 / side
+                    let offset = (y * side + x) * 4
+                    for channel in 0..<3 {
+                        if left == 0 {
+                            noise = random.next()
+                            left = 8
+                        }
+                        buffer[offset + channel] = UInt8(min(255, tint[channel] + ramp + Int(noise & 0x3F)))
+                        noise >>= 8
+                        left -= 1
+                    }
+                }
             }
         }
-        bytes[0] = 0xFF
-        bytes[1] = 0xD8
-        bytes[2] = 0xFF
-        return Data(bytes)
+        do {
+            return try ImageCodec.encode(DecodedImage(width: side, height: side, bytesPerRow: side * 4, pixels: pixels), as: .jpeg(quality: 90))
+        } catch {
+            // A well-formed RGBA buffer always encodes; failing here means a broken codec build.
+            preconditionFailure("cannot encode a legacy picture: \(error)")
+        }
     }
 }

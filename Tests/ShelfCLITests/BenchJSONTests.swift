@@ -1,0 +1,151 @@
+import Foundation
+import ShelfTestSupport
+import Testing
+
+/// Every `shelf-bench` command with `--json`, at a tiny scale: stdout is exactly one JSON document
+/// carrying the command's figures, the build and the machine. Scripts compare runs through these
+/// keys, so renaming one must fail here.
+@Suite struct BenchJSONTests {
+    let products = ChildProcess.productsDirectory()
+
+    /// Runs `shelf-bench` with `--json` and returns the one document its stdout holds.
+    func bench(_ arguments: [String]) throws -> [String: Any] {
+        let result = try ChildProcess.run(products.appendingPathComponent("shelf-bench"), arguments + ["--json"])
+        try #require(result.status == 0, "\(arguments[0]): \(result.stderr)")
+        // One line, and that line one object: no table, note or second document beside it.
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 1, "\(arguments[0]) printed \(lines.count) lines on stdout")
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(arguments[0]): \(result.stdout)")
+        #expect(document["benchmark"] as? String == arguments[0])
+        #expect(document["build"] as? String == "debug" || document["build"] as? String == "release")
+        let machine = try #require(document["machine"] as? [String: Any])
+        #expect((machine["cores"] as? Int ?? 0) > 0)
+        #expect((machine["memoryMiB"] as? Int ?? 0) > 0)
+        return document
+    }
+
+    /// Expects each key of `object` to hold a number above zero.
+    func expectPositive(_ object: [String: Any], _ keys: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        for key in keys {
+            let value = (object[key] as? NSNumber)?.doubleValue ?? 0
+            #expect(value > 0, "\(key) is \(object[key] ?? "missing")", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A table's rows, which must be there even when empty.
+    func rows(_ document: [String: Any], _ key: String) throws -> [[String: Any]] {
+        try #require(document[key] as? [[String: Any]], "no array '\(key)'")
+    }
+
+    @Test func generate() throws {
+        let dir = try TemporaryDirectory()
+        let document = try bench(["generate", "--tracks", "120", "--library", dir.path("lib").path])
+        #expect(document["tracks"] as? Int == 120)
+        expectPositive(document, ["tracks", "albums", "artists", "seconds", "tracksPerSecond", "bytesOnDisk", "bytesPerTrack"])
+        #expect(document["generatorSeconds"] is NSNumber)
+
+        // Without --json: the table, and no JSON beside it.
+        let text = try ChildProcess.run(products.appendingPathComponent("shelf-bench"), ["generate", "--tracks", "50", "--library", dir.path("text").path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.hasPrefix("| tracks | albums | artists | seconds |"))
+        #expect(text.stdout.contains("| 50 |") && !text.stdout.contains("{"))
+    }
+
+    @Test func legacyStore() throws {
+        let dir = try TemporaryDirectory()
+        let document = try bench(["legacy-store", "--tracks", "12", "--artwork-kib", "8", "--distinct", "4", "--library", dir.path("lib").path])
+        #expect(document["tracks"] as? Int == 12)
+        #expect(document["pictureKiB"] as? Int == 8)
+        #expect(document["distinctPictures"] as? Int == 4)
+        expectPositive(document, ["meanPictureBytes", "inlineBytes", "seconds"])
+        let mean = (document["meanPictureBytes"] as? NSNumber)?.doubleValue ?? 0
+        #expect(abs(mean - 8_192) < 820, "pictures within 10% of 8 KiB, got \(mean)")
+    }
+
+    @Test func sampleFiles() throws {
+        let dir = try TemporaryDirectory()
+        let document = try bench(["sample-files", "--tracks", "5", "--dir", dir.path("music").path, "--seconds", "0.05"])
+        #expect(document["files"] as? Int == 5)
+        expectPositive(document, ["files", "audioSeconds", "seconds", "filesPerSecond"])
+    }
+
+    @Test func importFiles() throws {
+        let dir = try TemporaryDirectory()
+        let document = try bench(["import", "--files", "5", "--dir", dir.url.path])
+        let runs = try rows(document, "runs")
+        #expect(runs.count >= 2, "a first import and a rescan (and mutagen when installed)")
+        #expect(runs.prefix(2).map { $0["run"] as? String } == ["first import", "unchanged rescan"])
+        for run in runs {
+            #expect(run["files"] as? Int == 5)
+            expectPositive(run, ["seconds", "filesPerSecond"])
+        }
+        for run in runs.prefix(2) { expectPositive(run, ["peakMiB"]) }
+    }
+
+    @Test func history() throws {
+        let document = try bench(["history", "--tracks", "1000", "--small-tracks", "1000", "--bulk-updates", "500", "--tail", "100"])
+        let libraries = try rows(document, "libraries")
+        #expect(libraries.map { $0["library"] as? String } == ["large", "small"])
+        for library in libraries {
+            #expect(library["tracks"] as? Int == 1_000)
+            #expect(library["changesAnswerTransactions"] as? Int == 100)
+            expectPositive(library, ["logEntries", "changesLast100Ms", "changesRawMs", "summaryLastTailMs", "summaryRawMs", "summaryAnswerTracks"])
+        }
+        #expect(document["tailTransactions"] as? Int == 100)
+        expectPositive(document, ["changesLargeToSmallRatio", "summaryLargeToSmallRatio"])
+    }
+
+    @Test func mirror() throws {
+        let document = try bench(["mirror", "--tracks", "1000", "--write-rounds", "3"])
+        let reads = try rows(document, "reads")
+        #expect(reads.count >= 10)
+        for read in reads {
+            #expect(read["tracks"] as? Int == 1_000)
+            #expect(read["read"] is String && read.keys.contains("readDetail"))
+            expectPositive(read, ["directMs", "mirrorMs", "rawMs", "rawWithColumnsMs", "speedupRatio", "ratioToRaw", "ratioToRawWithColumns"])
+        }
+        // Rows are found by a name that does not change with the scale (hit counts are in readDetail).
+        let names = Set(reads.compactMap { $0["read"] as? String })
+        for name in ["first page", "deep page at 90% by cursor", "A–Z anchor jump", "search 'lo'"] { #expect(names.contains(name), "no row '\(name)'") }
+        let builds = try rows(document, "builds")
+        #expect(builds.count == 1 && builds.first?["tracks"] as? Int == 1_000)
+        expectPositive(builds.first ?? [:], ["buildSeconds", "mirrorBytes", "bytesPerTrack", "batchMirrorOnMs", "batchMirrorOffMs", "mirrorUpdatesRawMs"])
+    }
+
+    @Test func artwork() throws {
+        let dir = try TemporaryDirectory()
+        let document = try bench(["artwork", "--tracks", "8", "--library", dir.url.path])
+        let listing = try rows(document, "listing")
+        #expect(listing.count == 2)
+        for store in listing {
+            #expect(store["titles"] as? Int == 8)
+            expectPositive(store, ["rssAfterMiB", "fetchToLastTitleMs"])
+            #expect(store["rssGrowthMiB"] is NSNumber)
+        }
+        let loader = try rows(document, "loader")
+        #expect(loader.map { $0["sizePx"] as? Int } == [60, 600])
+        for scan in loader {
+            #expect(scan["imagesDecoded"] as? Int == 8)
+            #expect(scan["cacheWithinLimit"] as? Bool == true)
+            expectPositive(scan, ["cacheMiB", "imagesHeld", "rssBeforeMiB", "rssFinalMiB", "peakMiB", "seconds"])
+            #expect(scan["evictions"] is NSNumber)
+        }
+        let thumbnails = try rows(document, "thumbnails")
+        #expect(thumbnails.map { $0["sizePx"] as? Int } == [60, 300])
+        for row in thumbnails {
+            #expect(row["pictures"] as? Int == 8)
+            expectPositive(row, ["dctPerSecond", "wholeDecodePerSecond"])
+            #expect(row.keys.contains("pillowDraftPerSecond"), "null when Pillow is missing, but present")
+        }
+    }
+
+    @Test func failuresAreOneJSONDocumentToo() throws {
+        let result = try ChildProcess.run(products.appendingPathComponent("shelf-bench"), ["generate", "--json"])
+        #expect(result.status == 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let error = try #require(document["error"] as? [String: Any])
+        #expect(error["code"] as? String == "usage")
+        #expect((error["message"] as? String)?.contains("--tracks") == true)
+    }
+}

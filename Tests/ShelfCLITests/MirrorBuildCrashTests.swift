@@ -9,7 +9,7 @@ import Testing
     let products = ChildProcess.productsDirectory()
     static let tracks = 2_400
     static let chunk = 200
-    static let phases = ["rows", "playlists", "indexes", "groups", "searchMerge", "replay"]
+    static let phases = ["rows", "playlists", "indexes", "groups", "values", "searchMerge", "replay"]
 
     func shelf(_ library: URL, _ arguments: [String]) throws -> ProcessResult {
         try ChildProcess.run(products.appendingPathComponent("shelf"), ["--library", library.path] + arguments)

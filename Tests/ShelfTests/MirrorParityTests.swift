@@ -41,6 +41,14 @@ let parityFilters: [Filter] = [
     .not(.text(.album, .equals("abbey road"))),
     // Hangul folds to conjoining jamo: the mirror must compare the folded bytes, not the display's.
     .or([.text(.artist, .equals("방탄소년단")), .text(.title, .equals("방탄"))]),
+    // Contains on every text field: three characters or more through the trigram index (accents,
+    // width, kana and Hangul folded like the scan), shorter ones by the scan; negated too.
+    .text(.title, .contains("rack")), .text(.artist, .contains("beyonce")), .text(.artist, .contains("the  b")),
+    .text(.album, .contains("ｅｍｏ")), .text(.albumArtist, .contains("宇多田")), .text(.composer, .contains("ひかる")),
+    .text(.genre, .contains("roc")), .text(.artist, .contains("소년단")), .text(.album, .contains("agætis")),
+    .text(.title, .contains("宇多")), .text(.artist, .contains("e")), .text(.album, .contains("ab")),
+    .not(.text(.artist, .contains("beat"))), .or([.text(.title, .contains("same")), .text(.album, .contains("love"))]),
+    .text(.codec, .contains("fla")), .text(.artist, .contains("no such artist")), .text(.title, .contains("\"quo")),
 ]
 
 /// Opens both engines over a library's files.

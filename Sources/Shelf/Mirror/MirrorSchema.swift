@@ -117,6 +117,7 @@ import ShelfCore
             CREATE VIRTUAL TABLE IF NOT EXISTS mirror_search USING fts5(
               \(SearchDocument.columns.joined(separator: ", ")), content='', tokenize='ascii', prefix='1'
             );
+            \(MirrorValues.createSQL)
             """
     }
 

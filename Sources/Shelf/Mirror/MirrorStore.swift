@@ -15,6 +15,8 @@ public enum MirrorBuildPhase: String, Sendable, Codable, CaseIterable {
     case indexes
     /// Aggregating the album, artist, composer and genre views.
     case groups
+    /// Indexing each distinct text value's trigrams, for contains-filters.
+    case values
     /// Merging the search index's segments into one.
     case searchMerge
     /// Replaying the change log written since the build began, then switching to ready.
@@ -244,7 +246,7 @@ final class MirrorStore {
         if fresh || meta["state"] != "building" {
             try db.transaction {
                 // A contentless index cannot DELETE; 'delete-all' empties it.
-                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; DELETE FROM mirror_group_section; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
+                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; DELETE FROM mirror_group_section; DELETE FROM mirror_value; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
                 try setMeta(db, ["store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
                                  "build_start_seq": String(try currentSeq()), "build_next_id": "0", "build_rows": "0",
                                  "build_phase": MirrorBuildPhase.rows.rawValue, "applied_seq": "0"])
@@ -385,8 +387,14 @@ final class MirrorStore {
             guard old != new else { return }
             for key in (old?.groups ?? []) + (new?.groups ?? []) { groups.insert(key) }
         }
+        // The text fields each track may have a new value in, for the contains index.
+        var newValues: [(TrackID, [Int])] = []
+        let allValueFields = Array(MirrorValues.fields.indices)
         for id in touched {
             if let state = states[id], state.beforeKnown {
+                if let after = state.after {
+                    newValues.append((id, state.before.map { MirrorValues.changedFields(from: $0, to: after) } ?? allValueFields))
+                }
                 try apply(state, id: id, to: db, counts: &counts)
                 regroup(state.before.map { GroupMember($0, options: options) }, state.after.map { GroupMember($0, options: options) })
                 continue
@@ -399,6 +407,7 @@ final class MirrorStore {
             }
             let track = try canonical.queryOne(TrackRow.selectWithoutTexts + " WHERE id = ?", [id.rawValue], TrackRow.decode)
             regroup(oldMember, track.map { GroupMember($0, options: options) })
+            if track != nil { newValues.append((id, allValueFields)) }
             switch (old, track) {
             case (let old?, let track?):
                 let new = MirrorRow.values(track, options: options)
@@ -419,6 +428,7 @@ final class MirrorStore {
         }
         try Self.flush(counts, to: db)
         try MirrorGroups.refresh(groups, in: db)
+        try MirrorValues.add(try MirrorValues.values(of: newValues, in: db), to: db)
     }
 
     // MARK: Sync alongside the canonical commit
@@ -827,10 +837,19 @@ struct MirrorBuilder {
             control.report(.groups, 0, 1)
             try mirror.transaction(.immediate) {
                 try MirrorGroups.build(in: mirror) { control.isCancelled }
-                try reached(.searchMerge)
+                try reached(.values)
             }
             control.report(.groups, 1, 1)
             phase("groups")
+        }
+        if try due(.values) {
+            control.report(.values, 0, 1)
+            try mirror.transaction(.immediate) {
+                try MirrorValues.build(in: mirror) { control.isCancelled }
+                try reached(.searchMerge)
+            }
+            control.report(.values, 1, 1)
+            phase("text values")
         }
         if try due(.searchMerge) {
             control.report(.searchMerge, 0, 1)
@@ -838,6 +857,7 @@ struct MirrorBuilder {
             // every search reads one doclist per token instead of one per segment.
             try mirror.transaction(.immediate) {
                 try mirror.execute("INSERT INTO mirror_search (mirror_search) VALUES ('optimize')")
+                try mirror.execute("INSERT INTO mirror_value (mirror_value) VALUES ('optimize')")
                 try reached(.replay)
             }
             control.report(.searchMerge, 1, 1)

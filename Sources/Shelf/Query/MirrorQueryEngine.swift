@@ -391,7 +391,16 @@ import Synchronization
                 // answer and lets the field's sort index find the rows (there is no folded-text index).
                 guard let keyColumn = MirrorFilter.keyColumn(field) else { return (safe("\(column) = ?"), [Filter.fold(text)]) }
                 return (safe("(\(keyColumn) = ? AND \(column) = ?)"), [Data(SortKey.textKey(text)), Filter.fold(text)])
-            case .contains(let text): return (safe("instr(\(column), ?) > 0"), [Filter.fold(text)])
+            case .contains(let text):
+                let folded = Filter.fold(text)
+                // Three characters or more: the values holding the text come from the trigram
+                // index and their rows from the field's sort index; `instr` then checks each row
+                // as the scan would (a key may be shared by values that fold differently).
+                guard MirrorValues.fields.contains(field), MirrorValues.indexable(folded), let keyColumn = MirrorFilter.keyColumn(field) else {
+                    return (safe("instr(\(column), ?) > 0"), [folded])
+                }
+                return (safe("(\(keyColumn) IN (SELECT key FROM mirror_value WHERE mirror_value MATCH ?) AND instr(\(column), ?) > 0)"),
+                        [MirrorValues.match(field, folded), folded])
             case .prefix(let text):
                 let folded = Filter.fold(text)
                 return (safe("substr(\(column), 1, ?) = ?"), [folded.unicodeScalars.count, folded])

@@ -30,7 +30,8 @@ public struct AudioFileTags: Sendable, Equatable {
     public var bitrate: Int
     public var sampleRate: Int
     public var channels: Int
-    /// "mp3", "aac", "alac", "flac", "vorbis", "opus", "pcm", "wavpack", "ape", "wma", or "".
+    /// "mp3", "aac", "alac", "flac", "vorbis", "opus", "pcm", "wavpack", "ape", "wma", "tta"; through
+    /// ffprobe also "ac3", "eac3", "dsd", "mod", "xm", "s3m", "it" or ffmpeg's codec name; or "".
     public var codec: String
     public var picture: Data?
     public var pictureMimeType: String?
@@ -67,9 +68,21 @@ public struct AudioFileTags: Sendable, Equatable {
 public enum TagFile {
     /// Reads a file's tags, audio properties and picture.
     public static func read(_ url: URL) throws(TagError) -> AudioFileTags {
+        try read(url, requireAudio: true)
+    }
+
+    /// Tags and picture of a file TagLib opens even when it cannot decode its stream (audio
+    /// properties then 0): what `AudioFile` keeps beside ffprobe's reading of the stream.
+    static func readTags(_ url: URL) throws(TagError) -> AudioFileTags {
+        try read(url, requireAudio: false)
+    }
+
+    private static func read(_ url: URL, requireAudio: Bool) throws(TagError) -> AudioFileTags {
         var message = [CChar](repeating: 0, count: 256)
         var handle: OpaquePointer?
-        let status = shelf_tags_read(url.path, &handle, &message, message.count)
+        let status = requireAudio
+            ? shelf_tags_read(url.path, &handle, &message, message.count)
+            : shelf_tags_read_tags(url.path, &handle, &message, message.count)
         guard status == SHELF_TAGS_OK, let handle else { throw error(Int32(status), url.path, message) }
         defer { shelf_tags_free(handle) }
         var properties: [String: String] = [:]

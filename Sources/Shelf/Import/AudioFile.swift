@@ -7,16 +7,19 @@ import Foundation
 enum AudioFile {
     /// The tags and identity of the file at `url`; throws `TagError` or `FFprobeError`.
     static func read(_ url: URL) throws -> (AudioFileTags, String) {
-        let refusal: TagError
-        switch Result(catching: { () throws(TagError) in try TagFile.read(url) }) {
-        case .success(let tags): return (tags, try AudioIdentity.of(url))
-        case .failure(let error): refusal = error
+        let foreign = AudioLayout.foreignToTagLib(url)
+        var refusal = TagError.unreadable(path: url.path, reason: "no audio stream found in this container")
+        if !foreign {
+            switch Result(catching: { () throws(TagError) in try TagFile.read(url) }) {
+            case .success(let tags): return (tags, try AudioIdentity.of(url))
+            case .failure(let error): refusal = error
+            }
         }
         guard let layout = try? AudioLayout.detect(url) else { throw refusal }
         var tags = try FFprobe.onPath.get().read(url, layout: layout)
         // TagLib still reads the tags and cover of a container whose stream it cannot decode
         // (an MP4 holding FLAC, a module's title); those are the ones Shelf's editor writes.
-        if let own = try? TagFile.readTags(url) {
+        if !foreign, let own = try? TagFile.readTags(url) {
             tags.properties.merge(own.properties) { _, tagLib in tagLib }
             tags.picture = own.picture
             tags.pictureMimeType = own.pictureMimeType

@@ -32,6 +32,20 @@ enum AudioLayout: Equatable, Sendable {
         "M.K.", "M!K!", "M&K!", "N.T.", "FLT4", "FLT8", "CD81", "OKTA", "OCTA", "4CHN", "6CHN", "8CHN",
     ]
 
+    /// Whether the file starts like a container TagLib 1.13 has no reader for (Matroska, DSF,
+    /// DSDIFF). TagLib's content sniffing can still take one for another format (a Matroska
+    /// file holding FLAC opens as a FLAC stream, its tags unseen), and writing through that
+    /// misreading would damage the file: such files are read by ffprobe and never written.
+    static func foreignToTagLib(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 32), head.count >= 16 else { return false }
+        let bytes = [UInt8](head)
+        if bytes.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return true }
+        if bytes.starts(with: Array("DSD ".utf8)) { return bytes.count >= 32 && bytes[28..<32].elementsEqual(Array("fmt ".utf8)) }
+        return bytes.starts(with: Array("FRM8".utf8)) && bytes[12..<16].elementsEqual(Array("DSD ".utf8))
+    }
+
     /// The layout of the file at `url`, or nil when it is none of the above.
     static func detect(_ url: URL) throws -> AudioLayout? {
         let handle = try FileHandle(forReadingFrom: url)

@@ -100,6 +100,7 @@ public enum TagFile {
 
     /// Sets (a value) or removes (nil) properties by unified key and saves the file in place.
     public static func write(_ url: URL, _ changes: [String: String?]) throws(TagError) {
+        try refuseForeign(url)
         let keys = changes.keys.sorted()
         var message = [CChar](repeating: 0, count: 256)
         let cKeys = keys.map { strdup($0) }
@@ -118,6 +119,7 @@ public enum TagFile {
 
     /// Replaces the embedded pictures with one front cover, or removes them (nil).
     public static func writePicture(_ url: URL, _ picture: Data?, mimeType: String = "image/jpeg") throws(TagError) {
+        try refuseForeign(url)
         var message = [CChar](repeating: 0, count: 256)
         let status: Int32
         if let picture {
@@ -128,6 +130,13 @@ public enum TagFile {
             status = shelf_tags_write_picture(url.path, nil, 0, nil, &message, message.count)
         }
         guard status == SHELF_TAGS_OK else { throw error(status, url.path, message) }
+    }
+
+    /// TagLib 1.13 may take a Matroska or DSD file for a format it knows and would then write
+    /// into it as that format: those files are left as they are.
+    private static func refuseForeign(_ url: URL) throws(TagError) {
+        guard AudioLayout.foreignToTagLib(url) else { return }
+        throw .writeFailed(path: url.path, reason: "Shelf reads this format through ffprobe and cannot write its tags")
     }
 
     private static func error(_ status: Int32, _ path: String, _ message: [CChar]) -> TagError {

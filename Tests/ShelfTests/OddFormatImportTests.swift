@@ -187,6 +187,22 @@ import Testing
         #expect(try AudioIdentity.of(other) != identity, "\(kind)")
     }
 
+    @Test func tagLibReadsTrueAudiosAPETagAndNeverWritesIntoContainersItMistakes() throws {
+        let dir = try TemporaryDirectory()
+        let tta = dir.path("a.tta")
+        try Kind.trueAudio.write(tta, title: "From APE", variant: 0)
+        let tags = try TagFile.read(tta)  // TagLib's own path, the APEv2 tag ffmpeg wrote included
+        #expect(tags.properties["TITLE"] == "From APE" && tags.codec == "tta" && tags.sampleRate == 44_100)
+        for kind in [Kind.matroska, .dsf, .dff] {
+            let url = dir.path("x.\(kind.fileExtension)")
+            try kind.write(url, title: "Kept", variant: 0)
+            let bytes = try Data(contentsOf: url)
+            #expect(throws: TagError.self, "\(kind)") { try TagFile.write(url, ["TITLE": "Overwritten"]) }
+            #expect(throws: TagError.self, "\(kind)") { try TagFile.writePicture(url, nil) }
+            #expect(try Data(contentsOf: url) == bytes, "\(kind) unchanged")
+        }
+    }
+
     @Test func brokenFilesWithAudioExtensionsFailWithTheirReasonAndTheRestIsLeftOut() async throws {
         let dir = try TemporaryDirectory()
         let music = dir.path("music")

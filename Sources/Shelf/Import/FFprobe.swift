@@ -10,6 +10,7 @@ public enum FFprobeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// ffprobe opened the file and found no audio stream with a rate, channels and a duration.
     case noAudio
 
+    /// The reason in words, without the file's path.
     public var description: String {
         switch self {
         case .notInstalled(let searched):

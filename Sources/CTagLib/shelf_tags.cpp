@@ -21,6 +21,7 @@
 #include <taglib/mpegfile.h>
 #include <taglib/opusfile.h>
 #include <taglib/tpropertymap.h>
+#include <taglib/trueaudiofile.h>
 #include <taglib/vorbisfile.h>
 #include <taglib/wavfile.h>
 #include <taglib/wavpackfile.h>
@@ -132,6 +133,7 @@ std::string codecOf(TagLib::File *file) {
     if (dynamic_cast<TagLib::WavPack::File *>(file)) return "wavpack";
     if (dynamic_cast<TagLib::APE::File *>(file)) return "ape";
     if (dynamic_cast<TagLib::ASF::File *>(file)) return "wma";
+    if (dynamic_cast<TagLib::TrueAudio::File *>(file)) return "tta";
     return "";
 }
 
@@ -176,7 +178,39 @@ template <typename Edit> int editFile(const char *path, char *message, size_t me
 
 } // namespace
 
-extern "C" int shelf_tags_read(const char *path, shelf_tags **out, char *message, size_t message_size) {
+namespace {
+
+// An APEv2 tag at the end of a file (before an ID3v1 tag, if any): where its footer starts, or -1.
+long apeFooter(TagLib::File *file) {
+    for (long back : {32L, 160L}) {
+        if (file->length() < back) continue;
+        file->seek(-back, TagLib::File::End);
+        if (file->readBlock(8) == TagLib::ByteVector("APETAGEX")) return file->length() - back;
+    }
+    return -1;
+}
+
+// TagLib 1.13 reads only ID3 tags in TrueAudio files, but ffmpeg (and most taggers) put an
+// APEv2 tag at their end: its values fill the keys the ID3 tags left out, and give a picture.
+void addTrueAudioAPE(shelf_tags *tags, TagLib::File *file) {
+    if (!dynamic_cast<TagLib::TrueAudio::File *>(file)) return;
+    long footer = apeFooter(file);
+    if (footer < 0) return;
+    TagLib::APE::Tag ape(file, footer);
+    for (const auto &entry : ape.properties()) {
+        if (entry.second.isEmpty()) continue;
+        std::string key = entry.first.to8Bit(true);
+        bool known = false;
+        for (const auto &existing : tags->properties) known = known || existing.first == key;
+        if (!known) tags->properties.emplace_back(key, entry.second.front().to8Bit(true));
+    }
+    if (tags->picture.empty()) fromAPE(tags, &ape);
+}
+
+// Reads tags, properties and picture. With `requireAudio` false, a file TagLib opens but whose
+// stream it cannot decode (an MP4 sample entry or WAV layout TagLib 1.13 does not know) still
+// gives its tags, with zero audio properties: the caller reads those elsewhere.
+int readFile(const char *path, shelf_tags **out, char *message, size_t message_size, bool requireAudio) {
     *out = nullptr;
     return guarded(message, message_size, [&]() -> int {
         TagLib::FileRef ref(path, true, TagLib::AudioProperties::Average);
@@ -185,7 +219,7 @@ extern "C" int shelf_tags_read(const char *path, shelf_tags **out, char *message
             return SHELF_TAGS_UNREADABLE;
         }
         TagLib::File *file = ref.file();
-        if (!file->isValid() || !hasAudio(ref)) {
+        if (!file->isValid() || (requireAudio && !hasAudio(ref))) {
             say(message, message_size, file->isValid() ? "no audio stream found" : "the file's structure is invalid");
             return SHELF_TAGS_INVALID;
         }
@@ -195,7 +229,7 @@ extern "C" int shelf_tags_read(const char *path, shelf_tags **out, char *message
             if (entry.second.isEmpty()) continue;
             tags->properties.emplace_back(entry.first.to8Bit(true), entry.second.front().to8Bit(true));
         }
-        if (auto *audio = ref.audioProperties()) {
+        if (auto *audio = ref.audioProperties(); audio && hasAudio(ref)) {
             tags->length_ms = audio->lengthInMilliseconds();
             tags->bitrate = audio->bitrate();
             tags->sample_rate = audio->sampleRate();
@@ -203,9 +237,20 @@ extern "C" int shelf_tags_read(const char *path, shelf_tags **out, char *message
         }
         tags->codec = codecOf(file);
         readPicture(tags, file);
+        addTrueAudioAPE(tags, file);
         *out = tags;
         return SHELF_TAGS_OK;
     });
+}
+
+} // namespace
+
+extern "C" int shelf_tags_read(const char *path, shelf_tags **out, char *message, size_t message_size) {
+    return readFile(path, out, message, message_size, true);
+}
+
+extern "C" int shelf_tags_read_tags(const char *path, shelf_tags **out, char *message, size_t message_size) {
+    return readFile(path, out, message, message_size, false);
 }
 
 extern "C" size_t shelf_tags_count(const shelf_tags *tags) { return tags->properties.size(); }

@@ -29,6 +29,10 @@ typedef struct shelf_tags shelf_tags;
 /// Reads `path`; on success `*out` must be released with shelf_tags_free.
 int shelf_tags_read(const char *path, shelf_tags **out, char *message, size_t message_size);
 
+/// Like shelf_tags_read, but a file TagLib opens without finding an audio stream it decodes still
+/// gives its tags and picture (audio properties 0), for a caller that reads the stream elsewhere.
+int shelf_tags_read_tags(const char *path, shelf_tags **out, char *message, size_t message_size);
+
 /// The number of properties, and each one's key and first value (UTF-8, owned by `tags`).
 size_t shelf_tags_count(const shelf_tags *tags);
 const char *shelf_tags_key(const shelf_tags *tags, size_t index);
@@ -39,7 +43,7 @@ int64_t shelf_tags_length_ms(const shelf_tags *tags);
 int32_t shelf_tags_bitrate(const shelf_tags *tags);
 int32_t shelf_tags_sample_rate(const shelf_tags *tags);
 int32_t shelf_tags_channels(const shelf_tags *tags);
-/// The codec's short name ("mp3", "aac", "alac", "flac", "vorbis", "opus", "pcm", "wavpack", "ape", "wma").
+/// The codec's short name ("mp3", "aac", "alac", "flac", "vorbis", "opus", "pcm", "wavpack", "ape", "wma", "tta").
 const char *shelf_tags_codec(const shelf_tags *tags);
 
 /// The embedded picture (front cover preferred), or NULL; `*size` gets its length.

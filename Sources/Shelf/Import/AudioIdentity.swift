@@ -4,13 +4,20 @@ import Foundation
 /// A hash of a file's audio payload that leaves its tags out, so that retagging a file keeps its
 /// identity and a moved or renamed copy is recognised.
 ///
-/// The payload by format: WAV `data` chunk; AIFF `SSND` chunk; FLAC the STREAMINFO MD5 of the
-/// decoded audio when the encoder set it, else everything after the metadata blocks; MP3 (and
-/// WavPack, Monkey's Audio, MPC) the file without a leading ID3v2 tag and without trailing
-/// APEv2/ID3v1 tags; MP4/M4A the `mdat` box; Ogg (Vorbis, Opus) the bodies of the pages after
-/// the header pages (audio always starts on a fresh page, and the comment packet, which a retag
-/// rewrites and may lengthen, lives in the header pages). ASF/WMA and unknown layouts: the whole
-/// file — a retag then changes the identity, which only costs a missed move detection.
+/// The payload by format: WAV (RIFF, RF64, BW64) `data` chunk, its size from `ds64` when the
+/// 32-bit one overflowed, to the end of the file when a streaming writer left it 0; AIFF `SSND`
+/// chunk; FLAC the STREAMINFO MD5 of the decoded audio when the encoder set it, else everything
+/// after the metadata blocks; MP3, ADTS AAC, TrueAudio (and WavPack, Monkey's Audio, MPC) the file
+/// without a leading ID3v2 tag and without trailing APEv2/ID3v1 tags; MP4/M4A the `mdat` box,
+/// whatever its codec; Ogg (Vorbis, Opus, FLAC, Speex) the bodies of the first audio stream's
+/// pages after its header pages (audio always starts on a fresh page, and the comment packet,
+/// which a retag rewrites and may lengthen, lives in the header pages; other multiplexed streams
+/// are left out, so their interleaving does not matter); Matroska the bodies of the Clusters
+/// (tags, attachments and cues live outside them); DSF the `data` chunk (its ID3v2 tag follows
+/// it); DSDIFF the `DSD ` or `DST ` chunk; tracker modules the file without its song-title field
+/// (the only tag a module has; its patterns and samples are the audio). ASF/WMA and unknown
+/// layouts: the whole file — a retag then changes the identity, which only costs a missed move
+/// detection.
 ///
 /// Sampling: a payload of at most 1 MiB is hashed whole. A larger one is hashed as its length
 /// (8 bytes, big-endian) followed by three 64 KiB windows: at its start, centred on its middle,
@@ -32,15 +39,28 @@ public enum AudioIdentity {
             return try handle.read(upToCount: count) ?? Data()
         }
         let head = try read(0, 64)
+        func starts(_ text: String, at offset: Int = 0) -> Bool {
+            head.count >= offset + text.utf8.count && head.dropFirst(offset).starts(with: Array(text.utf8))
+        }
         let region: Payload
-        if head.starts(with: Array("RIFF".utf8)), head.count >= 12, head[8..<12].elementsEqual(Array("WAVE".utf8)) {
-            region = try chunk(named: "data", littleEndian: true, start: 12, size: size, read: read) ?? .range(0, size)
-        } else if head.starts(with: Array("FORM".utf8)), head.count >= 12 {
+        if (starts("RIFF") || starts("RF64") || starts("BW64")) && starts("WAVE", at: 8) {
+            region = try AudioLayout.wave(size: size, read: read)?.data.map { .range($0.start, $0.end) } ?? .range(0, size)
+        } else if starts("FORM"), head.count >= 12 {
             region = try chunk(named: "SSND", littleEndian: false, start: 12, size: size, read: read) ?? .range(0, size)
-        } else if head.count >= 8, head[4..<8].elementsEqual(Array("ftyp".utf8)) {
+        } else if starts("ftyp", at: 4) {
             region = try box(named: "mdat", size: size, read: read) ?? .range(0, size)
-        } else if head.starts(with: Array("OggS".utf8)) {
+        } else if starts("OggS") {
             return try oggIdentity(size: size, read: read)
+        } else if head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) {
+            let clusters = try AudioLayout.matroskaSegmentChildren(size: size, read: read)
+                .filter { $0.id == AudioLayout.clusterID }.map { ($0.start, $0.end) }
+            return try clusters.isEmpty ? sampled(start: 0, end: size, read: read) : sampled(ranges: clusters, read: read)
+        } else if starts("DSD ") && starts("fmt ", at: 28) {
+            region = try dsfData(size: size, read: read) ?? .range(0, size)
+        } else if starts("FRM8") && starts("DSD ", at: 12) {
+            region = try dffSound(size: size, read: read) ?? .range(0, size)
+        } else if let title = try moduleTitle(head: head, size: size, read: read) {
+            return try sampled(ranges: [(0, title.lowerBound), (title.upperBound, size)], read: read)
         } else {
             let start = try id3v2Length(read(0, 10))
             if try read(start, 4).starts(with: Array("fLaC".utf8)) {
@@ -78,6 +98,70 @@ public enum AudioIdentity {
             hasher.update(try read(end - Int64(window), window))
         }
         return "v1:" + hex(hasher.finish())
+    }
+
+    /// The byte ranges, concatenated, sampled as one payload: the same digest as one range
+    /// holding the same bytes.
+    static func sampled(ranges: [(Int64, Int64)], read: (Int64, Int) throws -> Data) throws -> String {
+        let ranges = ranges.filter { $0.1 > $0.0 }
+        let total = ranges.reduce(Int64(0)) { $0 + $1.1 - $1.0 }
+        func readPayload(_ position: Int64, _ count: Int) throws -> Data {
+            var result = Data()
+            var position = position
+            for (start, end) in ranges where result.count < count {
+                let length = end - start
+                if position >= length {
+                    position -= length
+                    continue
+                }
+                result.append(try read(start + position, Int(min(Int64(count - result.count), length - position))))
+                position = 0
+            }
+            return result
+        }
+        return try sampled(start: 0, end: total, read: readPayload)
+    }
+
+    /// DSF: the samples of the `data` chunk (chunk sizes are 64-bit and count their 12-byte header).
+    static func dsfData(size: Int64, read: (Int64, Int) throws -> Data) throws -> Payload? {
+        var offset: Int64 = 0
+        while offset + 12 <= size {
+            let header = [UInt8](try read(offset, 12))
+            guard header.count == 12 else { return nil }
+            let length = AudioLayout.integer(header[4..<12], littleEndian: true)
+            if header[0..<4].elementsEqual(Array("data".utf8)) { return .range(offset + 12, min(size, offset + max(12, length))) }
+            guard length >= 12 else { return nil }
+            offset += length
+        }
+        return nil
+    }
+
+    /// DSDIFF: the body of the `DSD ` (or compressed `DST `) chunk inside `FRM8`; chunk sizes are
+    /// 64-bit big-endian, exclude the header and are padded to even.
+    static func dffSound(size: Int64, read: (Int64, Int) throws -> Data) throws -> Payload? {
+        var offset: Int64 = 16
+        while offset + 12 <= size {
+            let header = [UInt8](try read(offset, 12))
+            guard header.count == 12 else { return nil }
+            let name = String(decoding: header[0..<4], as: UTF8.self)
+            let length = AudioLayout.integer(header[4..<12], littleEndian: false)
+            guard length >= 0 else { return nil }
+            if name == "DSD " || name == "DST " { return .range(offset + 12, min(size, offset + 12 + length)) }
+            offset += 12 + length + (length & 1)
+        }
+        return nil
+    }
+
+    /// The song-title field of a tracker module, the one part of it a retag changes.
+    static func moduleTitle(head: Data, size: Int64, read: (Int64, Int) throws -> Data) throws -> Range<Int64>? {
+        func starts(_ text: String, at offset: Int = 0) -> Bool {
+            head.count >= offset + text.utf8.count && head.dropFirst(offset).starts(with: Array(text.utf8))
+        }
+        if starts("Extended Module: ") { return 17..<37 }
+        if starts("IMPM") { return 4..<30 }
+        if starts("SCRM", at: 44) { return 0..<28 }
+        if size > 1084, AudioLayout.modSignatures.contains(String(decoding: try read(1080, 4), as: UTF8.self)) { return 0..<20 }
+        return nil
     }
 
     /// RIFF or IFF chunks after `start`: the byte range of the named one.
@@ -168,42 +252,26 @@ public enum AudioIdentity {
         return .range(offset, size)
     }
 
-    /// Ogg: the page bodies after the header pages (granule position 0).
+    /// Ogg: the page bodies of the first audio stream (by serial) after its header pages
+    /// (granule position 0); a file with no recognised audio stream keeps every stream's pages.
     static func oggIdentity(size: Int64, read: (Int64, Int) throws -> Data) throws -> String {
+        let audio = try AudioLayout.oggAudioStream(size: size, read: read)?.serial
         var ranges: [(Int64, Int64)] = []
         var offset: Int64 = 0
-        var total: Int64 = 0
         while offset + 27 <= size {
             let header = [UInt8](try read(offset, 27))
             guard header.count == 27, header[0..<4].elementsEqual(Array("OggS".utf8)) else { break }
             let granule = header[6..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let serial = UInt32(AudioLayout.integer(header[14..<18], littleEndian: true))
             let segments = Int(header[26])
             let table = [UInt8](try read(offset + 27, segments))
             let body = Int64(table.reduce(0) { $0 + Int($1) })
             let bodyStart = offset + 27 + Int64(segments)
-            if granule != 0 {
-                ranges.append((bodyStart, bodyStart + body))
-                total += body
-            }
+            if granule != 0, audio == nil || serial == audio { ranges.append((bodyStart, bodyStart + body)) }
             offset = bodyStart + body
         }
         guard !ranges.isEmpty else { return try sampled(start: 0, end: size, read: read) }
-        // The page bodies, concatenated, are the payload; sampled as one run when large.
-        func readPayload(_ position: Int64, _ count: Int) throws -> Data {
-            var result = Data()
-            var position = position
-            for (start, end) in ranges where result.count < count {
-                let length = end - start
-                if position >= length {
-                    position -= length
-                    continue
-                }
-                result.append(try read(start + position, Int(min(Int64(count - result.count), length - position))))
-                position = 0
-            }
-            return result
-        }
-        return try sampled(start: 0, end: total, read: readPayload)
+        return try sampled(ranges: ranges, read: read)
     }
 
     static func hex(_ data: Data) -> String {

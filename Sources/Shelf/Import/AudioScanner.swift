@@ -10,7 +10,7 @@ struct AudioScanner {
     /// Extensions taken as audio without looking inside.
     static let audioExtensions: Set<String> = [
         "mp3", "mp2", "m4a", "m4b", "mp4", "aac", "flac", "ogg", "oga", "opus", "wav", "wave", "aif", "aiff", "aifc",
-        "wv", "ape", "wma", "asf", "mpc",
+        "wv", "ape", "wma", "asf", "mpc", "mka", "tta", "dsf", "dff", "mod", "xm", "s3m", "it",
     ]
     /// Extensions never audio (covers, playlists, notes): not even opened.
     static let otherExtensions: Set<String> = [
@@ -157,18 +157,21 @@ struct AudioScanner {
         if otherExtensions.contains(ext) { return false }
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 16), head.count >= 4 else { return false }
+        guard let head = try? handle.read(upToCount: 64), head.count >= 4 else { return false }
         return looksLikeAudio(head)
     }
 
-    /// Magic numbers of the formats TagLib reads.
+    /// Magic numbers of the formats TagLib or ffprobe reads (not Matroska: without an audio
+    /// extension it is as likely a video).
     static func looksLikeAudio(_ head: Data) -> Bool {
         let bytes = [UInt8](head)
         func starts(_ text: String, at offset: Int = 0) -> Bool {
             let magic = Array(text.utf8)
             return bytes.count >= offset + magic.count && Array(bytes[offset..<offset + magic.count]) == magic
         }
-        if starts("RIFF") && starts("WAVE", at: 8) { return true }
+        if (starts("RIFF") || starts("RF64") || starts("BW64")) && starts("WAVE", at: 8) { return true }
+        if starts("TTA1") || starts("DSD ") || (starts("FRM8") && starts("DSD ", at: 12)) { return true }
+        if starts("Extended Module: ") || starts("IMPM") || starts("SCRM", at: 44) { return true }
         if starts("FORM") && (starts("AIFF", at: 8) || starts("AIFC", at: 8)) { return true }
         if starts("fLaC") || starts("OggS") || starts("ID3") || starts("wvpk") || starts("MAC ") || starts("MPCK") { return true }
         if starts("ftyp", at: 4) { return true }

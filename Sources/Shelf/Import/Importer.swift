@@ -197,10 +197,11 @@ extension Library {
                     let (url, size, modified) = files[index]
                     let result: Result<(AudioFileTags, String), TagReadFailure>
                     do {
-                        let tags = try TagFile.read(url)
-                        result = .success((tags, try AudioIdentity.of(url)))
+                        result = .success(try AudioFile.read(url))
                     } catch let error as TagError {
                         result = .failure(TagReadFailure(message: error.description))
+                    } catch let error as FFprobeError {
+                        result = .failure(TagReadFailure(message: "cannot read \(url.path): \(error)"))
                     } catch {
                         result = .failure(TagReadFailure(message: "cannot read \(url.path): \(error.localizedDescription)"))
                     }

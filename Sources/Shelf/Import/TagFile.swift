@@ -30,7 +30,8 @@ public struct AudioFileTags: Sendable, Equatable {
     public var bitrate: Int
     public var sampleRate: Int
     public var channels: Int
-    /// "mp3", "aac", "alac", "flac", "vorbis", "opus", "pcm", "wavpack", "ape", "wma", or "".
+    /// "mp3", "aac", "alac", "flac", "vorbis", "opus", "pcm", "wavpack", "ape", "wma", "tta"; through
+    /// ffprobe also "ac3", "eac3", "dsd", "mod", "xm", "s3m", "it" or ffmpeg's codec name; or "".
     public var codec: String
     public var picture: Data?
     public var pictureMimeType: String?
@@ -67,9 +68,21 @@ public struct AudioFileTags: Sendable, Equatable {
 public enum TagFile {
     /// Reads a file's tags, audio properties and picture.
     public static func read(_ url: URL) throws(TagError) -> AudioFileTags {
+        try read(url, requireAudio: true)
+    }
+
+    /// Tags and picture of a file TagLib opens even when it cannot decode its stream (audio
+    /// properties then 0): what `AudioFile` keeps beside ffprobe's reading of the stream.
+    static func readTags(_ url: URL) throws(TagError) -> AudioFileTags {
+        try read(url, requireAudio: false)
+    }
+
+    private static func read(_ url: URL, requireAudio: Bool) throws(TagError) -> AudioFileTags {
         var message = [CChar](repeating: 0, count: 256)
         var handle: OpaquePointer?
-        let status = shelf_tags_read(url.path, &handle, &message, message.count)
+        let status = requireAudio
+            ? shelf_tags_read(url.path, &handle, &message, message.count)
+            : shelf_tags_read_tags(url.path, &handle, &message, message.count)
         guard status == SHELF_TAGS_OK, let handle else { throw error(Int32(status), url.path, message) }
         defer { shelf_tags_free(handle) }
         var properties: [String: String] = [:]
@@ -87,6 +100,7 @@ public enum TagFile {
 
     /// Sets (a value) or removes (nil) properties by unified key and saves the file in place.
     public static func write(_ url: URL, _ changes: [String: String?]) throws(TagError) {
+        try refuseForeign(url)
         let keys = changes.keys.sorted()
         var message = [CChar](repeating: 0, count: 256)
         let cKeys = keys.map { strdup($0) }
@@ -105,6 +119,7 @@ public enum TagFile {
 
     /// Replaces the embedded pictures with one front cover, or removes them (nil).
     public static func writePicture(_ url: URL, _ picture: Data?, mimeType: String = "image/jpeg") throws(TagError) {
+        try refuseForeign(url)
         var message = [CChar](repeating: 0, count: 256)
         let status: Int32
         if let picture {
@@ -115,6 +130,13 @@ public enum TagFile {
             status = shelf_tags_write_picture(url.path, nil, 0, nil, &message, message.count)
         }
         guard status == SHELF_TAGS_OK else { throw error(status, url.path, message) }
+    }
+
+    /// TagLib 1.13 may take a Matroska or DSD file for a format it knows and would then write
+    /// into it as that format: those files are left as they are.
+    private static func refuseForeign(_ url: URL) throws(TagError) {
+        guard AudioLayout.foreignToTagLib(url) else { return }
+        throw .writeFailed(path: url.path, reason: "Shelf reads this format through ffprobe and cannot write its tags")
     }
 
     private static func error(_ status: Int32, _ path: String, _ message: [CChar]) -> TagError {

@@ -165,6 +165,14 @@ struct HeldReadFailed: Error {}
         #expect(try TagFile.read(real).properties["GENRE"] == "Soul")
         await #expect(throws: LibraryError.self) { try await library.edit(ids, MetadataChanges([.year: "nineteen"])) }
         await #expect(throws: LibraryError.self) { try await library.edit(ids, MetadataChanges(picture: .set(Data("no image".utf8)))) }
+        // Pictures are checked as the loader reads them before any file is touched: a header
+        // beyond the limits, and a well-formed header whose pixels do not decode.
+        let before = try Data(contentsOf: real)
+        for picture in [TestPictures.pngHeader(width: 100_000, height: 100_000), TestPictures.pngHeader(width: 64, height: 64)] {
+            await #expect(throws: LibraryError.self) { try await library.edit([ids[0]], MetadataChanges(picture: .set(picture))) }
+        }
+        #expect(try Data(contentsOf: real) == before)
+        #expect(try await library.edit([ids[0]], MetadataChanges(picture: .set(try TestPictures.png(width: 40, height: 30)))).updated == [ids[0]])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: urls[0].deletingLastPathComponent().path).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty)
     }

@@ -85,10 +85,12 @@ extension Library {
         if let problem = changes.problem() { throw LibraryError.invalidValue(field: "changes", value: "\(changes.values)", reason: problem) }
         var newPicture: (data: Data, mime: String)?
         if case .set(let data) = changes.picture {
+            // Checked as the artwork loader will read it (format, dimensions within the limits, and
+            // a whole decode, small), so no file is given a picture that could never be shown.
             do {
-                _ = try ImageCodec.dimensions(of: data)
+                _ = try ImageCodec.decode(data, maxPixelSize: 32)
             } catch {
-                throw LibraryError.invalidValue(field: "picture", value: "\(data.count) bytes", reason: "not a JPEG or PNG image: \(error)")
+                throw LibraryError.invalidValue(field: "picture", value: "\(data.count) bytes", reason: "not a picture Shelf can show: \(error)")
             }
             newPicture = (data, data.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg")
         }

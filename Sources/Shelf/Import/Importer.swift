@@ -192,8 +192,8 @@ extension Library {
     private static func parse(_ files: [(URL, Int64, Date)]) async -> [ParsedFile] {
         await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                let results = Mutex([ParsedFile?](repeating: nil, count: files.count))
-                DispatchQueue.concurrentPerform(iterations: files.count) { index in
+                // One file per part: files differ widely in cost, so small parts balance the cores.
+                let results = parallelMap(Array(files.indices), maximumParts: files.count) { index -> ParsedFile in
                     let (url, size, modified) = files[index]
                     let result: Result<(AudioFileTags, String), TagReadFailure>
                     do {
@@ -205,10 +205,9 @@ extension Library {
                     } catch {
                         result = .failure(TagReadFailure(message: "cannot read \(url.path): \(error.localizedDescription)"))
                     }
-                    let parsed = ParsedFile(url: url, size: size, modified: modified, result: result)
-                    results.withLock { $0[index] = parsed }
+                    return ParsedFile(url: url, size: size, modified: modified, result: result)
                 }
-                continuation.resume(returning: results.withLock { $0.compactMap { $0 } })
+                continuation.resume(returning: results)
             }
         }
     }

@@ -690,14 +690,7 @@ struct MirrorBuilder {
     /// Each track with its row values and search document, computed on every core: keys and
     /// tokens are about a third of a build's work, and SQLite's inserts can only run on one thread.
     static func computeRows(_ tracks: [Track], options: SortKeyOptions) -> [(Track, [DatabaseValue], SearchDocument)] {
-        let parts = min(ProcessInfo.processInfo.activeProcessorCount, max(1, tracks.count / 500))
-        let results = Mutex([[(Track, [DatabaseValue], SearchDocument)]](repeating: [], count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            let range = (tracks.count * part / parts)..<(tracks.count * (part + 1) / parts)
-            let rows = tracks[range].map { ($0, MirrorRow.values($0, options: options), SearchDocument($0)) }
-            results.withLock { $0[part] = rows }
-        }
-        return results.withLock { $0.flatMap { $0 } }
+        parallelMap(tracks, minimumPerPart: 500) { ($0, MirrorRow.values($0, options: options), SearchDocument($0)) }
     }
 
     /// The canonical tracks of the chunk after track `id`.

@@ -73,7 +73,7 @@ extension Library {
     public func buildMirror(wait: Bool = true) async throws {
         let store = try await store()
         guard let mirror = store.mirror else { return }
-        try mirror.rebuild()
+        try mirror.rebuild(launch: true)
         if wait { try await mirror.waitForBuild() }
     }
 
@@ -81,9 +81,11 @@ extension Library {
     /// its file reached (or starts one; a disabled mirror is turned on), reporting every chunk and
     /// phase to `progress`. Cancelling the calling task stops the build at its next step, on disk.
     @LibraryActor @discardableResult
-    public func completeMirror(progress: (@Sendable (MirrorBuildProgress) -> Void)? = nil) async throws -> MirrorStatus {
+    /// With `fresh`, the build starts again from nothing.
+    public func completeMirror(fresh: Bool = false, progress: (@Sendable (MirrorBuildProgress) -> Void)? = nil) async throws -> MirrorStatus {
         let store = try await store()
         guard let mirror = store.mirror else { return try await mirrorStatus() }
+        if fresh { try mirror.rebuild(launch: false) }
         try mirror.enableForBuild()
         try await mirror.complete(progress: progress)
         return mirror.status()

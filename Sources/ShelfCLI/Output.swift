@@ -136,14 +136,14 @@ func runInterruptible<T: Sendable>(
 /// next step (every finished step stays on disk, and the next build resumes from it).
 /// Returns the mirror's status afterwards; a disabled mirror is left alone unless `enable`.
 @discardableResult
-func completeMirror(_ library: Library, enable: Bool = false) async throws -> MirrorStatus {
-    if !enable, try await library.mirrorStatus().state != .building { return try await library.mirrorStatus() }
+func completeMirror(_ library: Library, enable: Bool = false, fresh: Bool = false) async throws -> MirrorStatus {
+    if !enable, !fresh, try await library.mirrorStatus().state != .building { return try await library.mirrorStatus() }
     let display = Mutex<(phase: MirrorBuildPhase?, bar: ProgressBar?)>((nil, nil))
     defer { display.withLock { $0.bar?.finish() } }
     return try await withInterrupt(
         cancelledMessage: "mirror build stopped; what it built stays on disk and `shelf mirror build` resumes it"
     ) {
-        try await library.completeMirror { progress in
+        try await library.completeMirror(fresh: fresh) { progress in
             display.withLock { display in
                 if display.phase != progress.phase {
                     display.bar?.finish()

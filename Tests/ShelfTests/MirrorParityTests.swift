@@ -48,7 +48,7 @@ let parityFilters: [Filter] = [
     .text(.genre, .contains("roc")), .text(.artist, .contains("소년단")), .text(.album, .contains("agætis")),
     .text(.title, .contains("宇多")), .text(.artist, .contains("e")), .text(.album, .contains("ab")),
     .not(.text(.artist, .contains("beat"))), .or([.text(.title, .contains("same")), .text(.album, .contains("love"))]),
-    .text(.codec, .contains("fla")), .text(.artist, .contains("no such artist")), .text(.title, .contains("\"quo")),
+    .text(.codec, .contains("fla")), .anyText("宇多田"), .not(.anyText("beyonc")), .text(.artist, .contains("no such artist")), .text(.title, .contains("\"quo")),
 ]
 
 /// Opens both engines over a library's files.
@@ -313,6 +313,17 @@ struct Engines {
                 "EXPLAIN QUERY PLAN SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments) { try $0.string(3) }
                 .joined(separator: " | ")
             #expect(plan.contains("SEARCH mirror_track USING INDEX \(index)"), "\(field): \(plan)")
+        }
+        // A contains-filter of three characters or more finds its rows through the trigram value
+        // index and the field's sort index, never by scanning; a bare word unites the fields'.
+        for (field, index) in [(TextField.title, "mirror_track_title"), (.artist, "mirror_track_artist"), (.composer, "mirror_track_composer")] {
+            for filter in [Filter.text(field, .contains("宇多田")), .anyText("beat")] {
+                let (sql, arguments) = MirrorFilter.compile(filter, db: engines.mirror)
+                let plan = try engines.mirror.query("EXPLAIN QUERY PLAN SELECT count(*) FROM mirror_track WHERE \(sql)", arguments) { try $0.string(3) }
+                    .joined(separator: " | ")
+                #expect(plan.contains("SEARCH mirror_track USING INDEX \(index) (k_"), "\(field): \(plan)")
+                #expect(plan.contains("mirror_value VIRTUAL TABLE") && !plan.contains("SCAN mirror_track"), "\(field): \(plan)")
+            }
         }
     }
 

@@ -665,10 +665,11 @@ final class MirrorStore {
         state = .disabled
     }
 
-    /// Starts again from nothing; `complete` (or the background build) then runs it.
-    func rebuild() throws {
+    /// Starts again from nothing; `launch` runs the build now, else `complete` (or the
+    /// background build) runs it.
+    func rebuild(launch: Bool) throws {
         try setEnabled(true)
-        try startBuild(fresh: true)
+        try startBuild(fresh: true, launch: launch)
     }
 
     /// Turns the mirror on if it was off, leaving any build to `complete`.

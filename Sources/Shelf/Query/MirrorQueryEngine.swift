@@ -70,7 +70,7 @@ import Synchronization
     private func pageSQL(
         _ query: LibraryQuery, cursor: PageCursor?, offset: Bool, total: (String, [(any SQLiteBindable)?])?
     ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
-        var (filter, arguments) = MirrorFilter.compile(query.filter)
+        var (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
         if let cursor { arguments = Self.arguments(cursor) + arguments }
         let key = PageSQLKey(
             shape: ShapeKey(sort: query.sort, descending: query.descending, tags: query.useSortTags && query.sort.dependsOnSortTags),
@@ -210,12 +210,12 @@ import Synchronization
         if query.filter == .all {
             return ("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
         }
-        let (filter, arguments) = MirrorFilter.compile(query.filter)
+        let (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
         return ("SELECT count(*) FROM mirror_track WHERE \(filter)", arguments)
     }
 
     @_spi(Internals) public func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
-        let (filter, arguments) = MirrorFilter.compile(query.filter)
+        let (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
         // The unfiltered count is known without counting: reserve it, so the list never regrows.
         let expected = query.filter == .all ? try total(query) : 0
         return try db.int64Column("SELECT id FROM mirror_track WHERE \(filter) ORDER BY \(orderBy(query))", arguments, reserving: expected)
@@ -234,7 +234,7 @@ import Synchronization
                 counts.add(UInt8(truncatingIfNeeded: try row.int64(0)), Int(try row.int64(1)))
             }
         } else {
-            let (filter, arguments) = MirrorFilter.compile(query.filter)
+            let (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
             try db.forEachRow(
                 "SELECT substr(\(column), 1, 1), count(*) FROM mirror_track WHERE \(filter) GROUP BY 1", arguments
             ) { row in
@@ -261,7 +261,7 @@ import Synchronization
     /// The statement `anchor` runs (the benchmark steps it raw); nil for a section the sort has not.
     @_spi(Internals) public func anchorSQL(_ section: String, _ query: LibraryQuery) -> (sql: String, arguments: [(any SQLiteBindable)?])? {
         let shape = Self.shape(query)
-        let (rest, restArguments) = MirrorFilter.compile(query.filter)
+        let (rest, restArguments) = MirrorFilter.compile(query.filter, db: db)
         var (filter, arguments) = (rest, restArguments)
         var before: (sql: String, arguments: [(any SQLiteBindable)?]) = ("0", [])
         if let column = shape.sectionColumn {
@@ -298,7 +298,7 @@ import Synchronization
         _ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, cursor: PageCursor?
     ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let shape = Self.shape(query)
-        var (filter, arguments) = MirrorFilter.compile(query.filter)
+        var (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
         let keys = (sorted ? Array(shape.chain.dropLast()) : []) + ["i.position"]
         let direction = sorted && query.descending ? " DESC" : ""
         if let cursor {
@@ -328,7 +328,7 @@ import Synchronization
             }
             let more = rows.count > limit
             if more { rows.removeLast() }
-            let (filter, filterArguments) = MirrorFilter.compile(query.filter)
+            let (filter, filterArguments) = MirrorFilter.compile(query.filter, db: db)
             // Unfiltered, every item's track exists (deleting a track removes its items and names
             // the playlist in the change log), so counting the items' primary key is enough.
             let total = query.filter == .all
@@ -342,7 +342,7 @@ import Synchronization
     }
 
     @_spi(Internals) public func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo] {
-        let (filter, arguments) = MirrorFilter.compile(query.filter)
+        let (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
         let join = "FROM mirror_playlist_item i JOIN mirror_track ON mirror_track.id = i.track_id WHERE i.playlist_id = ? AND \(filter)"
         return try db.transaction(.deferred) {
             guard let column = Self.shape(query).sectionColumn else {
@@ -358,7 +358,7 @@ import Synchronization
     }
 
     @_spi(Internals) public func hasRows(_ query: LibraryQuery) throws -> Bool {
-        let (filter, arguments) = MirrorFilter.compile(query.filter)
+        let (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
         return try db.scalar(Int.self, "SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments) == 1
     }
 }
@@ -369,11 +369,13 @@ import Synchronization
 /// each comparison is wrapped in `coalesce(…, 0)` so that NOT stays exact.
 @_spi(Internals) public enum MirrorFilter {
     /// The WHERE clause and its arguments.
-    @_spi(Internals) public static func compile(_ filter: Filter) -> (String, [(any SQLiteBindable)?]) {
-        compile(filter, negated: false)
+    /// With `db`, a contains-filter whose text is in very many distinct values scans instead of
+    /// using the trigram index (see `denseContains`); both forms give the same rows.
+    @_spi(Internals) public static func compile(_ filter: Filter, db: Connection? = nil) -> (String, [(any SQLiteBindable)?]) {
+        compile(filter, negated: false, db: db)
     }
 
-    static func compile(_ filter: Filter, negated: Bool) -> (String, [(any SQLiteBindable)?]) {
+    static func compile(_ filter: Filter, negated: Bool, db: Connection? = nil) -> (String, [(any SQLiteBindable)?]) {
         func safe(_ sql: String) -> String { negated ? "coalesce(\(sql), 0)" : sql }
         switch filter {
         case .all: return ("1", [])
@@ -396,7 +398,8 @@ import Synchronization
                 // Three characters or more: the values holding the text come from the trigram
                 // index and their rows from the field's sort index; `instr` then checks each row
                 // as the scan would (a key may be shared by values that fold differently).
-                guard MirrorValues.fields.contains(field), MirrorValues.indexable(folded), let keyColumn = MirrorFilter.keyColumn(field) else {
+                guard MirrorValues.fields.contains(field), MirrorValues.indexable(folded), let keyColumn = MirrorFilter.keyColumn(field),
+                      !denseContains(field, folded, db: db) else {
                     return (safe("instr(\(column), ?) > 0"), [folded])
                 }
                 return (safe("(\(keyColumn) IN (SELECT key FROM mirror_value WHERE mirror_value MATCH ?) AND instr(\(column), ?) > 0)"),
@@ -419,22 +422,46 @@ import Synchronization
         case .missingNumber(let field):
             return ("n_\(MirrorSchema.snake(field.rawValue)) >= ?", [SortKey.missingNumber])
         case .anyText(let text):
-            let folded = Filter.fold(text)
-            let parts = TextField.searchable.map { safe("instr(f_\(MirrorSchema.snake($0.rawValue)), ?) > 0") }
-            return ("(" + parts.joined(separator: " OR ") + ")", Array(repeating: folded, count: parts.count))
+            // Each field through its own index where it can: SQLite unites them (MULTI-INDEX OR).
+            return compile(.or(TextField.searchable.map { .text($0, .contains(text)) }), negated: negated, db: db)
         case .and(let filters), .or(let filters):
             guard !filters.isEmpty else { return (filter.isAnd ? "1" : "0", []) }
-            let compiled = filters.map { compile($0, negated: negated) }
+            let compiled = filters.map { compile($0, negated: negated, db: db) }
             let joiner = filter.isAnd ? " AND " : " OR "
             return ("(" + compiled.map(\.0).joined(separator: joiner) + ")", compiled.flatMap(\.1))
         case .not(let inner):
-            let (sql, arguments) = compile(inner, negated: !negated)
+            let (sql, arguments) = compile(inner, negated: !negated, db: db)
             return ("NOT (\(sql))", arguments)
         }
     }
 }
 
 extension MirrorFilter {
+    /// Distinct values beyond which a contains-filter scans: its rows are then dense enough that
+    /// walking the sort index finds a page at once, while looking up each of the value's rows
+    /// (and rejecting rows whose key it shares, "The Night" with "Night") costs more than the scan.
+    static let denseValues = 2_000
+    /// Decisions already taken. Either form gives the same rows, so a decision made stale by
+    /// later writes costs time at most; the cache is emptied when it grows past 1,024.
+    private static let densities = Mutex<[String: Bool]>([:])
+
+    /// Whether `folded` is in more than `denseValues` of `field`'s distinct values (one capped
+    /// FTS count, about a millisecond); false without a connection.
+    static func denseContains(_ field: TextField, _ folded: String, db: Connection?) -> Bool {
+        let key = field.rawValue + "\u{0}" + folded
+        if let known = densities.withLock({ $0[key] }) { return known }
+        guard let db else { return false }
+        let count = (try? db.scalar(
+            Int.self, "SELECT count(*) FROM (SELECT 1 FROM mirror_value WHERE mirror_value MATCH ? LIMIT ?)",
+            [MirrorValues.match(field, folded), denseValues + 1])) ?? 0
+        let dense = count > denseValues
+        densities.withLock { cache in
+            if cache.count >= 1_024 { cache.removeAll() }
+            cache[key] = dense
+        }
+        return dense
+    }
+
     /// The display-key column a text field's equality can also compare (nil for codec: no key).
     static func keyColumn(_ field: TextField) -> String? {
         switch field {

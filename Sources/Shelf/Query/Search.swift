@@ -33,7 +33,7 @@ enum SearchRank {
 extension MirrorQueryEngine {
     /// The WHERE clause of a search scope over `mirror_track`.
     private func scopeClause(_ scope: SearchScope) -> (String, [(any SQLiteBindable)?]) {
-        var (sql, arguments) = MirrorFilter.compile(scope.filter)
+        var (sql, arguments) = MirrorFilter.compile(scope.filter, db: db)
         if let playlist = scope.playlist {
             sql = "mirror_track.id IN (SELECT track_id FROM mirror_playlist_item WHERE playlist_id = ?) AND \(sql)"
             arguments = [playlist.rawValue] + arguments

@@ -93,7 +93,7 @@ extension MirrorQueryEngine {
     private func smartCondition(_ condition: SmartCondition, _ context: SmartContext, negated: Bool, depth: Int) -> (String, [(any SQLiteBindable)?]) {
         switch condition {
         case .filter(let filter):
-            return MirrorFilter.compile(filter, negated: negated)
+            return MirrorFilter.compile(filter, negated: negated, db: db)
         case .inLastDays(let field, let days):
             return MirrorFilter.compile(.range(field, lower: context.cutoff(days: days), upper: nil), negated: negated)
         case .inPlaylist(let playlist), .notInPlaylist(let playlist):
@@ -213,7 +213,7 @@ extension MirrorQueryEngine {
     ) throws -> ListPage {
         try db.transaction(.deferred) {
             let (smart, smartArguments) = smartSQL(id, context)
-            var (filter, arguments) = MirrorFilter.compile(query.filter)
+            var (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
             filter = "mirror_track.id IN (SELECT id FROM (\(smart))) AND \(filter)"
             arguments = smartArguments + arguments
             if !sorted {
@@ -254,7 +254,7 @@ extension MirrorQueryEngine {
     @_spi(Internals) public func smartSections(_ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery) throws -> [SectionInfo] {
         try db.transaction(.deferred) {
             let (smart, smartArguments) = smartSQL(id, context)
-            let (filter, filterArguments) = MirrorFilter.compile(query.filter)
+            let (filter, filterArguments) = MirrorFilter.compile(query.filter, db: db)
             let scope = "FROM mirror_track WHERE mirror_track.id IN (SELECT id FROM (\(smart))) AND \(filter)"
             let arguments = smartArguments + filterArguments
             guard let column = Self.shape(query).sectionColumn else {

@@ -212,8 +212,7 @@ struct MirrorCommand: Command {
         switch action {
         case "build":
             // Resumes what the file holds; --fresh starts again from nothing.
-            if fresh { try await library.buildMirror(wait: false) }
-            try await completeMirror(library, enable: true)
+            try await completeMirror(library, enable: true, fresh: fresh)
         case "enable":
             try await library.enableMirror(wait: true)
         case "disable": try await library.disableMirror()

@@ -6,7 +6,7 @@ SWIFT ?= swift
 DEMO_DIR ?= demo-library
 BENCH_DIR ?= bench-library
 
-.PHONY: deps build release test demo bench clean
+.PHONY: deps build release test tsan demo bench clean
 
 deps:
 	@missing=""; \
@@ -32,6 +32,12 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# The suite under ThreadSanitizer, in its own build folder; the `shelf` children the CLI tests run
+# are instrumented too, and exit 66 on any report.
+tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
+	TSAN_OPTIONS="second_deadlock_stack=1 $(TSAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
 demo: release
 	rm -rf $(DEMO_DIR)

@@ -6,9 +6,9 @@ import ShelfCore
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 @_spi(Internals) public enum MirrorSchema {
-    static let version = 6
+    static let version = 8
     /// The page size of a new mirror file.
-    static let pageSize = 8192
+    static let pageSize = 4096
 
     /// The key column of a chain component: `k_` display keys, `s_` sort-tag keys, `n_` numbers.
     static func column(_ field: SortField, tags: Bool) -> String {

@@ -402,8 +402,8 @@ import Synchronization
                       !denseContains(field, folded, db: db) else {
                     return (safe("instr(\(column), ?) > 0"), [folded])
                 }
-                return (safe("(\(keyColumn) IN (SELECT key FROM mirror_value WHERE mirror_value MATCH ?) AND instr(\(column), ?) > 0)"),
-                        [MirrorValues.match(field, folded), folded])
+                return (safe("(\(keyColumn) IN (\(MirrorValues.keysSQL(field))) AND instr(\(column), ?) > 0)"),
+                        [MirrorValues.match(field, folded), folded, folded])
             case .prefix(let text):
                 let folded = Filter.fold(text)
                 return (safe("substr(\(column), 1, ?) = ?"), [folded.unicodeScalars.count, folded])

@@ -37,7 +37,7 @@ test: deps
 # are instrumented too, and exit 66 on any report.
 tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
-	TSAN_OPTIONS="second_deadlock_stack=1 $(TSAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
+	SHELF_SANITIZER=thread TSAN_OPTIONS="second_deadlock_stack=1 $(TSAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
 demo: release
 	rm -rf $(DEMO_DIR)

@@ -1,7 +1,6 @@
 import Foundation
 import ShelfCore
 import ShelfDatabase
-import Synchronization
 
 /// A music library on disk: the public, `Sendable` entry point of the engine.
 ///
@@ -49,12 +48,12 @@ public final class Library: Sendable {
     let location: StoreLocation
     let opener: StoreOpener
     /// Set once the store is open, so that reads reach the pool without a hop to `LibraryActor`.
-    let openedReaders = Mutex<OpenedStore?>(nil)
+    let openedReaders = Locked<OpenedStore?>(nil)
     /// The mirror's read pool while it is ready; nil sends queries to the direct path.
-    let mirrorReaders = Mutex<ReadPool?>(nil)
+    let mirrorReaders = Locked<ReadPool?>(nil)
     /// Pictures of write batches still open, visible to artwork loaders.
     let pendingArtwork = PendingArtwork()
-    private let sharedLoader = Mutex<ArtworkLoader?>(nil)
+    private let sharedLoader = Locked<ArtworkLoader?>(nil)
 
     /// The library's artwork loader, with its 32 MiB cache of decoded images (created on first use).
     public var artwork: ArtworkLoader {

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import ShelfCore
 import Shelf
 
 /// Where a command writes: exactly one JSON document on stdout with `--json`, text otherwise;
@@ -120,7 +120,7 @@ func runInterruptible<T: Sendable>(
     label: String, cancelledMessage: String,
     _ job: @escaping @Sendable (_ report: @escaping @Sendable (_ done: Int, _ total: Int) -> Void) async throws -> T
 ) async throws -> T {
-    let bar = Mutex<ProgressBar?>(nil)
+    let bar = Locked<ProgressBar?>(nil)
     defer { bar.withLock { $0?.finish() } }
     return try await withInterrupt(cancelledMessage: cancelledMessage) {
         try await job { done, total in
@@ -138,7 +138,7 @@ func runInterruptible<T: Sendable>(
 @discardableResult
 func completeMirror(_ library: Library, enable: Bool = false, fresh: Bool = false) async throws -> MirrorStatus {
     if !enable, !fresh, try await library.mirrorStatus().state != .building { return try await library.mirrorStatus() }
-    let display = Mutex<(phase: MirrorBuildPhase?, bar: ProgressBar?)>((nil, nil))
+    let display = Locked<(phase: MirrorBuildPhase?, bar: ProgressBar?)>((nil, nil))
     defer { display.withLock { $0.bar?.finish() } }
     return try await withInterrupt(
         cancelledMessage: "mirror build stopped; what it built stays on disk and `shelf mirror build` resumes it"

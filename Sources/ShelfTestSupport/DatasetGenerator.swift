@@ -1,7 +1,6 @@
 import Foundation
 import Shelf
 import ShelfCore
-import Synchronization
 
 /// Builds a realistic, deterministic music catalogue for benchmarks, tests and the demo.
 ///
@@ -403,7 +402,7 @@ public enum LegacyPictures {
     }
 
     private static let cacheLimit = 64 << 20
-    private static let cache = Mutex(State())
+    private static let cache = Locked(State())
 
     /// The side whose picture 0 is closest to `kib` KiB. Size grows with the area, so two
     /// corrections from a small probe land within a few hundred bytes; the result depends only on

@@ -384,8 +384,12 @@ import Testing
         let draft = try json(try shelf(lib + ["draft", "1", "--json"]).stdout)
         #expect((draft["track"] as? [String: Any])?["title"] as? String == "Renamed")
         #expect((draft["fileTags"] as? [String: Any])?["TITLE"] as? String == "Renamed" && draft["source"] as? String == "library")
+        #expect(try shelf(lib + ["edit", "1", "--set", "bogus=1"]).status == 1)
+        #expect(try shelf(lib + ["edit", "1"]).status == 1)
         // A file size limit below the file's size: the copy cannot be written, so the original
-        // keeps every byte and no temporary file is left.
+        // keeps every byte and no temporary file is left. Not under ThreadSanitizer (`make tsan`),
+        // whose runtime itself dies of SIGBUS in its own file-backed mappings under that limit.
+        guard ProcessInfo.processInfo.environment["SHELF_SANITIZER"] == nil else { return }
         let before = try Data(contentsOf: big)
         let limited = try ChildProcess.run(
             URL(fileURLWithPath: "/bin/bash"),
@@ -395,8 +399,6 @@ import Testing
         #expect((failed["failed"] as? [[String: Any]])?.first?["path"] as? String == big.path)
         #expect(try Data(contentsOf: big) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: music.path) == ["big.wav"])
-        #expect(try shelf(lib + ["edit", "1", "--set", "bogus=1"]).status == 1)
-        #expect(try shelf(lib + ["edit", "1"]).status == 1)
     }
 
     @Test func exportByCommandLine() throws {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import ShelfCore
 import ShelfTestSupport
 import Testing
@@ -34,7 +33,7 @@ enum TestPictures {
     /// the loader from inside a write batch, which holds `LibraryActor`.
     static func loadWhileBlocked(_ loader: ArtworkLoader, _ request: ArtworkRequest, maxPixelSize: Int) -> Result<DecodedImage, any Error> {
         let done = DispatchSemaphore(value: 0)
-        let result = Mutex<Result<DecodedImage, any Error>?>(nil)
+        let result = Locked<Result<DecodedImage, any Error>?>(nil)
         Task.detached {
             let outcome = await Result { try await loader.image(for: request, maxPixelSize: maxPixelSize) }
             result.withLock { $0 = outcome }
@@ -317,7 +316,7 @@ actor Gate {
         try await library.disableMirror()
         let loader = library.artwork
         let bytes = try TestPictures.jpeg(width: 120, height: 90, seed: 8)
-        let picture = Mutex<ArtworkID?>(nil)
+        let picture = Locked<ArtworkID?>(nil)
         await #expect(throws: Abort.self) {
             try await library.write { batch in
                 let id = try batch.addArtwork(bytes)

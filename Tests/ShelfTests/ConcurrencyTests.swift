@@ -2,7 +2,6 @@ import Foundation
 import ShelfCore
 import ShelfDatabase
 import ShelfTestSupport
-import Synchronization
 import Testing
 
 @_spi(Internals) @testable import Shelf
@@ -75,7 +74,7 @@ import Testing
                 try batch.insert(track)
             }
         }
-        let statements = Mutex<[String]>([])
+        let statements = Locked<[String]>([])
         try await library.setReadTraceHandler { sql in statements.withLock { $0.append(sql) } }
         let page = try await library.page(LibraryQuery(sort: .artist), offset: 0, limit: 20)
         _ = try await library.track(page.items[0].id)

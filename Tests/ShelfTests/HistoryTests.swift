@@ -291,20 +291,25 @@ func randomBatch(_ batch: WriteBatch, random: inout SeededRandom, serial: inout 
         let dir = try TemporaryDirectory()
         let library = Library(directory: dir.url)
         var token = try await library.currentToken()
+        let writerDone = Locked(false)
         let writer = Task {
+            defer { writerDone.withLock { $0 = true } }
             for n in 0..<150 { try await library.write { try $0.insert(sampleTrack(n)) } }
         }
         var seen: [Int64] = []
         var inserted = 0
         // Reads until the feed has every insert; it ends because the writer does, not a clock.
         while true {
+            // Read before the fetch: a writer seen finished then has every commit in the feed.
+            let finished = writerDone.withLock { $0 }
             let feed = try await library.changes(since: token, limit: 7)
             for change in feed.changes {
                 seen.append(change.token.transaction)
                 inserted += change.tracks.inserted.count
             }
             token = feed.token
-            if !feed.hasMore, inserted >= 150 { break }
+            // Done when the feed has every insert, or has all there is after a writer that failed.
+            if !feed.hasMore, inserted >= 150 || finished { break }
             try await Task.sleep(for: .milliseconds(1))
         }
         try await writer.value

@@ -2,7 +2,6 @@ import Foundation
 import ShelfCore
 import ShelfDatabase
 import ShelfTestSupport
-import Synchronization
 import Testing
 
 @_spi(Internals) @testable import Shelf
@@ -109,7 +108,7 @@ struct Boom: Error {}
         let dir = try TemporaryDirectory()
         let library = Library(directory: dir.url)
         try await library.open()
-        let commits = Mutex(0)
+        let commits = Locked(0)
         await library.setWriterCommitHandler { commits.withLock { $0 += 1 } }
         try await library.write { batch in
             for n in 0..<500 { try batch.insert(sampleTrack(n)) }

@@ -1,5 +1,4 @@
 import ShelfCore
-import Synchronization
 
 /// Counters of an `ArtworkCache`, for statistics and tests.
 public struct ArtworkCacheStats: Sendable, Equatable, Codable {
@@ -42,7 +41,7 @@ public final class ArtworkCache: Sendable {
         var stats = ArtworkCacheStats()
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// The most pixel bytes held at once.
     public let limitBytes: Int
 
@@ -51,7 +50,7 @@ public final class ArtworkCache: Sendable {
         self.limitBytes = limitBytes
         var initial = State()
         initial.stats.limitBytes = limitBytes
-        state = Mutex(initial)
+        state = Locked(initial)
     }
 
     /// The image for a key, marking it most recently used; counts a hit or a miss.

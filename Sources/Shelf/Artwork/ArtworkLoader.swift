@@ -3,14 +3,13 @@ import Dispatch
 import Foundation
 import ShelfCore
 import ShelfDatabase
-import Synchronization
 
 /// Pictures added by write batches that have not committed yet, by ID, so that an import can show
 /// them before its commit (readers cannot see uncommitted rows).
 final class PendingArtwork: Sendable {
-    private let bytes = Mutex<[ArtworkID: Data]>([:])
+    private let bytes = Locked<[ArtworkID: Data]>([:])
     /// Told when a batch rolls back: its pictures never existed, so loaders drop what they decoded.
-    private let discardObservers = Mutex<[@Sendable ([ArtworkID]) -> Void]>([])
+    private let discardObservers = Locked<[@Sendable ([ArtworkID]) -> Void]>([])
 
     func register(_ id: ArtworkID, _ data: Data) { bytes.withLock { $0[id] = data } }
     func remove(_ ids: some Sequence<ArtworkID>) { bytes.withLock { for id in ids { $0[id] = nil } } }
@@ -51,11 +50,11 @@ public final class ArtworkLoader: Sendable {
     private let fetch: @Sendable (ArtworkID) async throws -> (Data, pending: Bool)
     private let isCurrent: @Sendable (ArtworkRequest) async throws -> Bool
     private let beforeRead: (@Sendable (ArtworkID) async throws -> Void)?
-    private let inFlight = Mutex<[ArtworkCache.Key: Task<DecodedImage, any Error>]>([:])
+    private let inFlight = Locked<[ArtworkCache.Key: Task<DecodedImage, any Error>]>([:])
     private let limiter: DecodeLimiter
-    private let counters = Mutex(ArtworkLoaderStats())
+    private let counters = Locked(ArtworkLoaderStats())
     /// Bytes of images evicted since free memory was last handed back (an estimate).
-    let freedSinceTrim = Mutex(0)
+    let freedSinceTrim = Locked(0)
 
     init(
         cache: ArtworkCache, limits: ImageLimits, concurrency: Int,

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import ShelfCore
 import ShelfDatabase
-import Synchronization
 
 /// The steps of a mirror build, in order. The step reached is kept in `mirror_meta` with the work
 /// done inside it, so a killed build resumes there instead of starting again.
@@ -89,8 +88,8 @@ struct BatchTracks {
 
 /// Shared between the builder thread and the actor: the cancel flag and whom to tell of progress.
 final class BuildControl: Sendable {
-    let cancelled = Mutex(false)
-    let observer = Mutex<(@Sendable (MirrorBuildProgress) -> Void)?>(nil)
+    let cancelled = Locked(false)
+    let observer = Locked<(@Sendable (MirrorBuildProgress) -> Void)?>(nil)
     let chunkSize: Int
 
     init(chunkSize: Int) { self.chunkSize = chunkSize }
@@ -704,7 +703,7 @@ struct MirrorBuilder {
     final class Prefetch: Sendable {
         /// The track ID the chunk follows: it is used only when the build resumes there.
         let after: Int64
-        let rows = Mutex<Result<[(Track, [DatabaseValue], SearchDocument)], any Error>>(.success([]))
+        let rows = Locked<Result<[(Track, [DatabaseValue], SearchDocument)], any Error>>(.success([]))
         let done = DispatchSemaphore(value: 0)
 
         init(after: Int64, size: Int, canonicalPath: String, options: SortKeyOptions) {

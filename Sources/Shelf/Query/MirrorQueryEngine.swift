@@ -1,7 +1,6 @@
 import Foundation
 import ShelfCore
 import ShelfDatabase
-import Synchronization
 
 /// Every browsing question answered in SQL on `mirror.sqlite`: filter, order, paging by keyset
 /// (a row-value range on the sort's index) or offset, sections from maintained counts.
@@ -32,7 +31,7 @@ import Synchronization
         let tags: Bool
     }
 
-    private static let shapes = Mutex<[ShapeKey: Shape]>([:])
+    private static let shapes = Locked<[ShapeKey: Shape]>([:])
 
     /// The columns of a list row, in the order `decode` reads them.
     static let listColumns =
@@ -99,7 +98,7 @@ import Synchronization
         let total: String?
     }
 
-    private static let pageSQLs = Mutex<[PageSQLKey: String]>([:])
+    private static let pageSQLs = Locked<[PageSQLKey: String]>([:])
 
     static func arguments(_ cursor: PageCursor) -> [(any SQLiteBindable)?] {
         keyArguments(cursor.key) + [cursor.id.rawValue]
@@ -443,7 +442,7 @@ extension MirrorFilter {
     static let denseValues = 2_000
     /// Decisions already taken. Either form gives the same rows, so a decision made stale by
     /// later writes costs time at most; the cache is emptied when it grows past 1,024.
-    private static let densities = Mutex<[String: Bool]>([:])
+    private static let densities = Locked<[String: Bool]>([:])
 
     /// Whether `folded` is in more than `denseValues` of `field`'s distinct values (one capped
     /// FTS count, about a millisecond); false without a connection.

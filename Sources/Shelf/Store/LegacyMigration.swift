@@ -2,7 +2,6 @@ import CCrypto
 import Foundation
 import ShelfCore
 import ShelfDatabase
-import Synchronization
 
 /// How far a migration from the legacy layout has come.
 public struct MigrationProgress: Sendable, Codable, Equatable {
@@ -158,7 +157,7 @@ extension Library {
     ) async throws -> MigrationReport {
         let path = storeURL.path
         guard FileManager.default.fileExists(atPath: path) else { throw LibraryError.cannotOpen(path: path, reason: "no store here") }
-        let cancelled = Mutex(false)
+        let cancelled = Locked(false)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global(qos: .userInitiated).async {

@@ -80,8 +80,8 @@ extension Library {
     /// Brings the mirror to ready and returns its status: resumes a build from the phase and step
     /// its file reached (or starts one; a disabled mirror is turned on), reporting every chunk and
     /// phase to `progress`. Cancelling the calling task stops the build at its next step, on disk.
-    @LibraryActor @discardableResult
     /// With `fresh`, the build starts again from nothing.
+    @LibraryActor @discardableResult
     public func completeMirror(fresh: Bool = false, progress: (@Sendable (MirrorBuildProgress) -> Void)? = nil) async throws -> MirrorStatus {
         let store = try await store()
         guard let mirror = store.mirror else { return try await mirrorStatus() }

@@ -57,8 +57,14 @@ final class ProgressBar {
 
     /// Whether this process reports progress as plain lines.
     static let linesRequested = ProcessInfo.processInfo.environment["SHELF_PROGRESS"] == "lines"
-    /// With lines, the label after whose first report the process stops itself (`SHELF_PROGRESS_STOP_AT`).
-    static let stopAt = linesRequested ? ProcessInfo.processInfo.environment["SHELF_PROGRESS_STOP_AT"] : nil
+    /// With lines, `SHELF_PROGRESS_STOP_AT=LABEL` or `LABEL@DONE`: the process stops itself (SIGSTOP)
+    /// once, after the first report of LABEL with at least DONE done.
+    static let stopAt: (label: String, done: Int)? = {
+        guard linesRequested, let text = ProcessInfo.processInfo.environment["SHELF_PROGRESS_STOP_AT"] else { return nil }
+        guard let at = text.lastIndex(of: "@"), let done = Int(text[text.index(after: at)...]) else { return (text, 0) }
+        return (String(text[..<at]), done)
+    }()
+    private static let stopped = Locked(false)
 
     /// A bar for `total` units of work named `label`.
     init(label: String, total: Int, enabled: Bool = isatty(STDERR_FILENO) == 1) {
@@ -74,7 +80,12 @@ final class ProgressBar {
             FileHandle.standardError.write(Data("progress \(label) \(done)/\(total)\n".utf8))
             // For crash tests: the process halts right after the named report, so a kill sent on
             // reading it lands exactly there, not at whatever point a fast machine got to.
-            if Self.stopAt == label { raise(SIGSTOP) }
+            if let stop = Self.stopAt, stop.label == label, done >= stop.done, Self.stopped.withLock({ stopped in
+                defer { stopped = true }
+                return !stopped
+            }) {
+                raise(SIGSTOP)
+            }
             return
         }
         guard enabled, Date().timeIntervalSince(lastDraw) > 0.1 || done >= total else { return }

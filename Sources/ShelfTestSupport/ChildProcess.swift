@@ -97,6 +97,17 @@ public enum ChildProcess {
         return (sentKill && process.terminationReason == .uncaughtSignal, lines)
     }
 
+    /// Starts `executable` so that it halts itself (SHELF_PROGRESS_STOP_AT) right after its first
+    /// report of `label` with at least `done` done, and kills it there: the kill lands at exactly
+    /// that point of the work on any machine. Returns whether the kill ended it, with the lines.
+    public static func runKilling(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stopAt label: String, done: Int = 0
+    ) throws -> (killed: Bool, lines: [String]) {
+        try runKilling(executable, arguments, environment: environment.merging(["SHELF_PROGRESS_STOP_AT": "\(label)@\(done)"]) { $1 }) { line in
+            progress(line, label: label).map { $0.done >= done } ?? false
+        }
+    }
+
     /// The `done` count of a `progress LABEL DONE/TOTAL` line with `label`, else nil.
     public static func progress(_ line: String, label: String) -> (done: Int, total: Int)? {
         guard line.hasPrefix("progress \(label) ") else { return nil }

@@ -47,19 +47,17 @@ import Testing
              "--library", dir.url.path])
         #expect(made.status == 0, "\(made.stderr)")
         let path = dir.path("library.sqlite").path
-        // 150 chunks; each run is killed after a seeded number of committed chunks (at most 40),
-        // so the first runs are always cut off mid-migration, however fast the machine.
+        // 150 chunks; each run halts itself after a seeded number of pictures moved in all (the
+        // count carries over between runs) and is killed there, so the kills land mid-migration
+        // on any machine, however fast.
         var random = SeededRandom(seed: 42)
         var kills = 0
+        var target = 0
         for _ in 0..<8 {
             let arguments = ["--library", dir.url.path, "migrate", "--chunk", "4", "--json"]
-            let stopAfter = random.int(1...40)
-            var reports = 0
-            let run = try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments) { line in
-                guard ChildProcess.progress(line, label: "moving pictures") != nil else { return false }
-                reports += 1
-                return reports > stopAfter
-            }
+            target += 4 * random.int(1...30)
+            let run = try ChildProcess.runKilling(
+                products.appendingPathComponent("shelf"), arguments, stopAt: "moving pictures", done: min(target, Self.tracks - 4))
             if run.killed { kills += 1 }
             if try check(path) { break }
         }
@@ -87,17 +85,16 @@ import Testing
             try TestAudio.wav(seconds: 0.05, frequency: 100 + Double(index) * 1.5).write(to: folder.appendingPathComponent("\(index).wav"))
         }
         let store = dir.path("lib/library.sqlite").path
-        // 40 chunks; each run is killed after a seeded number of files read (fewer than half of
-        // them), or in its mirror phase, so every kill lands mid-work on any machine.
+        // 40 chunks; each run halts itself after a seeded number of files (fewer than half of
+        // them), or in its mirror phase, and is killed there, so every kill lands mid-work.
         var random = SeededRandom(seed: 8)
         var kills = 0
         for round in 0..<6 {
             let arguments = ["--library", dir.path("lib").path, "import", music.path, "--chunk", "10", "--json"]
-            let stopAfter = random.int(1...(files / 2))
-            let run = try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments) { line in
-                if round == 5 { return ChildProcess.progress(line, label: "mirror:rows") != nil }
-                return ChildProcess.progress(line, label: "importing").map { $0.done >= stopAfter } ?? false
-            }
+            let stopAfter = 10 * random.int(1...(files / 20))
+            let run = round == 5
+                ? try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments, stopAt: "mirror:rows")
+                : try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments, stopAt: "importing", done: stopAfter)
             if run.killed { kills += 1 }
             if FileManager.default.fileExists(atPath: store) {
                 let db = try Connection(path: store, mode: .readOnly)

@@ -69,7 +69,7 @@ import Testing
         let (dir, library) = try await MirrorParityTests.makeLibrary()
         _ = dir
         try Self.expectGroupParity(try Engines(library))
-        for round in 0..<5 {
+        for round in 0..<TestScale.rounds(5, sanitized: 1) {
             try await library.write { batch in try randomGroupEdits(batch, seed: UInt64(round) + 500) }
         }
         try Self.expectGroupParity(try Engines(library))

@@ -171,7 +171,7 @@ import Testing
             }
         }
         try check()
-        for round in 0..<6 {
+        for round in 0..<TestScale.rounds(6, sanitized: 2) {
             try await library.write { batch in
                 var r = SeededRandom(seed: UInt64(round) + 100)
                 let ids = try batch.db.query("SELECT id FROM track ORDER BY (id * ?) % 1000003 LIMIT 40", [Int64(r.int(1...999_983))]) { TrackID(try $0.int64(0)) }

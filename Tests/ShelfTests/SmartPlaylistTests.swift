@@ -86,7 +86,7 @@ import Testing
         // `playlistList` pages a smart playlist like any other.
         let firstPage = try await library.playlistList(ids[7], limit: 10)
         #expect(firstPage.items.map(\.id) == Array(try await library.smartPlaylistTracks(ids[7]).prefix(10)) && firstPage.total == 40)
-        for round in 0..<4 {
+        for round in 0..<TestScale.rounds(4, sanitized: 1) {
             try await library.write { batch in try randomGroupEdits(batch, seed: UInt64(round) + 900) }
         }
         try await Self.expectParity(library, ids)

@@ -259,15 +259,6 @@ final class MirrorStore {
 
     /// Runs the prepared build from the phase and step on disk, off the actor.
     private func launchBuild(observer: (@Sendable (MirrorBuildProgress) -> Void)? = nil) throws {
-        let db = try openWriter()
-        var meta = try readMeta(db)
-        // Until a chunk is copied the build reflects nothing yet, so it may start from the log as it
-        // is now: writes made while it waited (an import into a library whose mirror waits for
-        // `complete`) are then copied with the rows instead of replayed after them.
-        if meta["build_phase"] == MirrorBuildPhase.rows.rawValue, meta["build_next_id"] == "0" {
-            meta["build_start_seq"] = String(try currentSeq())
-            try setMeta(db, ["build_start_seq": meta["build_start_seq"]!])
-        }
         control.cancelled.withLock { $0 = true }
         let control = BuildControl(chunkSize: chunkSize)
         control.observer.withLock { $0 = observer }
@@ -275,7 +266,6 @@ final class MirrorStore {
         let mirrorPath = path.path
         let canonicalPath = canonicalPath
         let options = options
-        let startSeq = Int64(meta["build_start_seq"] ?? "0") ?? 0
         buildTask = Task.detached {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 DispatchQueue.global(qos: .utility).async {
@@ -284,22 +274,37 @@ final class MirrorStore {
                     })
                 }
             }
-            try await self.finishBuild(startSeq: startSeq, control: control)
+            try await self.finishBuild(control: control)
         }
     }
 
     /// Brings a building mirror to ready, resuming a build where the file left it (or starting
     /// one), reporting each chunk and phase to `progress`; cancelling stops the build at its next
     /// step, which the next call resumes. A disabled mirror is left alone.
+    /// A build may end by starting another (the log was compacted under it, or grew past the
+    /// replay limit); the loop runs that one too, with the same observer and cancellation.
     func complete(progress: (@Sendable (MirrorBuildProgress) -> Void)?) async throws {
-        guard state == .building else { return }
-        if buildTask == nil { try launchBuild(observer: progress) } else { control.observer.withLock { $0 = progress } }
-        let control = control
-        defer { control.observer.withLock { $0 = nil } }
+        let cancel = Locked<(requested: Bool, control: BuildControl?)>((false, nil))
         try await withTaskCancellationHandler {
-            try await waitForBuild()
+            while state == .building {
+                if buildTask == nil { try launchBuild(observer: progress) } else { control.observer.withLock { $0 = progress } }
+                let current = control
+                defer { current.observer.withLock { $0 = nil } }
+                let requested = cancel.withLock { state in
+                    state.control = current
+                    return state.requested
+                }
+                if requested {
+                    current.cancelled.withLock { $0 = true }
+                    throw CancellationError()
+                }
+                try await waitForBuild()
+            }
         } onCancel: {
-            control.cancelled.withLock { $0 = true }
+            cancel.withLock { state in
+                state.requested = true
+                state.control?.cancelled.withLock { $0 = true }
+            }
         }
     }
 
@@ -321,9 +326,17 @@ final class MirrorStore {
 
     /// The last step of a build, on the actor so that no write slips between the replay and the
     /// switch to `ready`: replays the change log from where the build started.
-    private func finishBuild(startSeq: Int64, control: BuildControl) throws {
-        guard control === self.control, !control.cancelled.withLock({ $0 }) else { return }
+    private func finishBuild(control: BuildControl) throws {
+        // A newer build replaced this one (its waiters follow that one), or the mirror was
+        // turned off; a build stopped on request (Ctrl-C after its last step) is not finished.
+        guard control === self.control, state == .building else { return }
+        if control.isCancelled {
+            buildTask = nil
+            throw CancellationError()
+        }
         let db = try openWriter()
+        // The file's start point: the builder moves it up when it copies its first chunk.
+        let startSeq = Int64(try readMeta(db)["build_start_seq"] ?? "0") ?? 0
         appliedSeq = startSeq
         try db.transaction {
             try setMeta(db, ["state": "ready", "applied_seq": String(startSeq), "build_phase": "", "build_next_id": "0"])
@@ -407,7 +420,15 @@ final class MirrorStore {
             }
             let track = try canonical.queryOne(TrackRow.selectWithoutTexts + " WHERE id = ?", [id.rawValue], TrackRow.decode)
             regroup(oldMember, track.map { GroupMember($0, options: options) })
-            if track != nil { newValues.append((id, allValueFields)) }
+            if let track {
+                // Only the fields whose text changed (all of a new row): a value a track keeps is
+                // indexed already, and checking it again would add a duplicate.
+                let fields = old.map { old in
+                    let new = MirrorRow.values(track, options: options)
+                    return MirrorValues.fields.indices.filter { old[MirrorValues.displayColumns[$0]] != new[MirrorValues.displayColumns[$0]] }
+                } ?? allValueFields
+                newValues.append((id, fields))
+            }
             switch (old, track) {
             case (let old?, let track?):
                 let new = MirrorRow.values(track, options: options)
@@ -765,6 +786,14 @@ struct MirrorBuilder {
                 // (and counting) the same rows. A prefetched chunk is used only if it starts there.
                 let copied: Int = try mirror.transaction(.immediate) {
                     let next = Int64(try meta("build_next_id") ?? "0") ?? 0
+                    // Until a chunk is copied the build reflects nothing, so it starts from the log
+                    // as it is now (read before the chunk, so a write between them is replayed):
+                    // writes made while it waited, such as an import into a library whose mirror
+                    // waits for `complete`, are copied with the rows instead of replayed after.
+                    if next == 0, prefetched == nil {
+                        let seq = try source.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+                        try mirror.execute("UPDATE mirror_meta SET value = ? WHERE key = 'build_start_seq'", [String(seq)])
+                    }
                     let rows: [(Track, [DatabaseValue], SearchDocument)]
                     if let prefetch = prefetched, prefetch.after == next {
                         prefetch.done.wait()

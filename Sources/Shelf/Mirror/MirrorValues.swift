@@ -24,6 +24,9 @@ enum MirrorValues {
 
     static func column(_ field: TextField) -> String { MirrorSchema.snake(field.rawValue) }
 
+    /// Each field's display column in `MirrorRow.columns` (the text its fold comes from).
+    static let displayColumns = fields.map { MirrorRow.columnIndex[column($0)]! }
+
     /// `case_sensitive 1`: the values are folded already, and folding them again would find rows
     /// the direct path does not.
     static var createSQL: String {
@@ -66,7 +69,7 @@ enum MirrorValues {
                 """
                 INSERT INTO mirror_value (\(name), key)
                 SELECT f_\(name), k_\(name) FROM mirror_track
-                WHERE f_\(name) IS NOT NULL AND length(f_\(name)) >= 3 GROUP BY k_\(name), f_\(name)
+                WHERE f_\(name) IS NOT NULL GROUP BY k_\(name), f_\(name)
                 """)
         }
     }

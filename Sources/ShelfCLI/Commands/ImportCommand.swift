@@ -30,9 +30,10 @@ struct ImportCommand: Command {
         }
         do {
             try await completeMirror(library)
-        } catch let stopped as CommandFailure {
+        } catch {
             // The import itself is done and reported; only the mirror waits for its next build.
-            Output.log("shelf: \(stopped.message)")
+            let reason = (error as? CommandFailure)?.message ?? "the read mirror could not be built (\(error)); `shelf mirror build` tries again"
+            Output.log("shelf: \(reason)")
         }
         if output.json { return try output.printJSON(report) }
         output.line("added \(report.added), updated \(report.updated), unchanged \(report.unchanged), moved \(report.moved) in \(String(format: "%.1f", report.seconds)) s")

@@ -214,7 +214,7 @@ struct MirrorCommand: Command {
             // Resumes what the file holds; --fresh starts again from nothing.
             try await completeMirror(library, enable: true, fresh: fresh)
         case "enable":
-            try await library.enableMirror(wait: true)
+            try await completeMirror(library, enable: true)
         case "disable": try await library.disableMirror()
         case "purge": try await library.purgeMirror()
         default: break

@@ -267,12 +267,18 @@ final class MirrorStore {
         let canonicalPath = canonicalPath
         let options = options
         buildTask = Task.detached {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                DispatchQueue.global(qos: .utility).async {
-                    continuation.resume(with: Result {
-                        try MirrorBuilder(mirrorPath: mirrorPath, canonicalPath: canonicalPath, options: options, control: control).run()
-                    })
+            do {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    DispatchQueue.global(qos: .utility).async {
+                        continuation.resume(with: Result {
+                            try MirrorBuilder(mirrorPath: mirrorPath, canonicalPath: canonicalPath, options: options, control: control).run()
+                        })
+                    }
                 }
+            } catch {
+                // The next `complete` (or open) resumes from the file instead of rethrowing this.
+                await self.buildEnded(control)
+                throw error
             }
             try await self.finishBuild(control: control)
         }
@@ -282,9 +288,12 @@ final class MirrorStore {
     /// one), reporting each chunk and phase to `progress`; cancelling stops the build at its next
     /// step, which the next call resumes. A disabled mirror is left alone.
     /// A build may end by starting another (the log was compacted under it, or grew past the
-    /// replay limit); the loop runs that one too, with the same observer and cancellation.
+    /// replay limit); the loop runs that one too, with the same observer and cancellation. Where
+    /// builds run in the background, a cancelled caller does not stop the build: it is the
+    /// library's, not the caller's, and the caller waits for the step in progress to end.
     func complete(progress: (@Sendable (MirrorBuildProgress) -> Void)?) async throws {
         let cancel = Locked<(requested: Bool, control: BuildControl?)>((false, nil))
+        let cancelsBuild = !buildsInBackground
         try await withTaskCancellationHandler {
             while state == .building {
                 if buildTask == nil { try launchBuild(observer: progress) } else { control.observer.withLock { $0 = progress } }
@@ -295,7 +304,7 @@ final class MirrorStore {
                     return state.requested
                 }
                 if requested {
-                    current.cancelled.withLock { $0 = true }
+                    if cancelsBuild { current.cancelled.withLock { $0 = true } }
                     throw CancellationError()
                 }
                 try await waitForBuild()
@@ -303,7 +312,7 @@ final class MirrorStore {
         } onCancel: {
             cancel.withLock { state in
                 state.requested = true
-                state.control?.cancelled.withLock { $0 = true }
+                if cancelsBuild { state.control?.cancelled.withLock { $0 = true } }
             }
         }
     }
@@ -322,6 +331,11 @@ final class MirrorStore {
             }
             if buildTask == nil || buildTask == task { return }
         }
+    }
+
+    /// Forgets a build that stopped or failed, unless a newer one has replaced it.
+    private func buildEnded(_ control: BuildControl) {
+        if control === self.control { buildTask = nil }
     }
 
     /// The last step of a build, on the actor so that no write slips between the replay and the

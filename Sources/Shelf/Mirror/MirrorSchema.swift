@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfDatabase
 
 /// The layout of `mirror.sqlite`: one row per track holding what a list row shows, the precomputed
 /// keys of every sort (display and sort-tag variants of the five tag-aware fields as real columns,
@@ -127,10 +128,8 @@ import ShelfCore
 
     /// Every sort index, created after a bulk build (faster than maintaining them row by row).
     /// No index on folded text: an equality filter on a keyed text field also compares its key,
-    /// which a sort index serves (values that fold alike share a key).
-    static var indexSQL: [String] { sortIndexes.map(\.sql) }
-
-    /// Each sort index's name and its `CREATE INDEX IF NOT EXISTS` (so a resumed build skips the done ones).
+    /// which a sort index serves (values that fold alike share a key). Each has its name and its
+    /// `CREATE INDEX IF NOT EXISTS` (so a resumed build skips the done ones).
     static let sortIndexes: [(name: String, sql: String)] = SortField.allCases.flatMap { field in
         (field.dependsOnSortTags ? [false, true] : [false]).map { tags in
             let name = indexName(field, tags: tags)
@@ -139,8 +138,11 @@ import ShelfCore
         }
     }
 
-    /// The names of the indexes a build creates after its rows.
-    static var indexNames: [String] { sortIndexes.map(\.name) }
+    /// The names of the sort indexes a file already holds: a build's progress in its index phase.
+    static func presentSortIndexes(in db: Connection) throws -> Set<String> {
+        let present = Set(try db.query("SELECT name FROM sqlite_master WHERE type = 'index'", []) { try $0.string(0) })
+        return Set(sortIndexes.map(\.name)).intersection(present)
+    }
 
     /// The key columns whose sections `mirror_section` counts.
     static let sectionColumns: [String] = textKeyFields.flatMap { ["k_\(snake($0.rawValue))", "s_\(snake($0.rawValue))"] } + ["k_genre"]

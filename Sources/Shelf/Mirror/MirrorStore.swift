@@ -434,18 +434,14 @@ final class MirrorStore {
             }
             let track = try canonical.queryOne(TrackRow.selectWithoutTexts + " WHERE id = ?", [id.rawValue], TrackRow.decode)
             regroup(oldMember, track.map { GroupMember($0, options: options) })
-            if let track {
-                // Only the fields whose text changed (all of a new row): a value a track keeps is
-                // indexed already, and checking it again would add a duplicate.
-                let fields = old.map { old in
-                    let new = MirrorRow.values(track, options: options)
-                    return MirrorValues.fields.indices.filter { old[MirrorValues.displayColumns[$0]] != new[MirrorValues.displayColumns[$0]] }
-                } ?? allValueFields
-                newValues.append((id, fields))
-            }
             switch (old, track) {
             case (let old?, let track?):
                 let new = MirrorRow.values(track, options: options)
+                // Only the fields whose text changed: a value a track keeps is indexed already,
+                // and checking it again would add a duplicate.
+                newValues.append((id, MirrorValues.fields.indices.filter {
+                    old[MirrorValues.displayColumns[$0]] != new[MirrorValues.displayColumns[$0]]
+                }))
                 let changed = new.indices.filter { new[$0] != old[$0] }
                 guard !changed.isEmpty else { continue }
                 try db.execute(MirrorRow.update(changed), changed.map { new[$0] } + [id.rawValue])
@@ -453,6 +449,7 @@ final class MirrorStore {
                 Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
                 Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
             case (nil, let track?):
+                newValues.append((id, allValueFields))
                 try insertRow(track, into: db, counts: &counts)
             case (let old?, nil):
                 try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
@@ -674,9 +671,8 @@ final class MirrorStore {
         switch phase {
         case .rows: (status.phaseDone, status.phaseTotal) = (status.builtTracks, max(total, status.builtTracks))
         case .indexes:
-            let names = MirrorSchema.indexNames
-            let present = (try? db.query("SELECT name FROM sqlite_master WHERE type = 'index'", []) { try $0.string(0) }) ?? []
-            (status.phaseDone, status.phaseTotal) = (names.filter(Set(present).contains).count, names.count)
+            let present = (try? MirrorSchema.presentSortIndexes(in: db)) ?? []
+            (status.phaseDone, status.phaseTotal) = (present.count, MirrorSchema.sortIndexes.count)
         default: (status.phaseDone, status.phaseTotal) = (0, 1)
         }
         return status
@@ -864,8 +860,8 @@ struct MirrorBuilder {
         if try due(.indexes) {
             // Each index is one step: a resumed build skips those already on disk.
             let indexes = MirrorSchema.sortIndexes
-            let present = Set(try mirror.query("SELECT name FROM sqlite_master WHERE type = 'index'", []) { try $0.string(0) })
-            var done = indexes.filter { present.contains($0.name) }.count
+            let present = try MirrorSchema.presentSortIndexes(in: mirror)
+            var done = present.count
             control.report(.indexes, done, indexes.count)
             for index in indexes where !present.contains(index.name) {
                 try checkCancelled()

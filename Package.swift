@@ -26,10 +26,20 @@ let package = Package(
         .target(
             name: "CTagLib", path: "Sources/CTagLib",
             linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("z"), .linkedLibrary("stdc++")]),
+        // libmicrohttpd behind a small C API: its variadic start call and its callbacks, bridged once.
+        .target(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD",
+            linkerSettings: [.linkedLibrary("microhttpd")]),
         .target(name: "ShelfDatabase", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "ShelfCore", swiftSettings: swiftSettings),
         .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto", "CImageCodecs", "CTagLib"], swiftSettings: swiftSettings),
-        .executableTarget(name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
+        // The JSON documents `shelf --json` prints and `/api/` answers: one set of encoders for both.
+        .target(name: "ShelfWire", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "ShelfServer", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "CMicroHTTPD"],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfServer"], swiftSettings: swiftSettings),
         .target(name: "ShelfTestSupport", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ShelfBench", dependencies: ["Shelf", "ShelfCore", "ShelfTestSupport", "ShelfDatabase"],
@@ -38,6 +48,9 @@ let package = Package(
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ShelfTests", dependencies: ["Shelf", "ShelfCore", "ShelfDatabase", "ShelfTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ShelfServerTests", dependencies: ["ShelfServer", "Shelf", "ShelfCore", "ShelfTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfBench", "ShelfTestSupport", "ShelfDatabase"],

@@ -1,0 +1,3 @@
+#ifndef SHELF_HTTP_H
+#define SHELF_HTTP_H
+#endif

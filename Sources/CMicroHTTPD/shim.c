@@ -1,0 +1,1 @@
+#include "shelf_http.h"

@@ -1,0 +1,402 @@
+import Foundation
+import ShelfCore
+
+/// A request as the router sees it: the method, the percent-decoded path and query, headers with
+/// lower-case names, and the whole body (bounded by the server's limits before it gets here).
+public struct HTTPRequest: Sendable {
+    /// `GET`, `HEAD`, `POST`, … as the client sent it.
+    public var method: String
+    /// The decoded path, always starting with `/`; never holds NUL, `..` segments or bad UTF-8.
+    public var path: String
+    /// The decoded query parameters in the order sent (a name may repeat).
+    public var query: [(name: String, value: String)]
+    /// Header values by lower-case name (repeated headers joined with ", ").
+    public var headers: [String: String]
+    /// The request body.
+    public var body: Data
+    /// The client's address, for rate limits and the log.
+    public var remoteAddress: String
+    /// Whether the request came over TLS (cookies are then `Secure`).
+    public var isTLS: Bool
+
+    /// A request from its parts; `path` and `query` are taken as already decoded.
+    public init(
+        method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:],
+        body: Data = Data(), remoteAddress: String = "127.0.0.1", isTLS: Bool = false
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.isTLS = isTLS
+    }
+
+    /// Parses the raw request target (`/a%20b?x=1&y`) into path and query; nil path pieces, bad
+    /// escapes, bad UTF-8, NUL and `..` segments are `HTTPError.badRequest` naming what is wrong.
+    public static func parseTarget(_ target: String) throws(HTTPError) -> (path: String, query: [(name: String, value: String)]) {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let rawPath = String(parts.first ?? "")
+        guard rawPath.hasPrefix("/") else { throw .badRequest("the request path must start with '/'") }
+        let path = try percentDecode(rawPath, plusIsSpace: false, what: "path")
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) where segment == ".." || segment == "." {
+            throw .badRequest("the path may not contain '\(segment)' segments")
+        }
+        var query: [(name: String, value: String)] = []
+        if parts.count == 2 { query = try parseForm(String(parts[1]), what: "query") }
+        return (path, query)
+    }
+
+    /// Parses `a=1&b=x%20y` (a query string or an `application/x-www-form-urlencoded` body).
+    public static func parseForm(_ text: String, what: String = "form") throws(HTTPError) -> [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = []
+        for piece in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let kv = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = try percentDecode(String(kv[0]), plusIsSpace: true, what: what)
+            let value = kv.count == 2 ? try percentDecode(String(kv[1]), plusIsSpace: true, what: what) : ""
+            pairs.append((name, value))
+        }
+        return pairs
+    }
+
+    /// Decodes `%XX` escapes strictly: a broken escape, NUL or bytes that are not UTF-8 are errors.
+    public static func percentDecode(_ text: String, plusIsSpace: Bool, what: String) throws(HTTPError) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = Array(text.utf8)[...]
+        while let byte = iterator.popFirst() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard iterator.count >= 2, let high = hexValue(iterator.removeFirst()), let low = hexValue(iterator.removeFirst()) else {
+                    throw .badRequest("malformed percent-encoding in the \(what)")
+                }
+                bytes.append(high << 4 | low)
+            case UInt8(ascii: "+") where plusIsSpace: bytes.append(UInt8(ascii: " "))
+            default: bytes.append(byte)
+            }
+        }
+        if bytes.contains(0) { throw .badRequest("the \(what) contains a NUL byte") }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else { throw .badRequest("the \(what) is not valid UTF-8") }
+        return decoded
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// The last value of query parameter `name`, if sent.
+    public func queryValue(_ name: String) -> String? { query.last(where: { $0.name == name })?.value }
+
+    /// Every value of query parameter `name`, in order.
+    public func queryValues(_ name: String) -> [String] { query.filter { $0.name == name }.map(\.value) }
+
+    /// The value of the `name` cookie, if sent.
+    public func cookie(_ name: String) -> String? {
+        guard let header = headers["cookie"] else { return nil }
+        for piece in header.split(separator: ";") {
+            let kv = piece.split(separator: "=", maxSplits: 1)
+            if kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces) == name { return kv[1].trimmingCharacters(in: .whitespaces) }
+        }
+        return nil
+    }
+}
+
+/// A failure that becomes an HTTP error response: its status, a machine-readable code and a
+/// message for people. Every error a handler throws is turned into one of these in one place.
+public struct HTTPError: Error, Sendable, CustomStringConvertible {
+    /// The HTTP status (400, 401, 403, 404, 405, 413, 416, 429, 500, 501, …).
+    public var status: Int
+    /// The `error.code` of the JSON error body.
+    public var code: String
+    /// The `error.message`: names the value or parameter at fault; never SQL or a stack trace.
+    public var message: String
+    /// Extra headers (`Retry-After`, `Allow`, `WWW-Authenticate`).
+    public var headers: [(String, String)] = []
+
+    /// An error with its status, code and message.
+    public init(status: Int, code: String, message: String, headers: [(String, String)] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    /// 400: the request itself is malformed.
+    public static func badRequest(_ message: String, code: String = "badRequest") -> HTTPError {
+        HTTPError(status: 400, code: code, message: message)
+    }
+    /// 401: no or wrong credentials.
+    public static func unauthorized(_ message: String = "sign in first: a session cookie or an Authorization: Bearer API key") -> HTTPError {
+        HTTPError(status: 401, code: "unauthorized", message: message)
+    }
+    /// 403: signed in, but not allowed.
+    public static func forbidden(_ message: String) -> HTTPError { HTTPError(status: 403, code: "forbidden", message: message) }
+    /// 404: nothing at that path or with that ID.
+    public static func notFound(_ message: String) -> HTTPError { HTTPError(status: 404, code: "notFound", message: message) }
+}
+
+/// What a response sends after its headers.
+public enum HTTPBody: Sendable {
+    /// Bytes held in memory.
+    case data(Data)
+    /// `length` bytes of an open file from `offset`, sent by the server from the descriptor (it
+    /// closes it), never read into memory.
+    case file(descriptor: Int32, offset: UInt64, length: UInt64)
+    /// Bytes produced as the response goes (server-sent events, a transcode), of unknown length.
+    case stream(ByteStream)
+}
+
+/// A status, headers and a body.
+public struct HTTPResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// Header names and values, in order.
+    public var headers: [(String, String)]
+    /// What follows the headers.
+    public var body: HTTPBody
+
+    /// A response from its parts.
+    public init(status: Int = 200, headers: [(String, String)] = [], body: HTTPBody = .data(Data())) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The value of header `name` (case-insensitive), if set.
+    public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+
+    /// The body's size when it is known before sending.
+    public var knownLength: UInt64? {
+        switch body {
+        case .data(let data): UInt64(data.count)
+        case .file(_, _, let length): length
+        case .stream: nil
+        }
+    }
+}
+
+/// A bounded pipe of bytes from a producer (an event feed, ffmpeg's output) to one client
+/// connection. The server pulls from it when the socket can take more; a producer either waits for
+/// room (`write`, for a transcode, so ffmpeg is slowed to the client's pace) or is refused when
+/// the buffer is full (`offer`, for events, so one client that stops reading is dropped without
+/// holding anyone else). When the client goes away the stream is cancelled: writes fail from then
+/// on and every `onCancel` handler runs once.
+public final class ByteStream: @unchecked Sendable {
+    /// What the server gets when it asks for bytes.
+    public enum Chunk: Sendable, Equatable {
+        /// Up to the asked number of bytes.
+        case data(Data)
+        /// Nothing yet: the server parks the connection and `wakeup` runs when there is.
+        case pending
+        /// The producer finished (or the stream was cancelled): the response is complete.
+        case end
+    }
+
+    private struct State {
+        var buffer = Data()
+        var finished = false
+        var cancelled = false
+        var wakeup: (@Sendable () -> Void)?
+        var spaceWaiters: [CheckedContinuation<Void, Never>] = []
+        var cancelHandlers: [@Sendable () -> Void] = []
+        var sent: UInt64 = 0
+    }
+
+    /// At most this many bytes wait in the buffer.
+    public let capacity: Int
+    // `@unchecked Sendable`: every mutable field lives in `state`, reached only under its lock.
+    private let state = Locked(State())
+
+    /// A stream that buffers at most `capacity` bytes.
+    public init(capacity: Int = 256 * 1024) { self.capacity = max(capacity, 1) }
+
+    /// Appends `data`, waiting while the buffer is full; false once the stream is cancelled.
+    public func write(_ data: Data) async -> Bool {
+        enum Step { case wrote((@Sendable () -> Void)?), full, closed }
+        var offset = 0
+        while offset < data.count {
+            let step = state.withLock { state -> Step in
+                if state.cancelled || state.finished { return .closed }
+                let room = capacity - state.buffer.count
+                if room <= 0 { return .full }
+                let end = min(data.count, offset + room)
+                state.buffer.append(data[data.startIndex + offset..<data.startIndex + end])
+                offset = end
+                defer { state.wakeup = nil }
+                return .wrote(state.wakeup)
+            }
+            switch step {
+            case .closed: return false
+            case .wrote(let wake): wake?()
+            case .full:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow = state.withLock { state -> Bool in
+                        if state.cancelled || state.finished || state.buffer.count < capacity { return true }
+                        state.spaceWaiters.append(continuation)
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            }
+        }
+        return true
+    }
+
+    /// Appends `data` at once if it fits; otherwise cancels the stream (the reader is too slow)
+    /// and returns false.
+    @discardableResult
+    public func offer(_ data: Data) -> Bool {
+        let (wake, accepted) = state.withLock { state -> ((@Sendable () -> Void)?, Bool) in
+            if state.cancelled || state.finished { return (nil, false) }
+            if state.buffer.count + data.count > capacity { return (nil, false) }
+            state.buffer.append(data)
+            defer { state.wakeup = nil }
+            return (state.wakeup, true)
+        }
+        wake?()
+        if !accepted { cancel() }
+        return accepted
+    }
+
+    /// Ends the stream after what is buffered has been sent.
+    public func finish() {
+        let wake = state.withLock { state -> (@Sendable () -> Void)? in
+            state.finished = true
+            defer { state.wakeup = nil }
+            return state.wakeup
+        }
+        wake?()
+    }
+
+    /// Cancels the stream (the client went away, or it was too slow): buffered bytes are dropped,
+    /// writes fail, waiting writers return, and the cancel handlers run once.
+    public func cancel() {
+        let (handlers, waiters, wake) = state.withLock { state -> ([@Sendable () -> Void], [CheckedContinuation<Void, Never>], (@Sendable () -> Void)?) in
+            guard !state.cancelled else { return ([], [], nil) }
+            state.cancelled = true
+            state.buffer = Data()
+            defer {
+                state.cancelHandlers = []
+                state.spaceWaiters = []
+                state.wakeup = nil
+            }
+            return (state.cancelHandlers, state.spaceWaiters, state.wakeup)
+        }
+        for waiter in waiters { waiter.resume() }
+        wake?()
+        for handler in handlers { handler() }
+    }
+
+    /// Runs `handler` when the stream is cancelled (at once if it already is).
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.cancelled { return true }
+            state.cancelHandlers.append(handler)
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Whether the client is gone.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Bytes handed to the server so far.
+    public var bytesSent: UInt64 { state.withLock { $0.sent } }
+
+    /// For the server: takes up to `max` bytes, or arms `wakeup` (run once, on any thread) and
+    /// answers `.pending` when the buffer is empty, or `.end` when the stream is over.
+    public func read(max: Int, wakeup: @escaping @Sendable () -> Void) -> Chunk {
+        let (chunk, waiters) = state.withLock { state -> (Chunk, [CheckedContinuation<Void, Never>]) in
+            if state.cancelled { return (.end, []) }
+            if state.buffer.isEmpty {
+                if state.finished { return (.end, []) }
+                state.wakeup = wakeup
+                return (.pending, [])
+            }
+            let count = Swift.min(max, state.buffer.count)
+            let piece = state.buffer.prefix(count)
+            state.buffer.removeFirst(count)
+            state.sent += UInt64(count)
+            defer { state.spaceWaiters = [] }
+            return (.data(Data(piece)), state.spaceWaiters)
+        }
+        // Room was made: the writers waiting for it retry.
+        for waiter in waiters { waiter.resume() }
+        return chunk
+    }
+}
+
+/// One finished request, for the access log: everything but credentials.
+public struct AccessLogEntry: Sendable {
+    /// The request method.
+    public var method: String
+    /// The raw request target with credential parameters (`p`, `t`, `s`, `apiKey`, `password`,
+    /// `token`) replaced by `***`.
+    public var target: String
+    /// The status sent.
+    public var status: Int
+    /// The body bytes sent.
+    public var bytes: UInt64
+    /// From the request's first byte to its last byte sent.
+    public var milliseconds: Double
+    /// The client's address.
+    public var remoteAddress: String
+
+    /// An entry from its parts.
+    public init(method: String, target: String, status: Int, bytes: UInt64, milliseconds: Double, remoteAddress: String) {
+        self.method = method
+        self.target = target
+        self.status = status
+        self.bytes = bytes
+        self.milliseconds = milliseconds
+        self.remoteAddress = remoteAddress
+    }
+
+    /// The query parameters whose values never reach a log.
+    public static let secretParameters: Set<String> = ["p", "t", "s", "apikey", "password", "token", "key"]
+
+    /// `target` with secret parameter values masked.
+    public static func redact(_ target: String) -> String {
+        guard let mark = target.firstIndex(of: "?") else { return target }
+        let pieces = target[target.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false).map { piece -> String in
+            let name = piece.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            return secretParameters.contains(name.lowercased()) ? "\(name)=***" : String(piece)
+        }
+        return String(target[..<mark]) + "?" + pieces.joined(separator: "&")
+    }
+
+    /// The log line: `GET /api/tracks?limit=50 200 1234 B 0.8 ms 127.0.0.1`.
+    public var line: String {
+        "\(method) \(Self.redact(target)) \(status) \(bytes) B \(String(format: "%.1f", milliseconds)) ms \(remoteAddress)"
+    }
+}
+
+/// Bounds that keep a slow or hostile client from exhausting the server.
+public struct HTTPLimits: Sendable {
+    /// Bytes a connection may use for its request line and headers (libmicrohttpd's connection
+    /// memory limit); beyond it the client gets 431 (or 414 for the URL alone).
+    public var headerBytes: Int = 32 * 1024
+    /// The longest request target accepted (414 beyond it).
+    public var urlBytes: Int = 8 * 1024
+    /// The largest body accepted unless a route says otherwise (413 beyond it).
+    public var bodyBytes: Int = 1 << 20
+    /// Connections open at once; more are refused at accept.
+    public var connections: Int = 256
+    /// Connections open at once from one address.
+    public var connectionsPerAddress: Int = 64
+    /// Seconds a connection may sit idle (no byte received or sent) before it is closed.
+    public var idleSeconds: Int = 30
+    /// The worker threads of libmicrohttpd's pool.
+    public var threads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+
+    /// The defaults.
+    public init() {}
+}

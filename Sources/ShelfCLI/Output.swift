@@ -2,20 +2,15 @@ import Dispatch
 import Foundation
 import ShelfCore
 import Shelf
+import ShelfWire
 
 /// Where a command writes: exactly one JSON document on stdout with `--json`, text otherwise;
 /// progress and logs always on stderr.
 struct Output {
     let json: Bool
 
-    /// The encoder behind every `--json` document: camelCase keys as `Codable` writes them, keys
-    /// sorted so output is stable, dates in ISO 8601.
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }
+    /// The encoder behind every `--json` document, shared with the server's `/api/` (ShelfWire).
+    static func encoder() -> JSONEncoder { Wire.encoder() }
 
     /// Prints `value` as the command's one JSON document.
     func printJSON<T: Encodable>(_ value: T) throws {
@@ -33,15 +28,6 @@ struct Output {
     static func log(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
-}
-
-/// The `{"error":{"code":…,"message":…}}` document printed with `--json` when a command fails.
-struct ErrorDocument: Encodable {
-    struct Body: Encodable {
-        let code: String
-        let message: String
-    }
-    let error: Body
 }
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal so that logs and

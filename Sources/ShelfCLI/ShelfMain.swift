@@ -1,5 +1,6 @@
 import Foundation
 import Shelf
+import ShelfWire
 
 /// A `shelf` subcommand: its name, a one-line abstract, and how it runs.
 protocol Command: Sendable {
@@ -92,7 +93,7 @@ struct ShelfMain {
     static func fail(code: String, message: String, json: Bool, status: Int32, showUsage: Bool = false) -> Never {
         Output.log("shelf: \(message)")
         if showUsage { Output.log("\n" + usage) }
-        if json { try? Output(json: true).printJSON(ErrorDocument(error: .init(code: code, message: message))) }
+        if json { try? Output(json: true).printJSON(ErrorDocument(code: code, message: message)) }
         exit(status)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Shelf
 import ShelfCore
+import ShelfWire
 
 /// `shelf edit`: sets fields (and the picture) of tracks in their files and in the library; each
 /// file is rewritten atomically, so a failure leaves it byte for byte as it was.
@@ -41,17 +42,11 @@ struct EditCommand: Command {
         if values.isEmpty && picture == .unchanged { throw UsageError("edit expects --set FIELD=VALUE, --picture or --remove-picture") }
     }
 
-    struct Result: Encodable {
-        let updated: [TrackID]
-        let skipped: [EditResult.Skipped]
-        let failed: [EditResult.Failed]
-    }
-
     func run(library: Library, output: Output) async throws {
         let (ids, changes) = (ids, changes)
         let result = try await runInterruptible(label: "editing", cancelledMessage: "edit cancelled") { _ in try await library.edit(ids, changes) }
         if output.json {
-            try output.printJSON(Result(updated: result.updated, skipped: result.skipped, failed: result.failed))
+            try output.printJSON(EditDocument(result))
         } else {
             output.line("updated \(result.updated.count), skipped \(result.skipped.count), failed \(result.failed.count)")
         }

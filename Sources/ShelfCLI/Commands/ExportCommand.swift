@@ -1,6 +1,7 @@
 import Foundation
 import Shelf
 import ShelfCore
+import ShelfWire
 
 /// `shelf export`: copies or converts tracks into a directory (ffmpeg for conversion), tags them
 /// from the library and registers them as new tracks.
@@ -36,12 +37,6 @@ struct ExportCommand: Command {
         if ids.isEmpty == (filter == nil) { throw UsageError("export expects track IDs or --filter EXPR (one of them)") }
     }
 
-    struct Result: Encodable {
-        let exported: [ExportResult.Exported]
-        let skipped: [EditResult.Skipped]
-        let failed: [EditResult.Failed]
-    }
-
     func run(library: Library, output: Output) async throws {
         var chosen = ids
         if let filter { chosen = try await library.snapshot(LibraryQuery(sort: .albumArtist, filter: filter)) }
@@ -50,7 +45,7 @@ struct ExportCommand: Command {
             try await library.export(ids, to: directory, options: options, progress: report)
         }
         if output.json {
-            try output.printJSON(Result(exported: result.exported, skipped: result.skipped, failed: result.failed))
+            try output.printJSON(ExportDocument(result))
         } else {
             output.line("exported \(result.exported.count), skipped \(result.skipped.count), failed \(result.failed.count)")
             for item in result.exported { output.line("  \(item.source) → \(item.path)" + (item.track.map { " (track \($0))" } ?? "")) }

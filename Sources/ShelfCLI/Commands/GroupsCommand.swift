@@ -1,6 +1,7 @@
 import Foundation
 import Shelf
 import ShelfCore
+import ShelfWire
 
 /// `shelf albums|artists|composers|genres`: one page of an aggregation view, by name or sort name.
 protocol GroupsCommand: Command {
@@ -20,32 +21,15 @@ struct GroupsCommandOptions: Sendable {
     let limit: Int
 
     init(kind: GroupKind, arguments: inout Arguments) throws {
-        var kind = kind
-        if kind == .artist, let by = try arguments.option("--by") {
-            switch by {
-            case "artist": kind = .artist
-            case "albumArtist": kind = .albumArtist
-            default: throw UsageError("--by expects artist or albumArtist, got '\(by)'")
-            }
+        let by = kind == .artist ? try arguments.option("--by") : nil
+        let artist = kind == .album ? try arguments.option("--artist") : nil
+        let sort = try arguments.option("--sort")
+        let sortTags = try arguments.option("--sort-tags")
+        do {
+            query = try Parameters.groupQuery(kind: kind, by: by, sort: sort, sortTags: sortTags, artist: artist)
+        } catch {
+            throw UsageError("--\(error.message)")
         }
-        let artist = kind == .album ? try arguments.option("--artist").map { text in
-            guard let id = Int64(text), id > 0 else { throw UsageError("--artist expects an artist ID, got '\(text)'") }
-            return GroupID(id)
-        } : nil
-        let sort = try arguments.option("--sort") ?? "name"
-        let descending: Bool
-        switch sort {
-        case "name", "name:asc": descending = false
-        case "name:desc": descending = true
-        default: throw UsageError("views sort by name: --sort name[:desc], got '\(sort)'")
-        }
-        let tags: Bool
-        switch try arguments.option("--sort-tags") {
-        case nil, "on": tags = true
-        case "off": tags = false
-        case let other?: throw UsageError("--sort-tags expects on or off, got '\(other)'")
-        }
-        query = GroupQuery(kind: kind, useSortTags: tags, descending: descending, artist: artist)
         after = try ListOptions.parseCursor(&arguments)
         limit = try arguments.intOption("--limit", in: 0...100_000) ?? 50
     }
@@ -62,7 +46,7 @@ extension GroupsCommand {
     func run(library: Library, output: Output) async throws {
         let page = try await library.groups(options.query, after: options.after, limit: options.limit)
         if output.json {
-            return try output.printJSON(PageResult(items: page.items, nextCursor: page.nextCursor?.description, total: page.total))
+            return try output.printJSON(Documents.groups(page))
         }
         let showsArtist = options.query.kind == .album
         output.line("\(Format.column("ID", 20)) \(Format.column("§", 2)) \(Format.column("Name", 36)) "

@@ -1,6 +1,7 @@
 import Foundation
 import Shelf
 import ShelfCore
+import ShelfWire
 
 /// `shelf token`: the library's current position in its change history.
 struct TokenCommand: Command {
@@ -10,13 +11,9 @@ struct TokenCommand: Command {
 
     init(arguments: inout Arguments) throws {}
 
-    struct Result: Encodable {
-        let token: ChangeToken
-    }
-
     func run(library: Library, output: Output) async throws {
         let token = try await library.currentToken()
-        if output.json { return try output.printJSON(Result(token: token)) }
+        if output.json { return try output.printJSON(TokenDocument(token: token)) }
         output.line(token.description)
     }
 }
@@ -46,22 +43,9 @@ struct ChangesCommand: Command {
         if summary && limit != nil { throw UsageError("--summary and --limit cannot be combined") }
     }
 
-    /// The JSON shape: `{"changes":[{"token":…,"tracks":{…},"playlists":{…},"artwork":{…}}],"token":…}`.
-    struct Result: Encodable {
-        let changes: [PersistentChange]
-        let token: ChangeToken
-        let hasMore: Bool
-    }
-
     func run(library: Library, output: Output) async throws {
-        let result: Result
-        if summary {
-            let net = try await library.changeSummary(since: since, scope: playlists)
-            result = Result(changes: [net], token: net.token, hasMore: false)
-        } else {
-            let feed = try await library.changes(since: since, scope: playlists, limit: limit)
-            result = Result(changes: feed.changes, token: feed.token, hasMore: feed.hasMore)
-        }
+        // The shape: `{"changes":[{"token":…,"tracks":{…},"playlists":{…},"artwork":{…}}],"token":…}`.
+        let result = try await Documents.changes(since: since, summary: summary, scope: playlists, limit: limit, library)
         if output.json { return try output.printJSON(result) }
         for change in result.changes {
             output.line("\(change.token)  \(ISO8601DateFormatter().string(from: change.date))")

@@ -1,6 +1,7 @@
 import Foundation
 import Shelf
 import ShelfCore
+import ShelfWire
 
 /// `shelf playlist`: ordered playlists and folders. Positions on the command line count from 1,
 /// as `show` numbers them; a track may appear more than once.
@@ -84,24 +85,6 @@ struct PlaylistCommand: Command {
         return PlaylistID(value)
     }
 
-    struct Listed: Encodable {
-        let id: PlaylistID
-        let name: String
-        let kind: String
-        let parentID: PlaylistID?
-        let itemCount: Int
-    }
-
-    struct Shown: Encodable {
-        let playlist: Listed
-        let items: [Item]
-    }
-
-    struct Item: Encodable {
-        let position: Int
-        let track: Track
-    }
-
     /// Positions are checked here so that errors count from 1, as the command line does.
     private func check(_ positions: [Int], in id: PlaylistID, _ library: Library, allowEnd: Bool = false) async throws {
         let count = try await library.playlistItems(id).count
@@ -121,13 +104,9 @@ struct PlaylistCommand: Command {
         }
         switch action {
         case .list:
-            var listed: [Listed] = []
-            for playlist in try await library.playlists() {
-                let count = playlist.kind == .regular ? try await library.playlistItems(playlist.id).count : 0
-                listed.append(Listed(id: playlist.id, name: playlist.name, kind: Self.kindName(playlist.kind), parentID: playlist.parentID, itemCount: count))
-            }
-            if output.json { return try output.printJSON(["playlists": listed]) }
-            for item in listed {
+            let document = try await Documents.playlists(library)
+            if output.json { return try output.printJSON(document) }
+            for item in document.playlists {
                 output.line("\(item.id)\t\(item.kind)\t\(item.name)\t\(item.itemCount) items" + (item.parentID.map { "\tin \($0)" } ?? ""))
             }
         case .create(let name, let folder, let parent):
@@ -137,15 +116,10 @@ struct PlaylistCommand: Command {
             if output.json { return try output.printJSON(["id": id]) }
             output.line("created \(folder ? "folder" : "playlist") \(id)")
         case .show(let id):
-            guard let playlist = try await library.playlists().first(where: { $0.id == id }) else { throw LibraryError.playlistNotFound(id) }
-            // A smart playlist's items are its contents evaluated now.
-            let ids = playlist.kind == .smart ? try await library.smartPlaylistTracks(id) : try await library.playlistItems(id)
-            let byID = try await Self.tracksByID(ids, library)
-            let items = ids.enumerated().compactMap { index, track in byID[track].map { Item(position: index + 1, track: $0) } }
-            let listed = Listed(id: playlist.id, name: playlist.name, kind: Self.kindName(playlist.kind), parentID: playlist.parentID, itemCount: ids.count)
-            if output.json { return try output.printJSON(Shown(playlist: listed, items: items)) }
-            output.line("\(playlist.name) (\(ids.count) items)")
-            for item in items {
+            let document = try await Documents.playlist(id, library)
+            if output.json { return try output.printJSON(document) }
+            output.line("\(document.playlist.name) (\(document.playlist.itemCount) items)")
+            for item in document.items {
                 output.line("\(item.position)\t\(item.track.id)\t\(item.track.artist ?? "")\t\(item.track.title ?? "")")
             }
         case .add(let id, let tracks, let at):
@@ -161,8 +135,9 @@ struct PlaylistCommand: Command {
             try await printCount(library, id, output)
         case .page(let id, let sortedBy, let filter, let after, let limit):
             let page = try await library.playlistList(id, sortedBy: sortedBy, filter: filter, after: after, limit: limit)
-            let items = try await ListedTrack.rows(of: page, library)
-            if output.json { return try output.printJSON(TracksCommand.Result(items: items, nextCursor: page.nextCursor?.description, total: page.total)) }
+            let document = try await Documents.tracks(page, library)
+            if output.json { return try output.printJSON(document) }
+            let items = document.items
             for item in items { output.line("\(item.section)\t\(item.track.id)\t\(item.track.artist ?? "")\t\(item.track.title ?? "")") }
             output.line("(\(items.count) of \(page.total) items)")
             if let next = page.nextCursor { output.line("next page: --after \(next)") }
@@ -179,16 +154,8 @@ struct PlaylistCommand: Command {
     }
 
     private func printCount(_ library: Library, _ id: PlaylistID, _ output: Output) async throws {
-        let items = try await library.playlistItems(id)
-        if output.json { return try output.printJSON(["id": id.rawValue, "itemCount": Int64(items.count)]) }
-        output.line("playlist \(id): \(items.count) items")
-    }
-
-    static func kindName(_ kind: Playlist.Kind) -> String {
-        switch kind {
-        case .regular: "regular"
-        case .folder: "folder"
-        case .smart: "smart"
-        }
+        let document = try await Documents.playlistCount(id, library)
+        if output.json { return try output.printJSON(document) }
+        output.line("playlist \(id): \(document.itemCount) items")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Shelf
 import ShelfCore
+import ShelfWire
 
 /// `shelf smart`: smart playlists, whose contents follow their rules after every write.
 struct SmartCommand: Command {
@@ -62,23 +63,17 @@ struct SmartCommand: Command {
         throw UsageError("--limit expects items (25), minutes (90m), hours (2h), MB or GB, got '\(text)'")
     }
 
-    struct Created: Encodable { let id: PlaylistID; let name: String; let rules: SmartRules }
-    struct Shown: Encodable { let id: PlaylistID; let trackCount: Int; let trackIDs: [TrackID]; let items: [ListedTrack] }
 
     func run(library: Library, output: Output) async throws {
         switch action {
         case .create(let name, let rules, let parent):
             let id = try await library.createSmartPlaylist(name: name, rules: rules, parent: parent)
-            if output.json { return try output.printJSON(Created(id: id, name: name, rules: rules)) }
+            if output.json { return try output.printJSON(SmartCreatedDocument(id: id, name: name, rules: rules)) }
             output.line("created smart playlist \(id) '\(name)' (\(try await library.smartPlaylistTracks(id).count) tracks now)")
         case .show(let id, let limit):
-            let ids = try await library.smartPlaylistTracks(id)
-            let shown = Array(ids.prefix(limit))
-            let fetched = Dictionary(try await library.tracks(ids: shown).tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            let page = ListPage(items: shown.compactMap { fetched[$0].map { TrackListItem($0, section: "#") } }, nextCursor: nil, total: ids.count)
-            if output.json {
-                return try output.printJSON(Shown(id: id, trackCount: ids.count, trackIDs: ids, items: try await ListedTrack.rows(of: page, library)))
-            }
+            let document = try await Documents.smartPlaylist(id, limit: limit, library)
+            if output.json { return try output.printJSON(document) }
+            let page = ListPage(items: document.items.map { TrackListItem($0.track, section: $0.section) }, nextCursor: nil, total: document.trackCount)
             try await TracksCommand.print(page, library: library, output: output, suffix: " in smart playlist \(id)")
         }
     }

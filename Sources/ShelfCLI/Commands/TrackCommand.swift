@@ -1,6 +1,7 @@
 import Foundation
 import Shelf
 import ShelfCore
+import ShelfWire
 
 /// Parses a track ID given on the command line.
 func parseTrackID(_ text: String) throws -> TrackID {
@@ -49,17 +50,13 @@ struct DeleteCommand: Command {
         ids = try words.map(parseTrackID)
     }
 
-    struct Result: Encodable {
-        let deleted: [TrackID]
-    }
-
     func run(library: Library, output: Output) async throws {
         var seen = Set<TrackID>()
         let unique = ids.filter { seen.insert($0).inserted }
         try await library.write { batch in
             for id in unique { try batch.deleteTrack(id) }
         }
-        if output.json { return try output.printJSON(Result(deleted: unique)) }
+        if output.json { return try output.printJSON(DeletedTracksDocument(deleted: unique)) }
         output.line("deleted \(unique.count) track\(unique.count == 1 ? "" : "s")")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Shelf
 import ShelfCore
+import ShelfWire
 
 /// The list options shared by `tracks`, `sections` and `snapshot`: sort, sort tags, filter.
 struct ListOptions {
@@ -15,64 +16,18 @@ struct ListOptions {
 
     /// Parses `--filter`'s language; a mistake is a usage error naming its position.
     static func parseFilter(_ text: String) throws -> Filter {
-        do {
-            return try FilterParser.parse(text)
-        } catch let error as FilterParseError {
-            throw UsageError("--filter: \(error)")
-        }
+        do { return try Parameters.filter(text) } catch { throw UsageError("--\(error.message)") }
     }
 
     /// Reads `--after CURSOR`, a cursor printed with an earlier page.
     static func parseCursor(_ arguments: inout Arguments) throws -> PageCursor? {
-        try arguments.option("--after").map { text in
-            guard let cursor = PageCursor(text) else { throw UsageError("--after: '\(text)' is not a cursor from a previous page") }
-            return cursor
-        }
+        guard let text = try arguments.option("--after") else { return nil }
+        do { return try Parameters.cursor(text) } catch { throw UsageError("--\(error.message)") }
     }
 
     /// Parses `FIELD[:asc|:desc]` and `on|off`.
     static func parseSort(_ text: String, sortTags: String?, filter: Filter) throws -> LibraryQuery {
-        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-        guard let fieldName = parts.first, let field = SortField(rawValue: fieldName) else {
-            throw UsageError(
-                "unknown sort field '\(text)'; one of: \(SortField.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        var descending = false
-        if parts.count == 2 {
-            switch parts[1] {
-            case "desc": descending = true
-            case "asc": descending = false
-            default: throw UsageError("sort direction must be asc or desc, got '\(parts[1])'")
-            }
-        }
-        var useSortTags = true
-        switch sortTags {
-        case nil, "on": useSortTags = true
-        case "off": useSortTags = false
-        case let other?: throw UsageError("--sort-tags expects on or off, got '\(other)'")
-        }
-        return LibraryQuery(sort: field, descending: descending, useSortTags: useSortTags, filter: filter)
-    }
-}
-
-/// A track as `shelf tracks --json` prints it: every `Track` field plus the row's `section`.
-struct ListedTrack: Encodable {
-    let track: Track
-    let section: String
-
-    enum Keys: String, CodingKey { case section }
-
-    /// A list page's rows as whole tracks with their sections (a track listed twice is read once).
-    static func rows(of page: ListPage, _ library: Library) async throws -> [ListedTrack] {
-        let tracks = try await library.tracks(ids: page.items.map(\.id)).tracks
-        let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return page.items.compactMap { item in byID[item.id].map { ListedTrack(track: $0, section: item.section) } }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        try track.encode(to: encoder)
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(section, forKey: .section)
+        do { return try Parameters.query(sort: text, sortTags: sortTags, filter: filter) } catch { throw UsageError("--\(error.message)") }
     }
 }
 
@@ -102,8 +57,6 @@ struct TracksCommand: Command {
         }
     }
 
-    typealias Result = PageResult<ListedTrack>
-
     func run(library: Library, output: Output) async throws {
         if let album {
             let items = try await library.albumTracks(album)
@@ -120,10 +73,9 @@ struct TracksCommand: Command {
 
     /// Prints a page of tracks as a table, or as `Result` JSON: the shape `tracks` and `search` share.
     static func print(_ page: ListPage, library: Library, output: Output, suffix: String = "") async throws {
-        let listed = try await ListedTrack.rows(of: page, library)
-        if output.json {
-            return try output.printJSON(Result(items: listed, nextCursor: page.nextCursor?.description, total: page.total))
-        }
+        let document = try await Documents.tracks(page, library)
+        if output.json { return try output.printJSON(document) }
+        let listed = document.items
         output.line(
             "\(Format.column("ID", 8)) \(Format.column("§", 2)) \(Format.column("Artist", 24)) \(Format.column("Album", 24)) "
                 + "\(Format.column("#", 5)) \(Format.column("Title", 32)) Time")
@@ -151,11 +103,9 @@ struct SectionsCommand: Command {
 
     init(arguments: inout Arguments) throws { list = try ListOptions(arguments: &arguments) }
 
-    struct Result: Encodable { let sections: [SectionInfo] }
-
     func run(library: Library, output: Output) async throws {
         let sections = try await library.sections(list.query)
-        if output.json { return try output.printJSON(Result(sections: sections)) }
+        if output.json { return try output.printJSON(SectionsDocument(sections: sections)) }
         for section in sections { output.line("\(Format.column(section.name, 3)) from \(section.firstIndex), \(section.count) tracks") }
     }
 }
@@ -171,11 +121,9 @@ struct SnapshotCommand: Command {
 
     init(arguments: inout Arguments) throws { list = try ListOptions(arguments: &arguments) }
 
-    struct Result: Encodable { let ids: [TrackID] }
-
     func run(library: Library, output: Output) async throws {
         let ids = try await library.snapshot(list.query)
-        if output.json { return try output.printJSON(Result(ids: ids)) }
+        if output.json { return try output.printJSON(SnapshotDocument(ids: ids)) }
         var text = ""
         text.reserveCapacity(ids.count * 7)
         for id in ids { text += "\(id.rawValue)\n" }
@@ -229,21 +177,5 @@ struct MirrorCommand: Command {
         }
         output.line("applied seq: \(status.appliedSeq)")
         output.line("on disk:     \(status.bytesOnDisk) (\(Format.bytes(status.bytesOnDisk)))")
-    }
-}
-
-/// `{"items":[…],"nextCursor":"…"|null,"total":N}`: the page shape of `tracks`, `search` and the views.
-struct PageResult<Item: Encodable>: Encodable {
-    let items: [Item]
-    let nextCursor: String?
-    let total: Int
-
-    enum Keys: String, CodingKey { case items, nextCursor, total }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextCursor, forKey: .nextCursor)  // null at the end, never absent
-        try container.encode(total, forKey: .total)
     }
 }

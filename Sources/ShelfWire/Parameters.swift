@@ -79,3 +79,17 @@ public enum Parameters {
         return value
     }
 }
+
+extension Parameters {
+    /// A smart playlist's size limit: items (25), minutes (90m), hours (2h), MB or GB.
+    public static func smartLimit(_ text: String) throws(WireInputError) -> SmartLimit {
+        let lower = text.lowercased()
+        func number(_ suffix: String) -> Double? { lower.hasSuffix(suffix) ? Double(lower.dropLast(suffix.count)) : nil }
+        if let items = Int(lower), items > 0 { return .items(items) }
+        if let minutes = number("m"), minutes > 0 { return .duration(minutes * 60) }
+        if let hours = number("h"), hours > 0 { return .duration(hours * 3_600) }
+        if let megabytes = number("mb"), megabytes > 0 { return .size(Int64(megabytes * 1_000_000)) }
+        if let gigabytes = number("gb"), gigabytes > 0 { return .size(Int64(gigabytes * 1_000_000_000)) }
+        throw WireInputError("limit expects items (25), minutes (90m), hours (2h), MB or GB, got '\(text)'")
+    }
+}

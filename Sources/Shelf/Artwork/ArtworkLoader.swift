@@ -75,8 +75,17 @@ public final class ArtworkLoader: Sendable {
 
     /// The request's picture, fitting inside `maxPixelSize` × `maxPixelSize`.
     public func image(for request: ArtworkRequest, maxPixelSize: Int) async throws -> DecodedImage {
+        let image = try await image(of: request.artworkID, maxPixelSize: maxPixelSize)
+        if try await !isCurrent(request) { throw CancellationError() }
+        return image
+    }
+
+    /// The picture `artworkID`, fitting inside `maxPixelSize` × `maxPixelSize`, whichever track shows
+    /// it: pictures are content-addressed, so the answer for an ID never changes (what a server
+    /// marks immutable). `LibraryError.artworkNotFound` when no such picture is stored.
+    public func image(of artworkID: ArtworkID, maxPixelSize: Int) async throws -> DecodedImage {
         try Task.checkCancellation()
-        let key = ArtworkCache.Key(artworkID: request.artworkID, maxPixelSize: max(1, maxPixelSize))
+        let key = ArtworkCache.Key(artworkID: artworkID, maxPixelSize: max(1, maxPixelSize))
         if let cached = cache.image(for: key) { return cached }
         let task: Task<DecodedImage, any Error> = inFlight.withLock { running in
             if let existing = running[key] {
@@ -91,7 +100,6 @@ public final class ArtworkLoader: Sendable {
         }
         let result = await task.result
         if Task.isCancelled { throw CancellationError() }
-        if try await !isCurrent(request) { throw CancellationError() }
         return try result.get()
     }
 

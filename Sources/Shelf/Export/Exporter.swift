@@ -235,7 +235,8 @@ extension Library {
         }
     }
 
-    static func findFFmpeg(_ path: String?) throws -> String {
+    /// The ffmpeg executable at `path`, or the first on PATH; a typed error saying how to install it.
+    public static func findFFmpeg(_ path: String? = nil) throws -> String {
         if let path {
             guard FileManager.default.isExecutableFile(atPath: path) else { throw ExportError(message: "ffmpeg not found at \(path)") }
             return path

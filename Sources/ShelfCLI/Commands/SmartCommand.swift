@@ -53,16 +53,8 @@ struct SmartCommand: Command {
 
     /// `25` items, `90m` / `2h` of music, `700MB` / `4GB` of files.
     static func parseLimit(_ text: String) throws -> SmartLimit {
-        let lower = text.lowercased()
-        func number(_ suffix: String) -> Double? { lower.hasSuffix(suffix) ? Double(lower.dropLast(suffix.count)) : nil }
-        if let items = Int(lower), items > 0 { return .items(items) }
-        if let minutes = number("m"), minutes > 0 { return .duration(minutes * 60) }
-        if let hours = number("h"), hours > 0 { return .duration(hours * 3_600) }
-        if let megabytes = number("mb"), megabytes > 0 { return .size(Int64(megabytes * 1_000_000)) }
-        if let gigabytes = number("gb"), gigabytes > 0 { return .size(Int64(gigabytes * 1_000_000_000)) }
-        throw UsageError("--limit expects items (25), minutes (90m), hours (2h), MB or GB, got '\(text)'")
+        do { return try Parameters.smartLimit(text) } catch { throw UsageError("--\(error.message)") }
     }
-
 
     func run(library: Library, output: Output) async throws {
         switch action {

@@ -1,0 +1,71 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// Imports started over HTTP: one at a time, in the engine's chunks, in the background; the
+/// request that starts one returns at once and `status` (and the events stream, through the
+/// change feed) shows how it goes.
+public final class ImportJobs: Sendable {
+    /// `{"state":"running"|"finished"|"failed"|"idle","done":N,"total":N,"paths":[…],"report":{…}|null,"error":…}`.
+    public struct Status: Codable, Sendable {
+        /// `idle`, `running`, `finished` or `failed`.
+        public var state: String = "idle"
+        /// Files handled so far.
+        public var done = 0
+        /// Files found.
+        public var total = 0
+        /// What is (or was last) imported.
+        public var paths: [String] = []
+        /// The report of the last finished import.
+        public var report: ImportReport?
+        /// Why the last import failed.
+        public var error: String?
+    }
+
+    private let library: Library
+    private let onChange: @Sendable () -> Void
+    private let current = Locked(Status())
+    private let task = Locked<Task<Void, Never>?>(nil)
+
+    /// Jobs over `library`; `onChange` runs after each committed chunk.
+    public init(library: Library, onChange: @escaping @Sendable () -> Void) {
+        self.library = library
+        self.onChange = onChange
+    }
+
+    /// The current or last import.
+    public var status: Status { current.withLock { $0 } }
+
+    /// Starts importing `paths`; 409 while another import runs.
+    public func start(_ paths: [URL]) throws(HTTPError) -> Status {
+        let started = current.withLock { status -> Status? in
+            guard status.state != "running" else { return nil }
+            status = Status(state: "running", paths: paths.map(\.path))
+            return status
+        }
+        guard let started else { throw HTTPError(status: 409, code: "importRunning", message: "an import is already running; see GET /api/import") }
+        let (library, current, onChange) = (library, current, onChange)
+        task.withLock { task in
+            task = Task {
+                do {
+                    let report = try await library.importFiles(at: paths) { progress in
+                        current.withLock { $0.done = progress.done; $0.total = progress.total }
+                        onChange()
+                    }
+                    current.withLock { $0.state = "finished"; $0.report = report; $0.done = $0.total }
+                } catch {
+                    current.withLock { $0.state = "failed"; $0.error = String(describing: error) }
+                }
+                onChange()
+            }
+        }
+        return started
+    }
+
+    /// Stops a running import at its next chunk and waits for it.
+    public func stop() async {
+        let running = task.withLock { $0 }
+        running?.cancel()
+        await running?.value
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// Failed sign-ins per client address: at most `limit` in a sliding `window`; beyond that the
+/// address gets 429 until the oldest failure ages out, so passwords cannot be guessed quickly.
+public final class LoginThrottle: Sendable {
+    /// Failures allowed per window.
+    public let limit: Int
+    /// The window.
+    public let window: TimeInterval
+    private let failures = Locked<[String: [Date]]>([:])
+
+    /// A throttle allowing `limit` failures per `window` seconds per address.
+    public init(limit: Int = 10, window: TimeInterval = 60) {
+        self.limit = limit
+        self.window = window
+    }
+
+    /// Throws 429 (with `Retry-After`) when `address` used up its failures.
+    public func check(_ address: String, now: Date = Date()) throws(HTTPError) {
+        let retryAfter = failures.withLock { failures -> Int? in
+            let recent = (failures[address] ?? []).filter { now.timeIntervalSince($0) < window }
+            failures[address] = recent.isEmpty ? nil : recent
+            guard recent.count >= limit, let oldest = recent.first else { return nil }
+            return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
+        }
+        if let retryAfter {
+            throw HTTPError(
+                status: 429, code: "tooManyAttempts", message: "too many failed sign-ins from \(address); try again in \(retryAfter) s",
+                headers: [("Retry-After", "\(retryAfter)")])
+        }
+    }
+
+    /// Counts one failure for `address`.
+    public func fail(_ address: String, now: Date = Date()) {
+        failures.withLock { failures in
+            var recent = (failures[address] ?? []).filter { now.timeIntervalSince($0) < window }
+            recent.append(now)
+            failures[address] = recent
+        }
+    }
+}
+
+/// The native API's credentials: the session cookie (plus the anti-forgery header on anything
+/// that changes state) or `Authorization: Bearer <api key>`.
+public struct SessionAuthenticator: Authenticating {
+    /// The session cookie's name.
+    public static let cookieName = "shelf_session"
+    /// The header a state-changing cookie request must carry. A cross-site form cannot set a
+    /// custom header, and a cross-site script cannot send one without a CORS preflight we never allow.
+    public static let csrfHeader = "x-shelf-request"
+
+    let library: Library
+    let throttle: LoginThrottle
+
+    /// Credentials checked against `library`'s users; failures counted by `throttle`.
+    public init(library: Library, throttle: LoginThrottle) {
+        self.library = library
+        self.throttle = throttle
+    }
+
+    public func user(for request: HTTPRequest) async throws -> User? {
+        if let authorization = request.headers["authorization"] {
+            guard authorization.lowercased().hasPrefix("bearer ") else {
+                throw HTTPError.unauthorized("Authorization must be 'Bearer <api key>'")
+            }
+            try throttle.check(request.remoteAddress)
+            let key = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+            guard let user = try await library.user(forAPIKey: key) else {
+                throttle.fail(request.remoteAddress)
+                throw HTTPError.unauthorized("the API key is not valid (revoked, or never issued)")
+            }
+            return user
+        }
+        guard let token = request.cookie(Self.cookieName) else { return nil }
+        guard let user = try await library.user(forSession: token) else {
+            throw HTTPError.unauthorized("the session has ended; sign in again")
+        }
+        if !["GET", "HEAD", "OPTIONS"].contains(request.method), (request.headers[Self.csrfHeader] ?? "").isEmpty {
+            throw HTTPError.forbidden("a request that changes something must carry the \(Self.csrfHeader) header (any value) with its session cookie")
+        }
+        return user
+    }
+
+    /// The `Set-Cookie` value for a new session (`Secure` over TLS).
+    public static func cookie(_ token: String, secure: Bool, maxAge: Int = 30 * 86_400) -> String {
+        "\(cookieName)=\(token); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    }
+}

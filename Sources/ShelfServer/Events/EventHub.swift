@@ -1,0 +1,163 @@
+import Foundation
+import Shelf
+import ShelfCore
+import ShelfWire
+
+/// Live change events as server-sent events. Every client reads the persistent change feed from
+/// its own token, so a reconnect with `Last-Event-ID` gets exactly what it missed, none lost and
+/// none repeated, whoever wrote it. The hub only wakes clients: it watches the library's change
+/// token (a write from another process shows there too) and bumps a generation when it moves.
+public final class EventHub: Sendable {
+    private struct State {
+        var generation: UInt64 = 0
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+        var closed = false
+        var clients = 0
+    }
+
+    private let library: Library
+    private let state = Locked(State())
+    private let poller = Locked<Task<Void, Never>?>(nil)
+    /// How often the change token is checked for writes from other processes.
+    public let pollInterval: Duration
+    /// How often an idle stream gets a keep-alive comment.
+    public let keepAlive: Duration
+    /// Bytes a client may leave unread before it is dropped.
+    public let clientBuffer: Int
+
+    /// A hub over `library`'s change feed.
+    public init(library: Library, pollInterval: Duration = .milliseconds(250), keepAlive: Duration = .seconds(15), clientBuffer: Int = 1 << 20) {
+        self.library = library
+        self.pollInterval = pollInterval
+        self.keepAlive = keepAlive
+        self.clientBuffer = clientBuffer
+    }
+
+    /// Clients connected now.
+    public var clientCount: Int { state.withLock { $0.clients } }
+
+    /// Starts watching the change token.
+    public func start() {
+        poller.withLock { poller in
+            guard poller == nil else { return }
+            poller = Task { [weak self] in
+                var last: ChangeToken?
+                while !Task.isCancelled {
+                    guard let self else { return }
+                    if let token = try? await self.library.currentToken(), token != last {
+                        if last != nil { self.poke() }
+                        last = token
+                    }
+                    try? await Task.sleep(for: self.pollInterval)
+                }
+            }
+        }
+    }
+
+    /// Wakes every client to read the feed (after a write this server made, without waiting for the poll).
+    public func poke() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.generation += 1
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Ends every stream (the server is stopping) and stops watching.
+    public func close() {
+        poller.withLock { $0?.cancel() }
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.closed = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private var isClosed: Bool { state.withLock { $0.closed } }
+    private var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// Waits until the generation passes `seen`, the hub closes, `timeout` passes or `stream` is
+    /// cancelled, whichever is first.
+    private func wait(after seen: UInt64, timeout: Duration, stream: ByteStream) async {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        let wake: @Sendable () -> Void = { [weak self] in
+            let waiter = self?.state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume()
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            wake()
+        }
+        stream.onCancel(wake)
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.closed || state.generation != seen || stream.isCancelled { return true }
+                state.waiters[id] = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        timer.cancel()
+    }
+
+    /// One SSE event: `id:` the token after the change, `event:` its kind, `data:` one line of JSON.
+    static func event(id: String?, name: String, json: Data) -> Data {
+        var text = ""
+        if let id { text += "id: \(id)\n" }
+        text += "event: \(name)\ndata: "
+        var data = Data(text.utf8)
+        data.append(json)
+        data.append(contentsOf: Array("\n\n".utf8))
+        return data
+    }
+
+    /// The stream for a client resuming after `since` (its `Last-Event-ID`), or from now.
+    public func subscribe(since: ChangeToken?) async throws -> ByteStream {
+        let start = try await since ?? library.currentToken()
+        let stream = ByteStream(capacity: clientBuffer)
+        state.withLock { $0.clients += 1 }
+        Task { [self] in
+            await self.run(stream, from: start)
+            self.state.withLock { $0.clients -= 1 }
+        }
+        return stream
+    }
+
+    private func run(_ stream: ByteStream, from start: ChangeToken) async {
+        var token = start
+        // Tells the client where it stands, so even a quiet stream has an ID to resume from.
+        stream.offer(Data("retry: 2000\n".utf8) + Self.event(id: token.description, name: "ready", json: Data("{\"token\":\"\(token)\"}".utf8)))
+        while !stream.isCancelled && !isClosed {
+            let seen = generation
+            do {
+                let feed = try await library.changes(since: token, limit: 200)
+                for change in feed.changes {
+                    let json = try Wire.encode(change)
+                    guard stream.offer(Self.event(id: change.token.description, name: "change", json: json)) else { return }
+                }
+                token = feed.token
+                if feed.hasMore { continue }
+            } catch let error as LibraryError where error.code == "tokenExpired" || error.code == "detailsUnavailable" {
+                // One event telling the client to refetch; it resumes from the current token.
+                guard let current = try? await library.currentToken() else { break }
+                let json = (try? Wire.encode(ErrorDocument(code: "tokenExpired", message: error.description))) ?? Data()
+                guard stream.offer(Self.event(id: current.description, name: "tokenExpired", json: json)) else { return }
+                token = current
+                continue
+            } catch {
+                break
+            }
+            await wait(after: seen, timeout: keepAlive, stream: stream)
+            if generation == seen, !stream.isCancelled, !isClosed {
+                guard stream.offer(Data(": keep-alive\n\n".utf8)) else { return }
+            }
+        }
+        stream.finish()
+    }
+}

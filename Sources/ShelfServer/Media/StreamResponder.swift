@@ -1,0 +1,208 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// Audio over HTTP, only ever by track ID (a path never comes from a request): the file itself
+/// with byte ranges, sent from its descriptor without reading it into memory, or a transcode
+/// through ffmpeg streamed as it is produced, with at most `maxTranscodes` running at once.
+public final class StreamResponder: Sendable {
+    /// The formats a transcode can produce.
+    public enum TranscodeFormat: String, Sendable, CaseIterable {
+        case opus, mp3, aac, flac
+
+        var mime: String {
+            switch self {
+            case .opus: "audio/ogg"
+            case .mp3: "audio/mpeg"
+            case .aac: "audio/aac"
+            case .flac: "audio/flac"
+            }
+        }
+
+        func arguments(bitRate: Int) -> [String] {
+            switch self {
+            case .opus: ["-c:a", "libopus", "-b:a", "\(bitRate)k", "-f", "ogg"]
+            case .mp3: ["-c:a", "libmp3lame", "-b:a", "\(bitRate)k", "-f", "mp3"]
+            case .aac: ["-c:a", "aac", "-b:a", "\(bitRate)k", "-f", "adts"]
+            case .flac: ["-c:a", "flac", "-f", "flac"]
+            }
+        }
+    }
+
+    private let library: Library
+    /// Transcodes allowed at once.
+    public let maxTranscodes: Int
+    private let running = Locked(0)
+    private let ffmpegPath: String?
+
+    /// A responder over `library`'s files allowing `maxTranscodes` ffmpeg processes at once.
+    public init(library: Library, maxTranscodes: Int = ProcessInfo.processInfo.activeProcessorCount, ffmpegPath: String? = nil) {
+        self.library = library
+        self.maxTranscodes = max(1, maxTranscodes)
+        self.ffmpegPath = ffmpegPath
+    }
+
+    /// Transcodes running now.
+    public var activeTranscodes: Int { running.withLock { $0 } }
+
+    /// The MIME type of a file by its codec or extension.
+    static func mimeType(path: String, codec: String?) -> String {
+        switch (codec?.lowercased(), (path as NSString).pathExtension.lowercased()) {
+        case (_, "flac"), ("flac", _): "audio/flac"
+        case (_, "mp3"), ("mp3", _): "audio/mpeg"
+        case (_, "m4a"), (_, "mp4"), (_, "aac"), ("aac", _), ("alac", _): "audio/mp4"
+        case (_, "ogg"), (_, "oga"), (_, "opus"), ("opus", _), ("vorbis", _): "audio/ogg"
+        case (_, "wav"): "audio/wav"
+        case (_, "aif"), (_, "aiff"): "audio/aiff"
+        case (_, "wv"): "audio/x-wavpack"
+        case (_, "ape"): "audio/x-ape"
+        case (_, "wma"): "audio/x-ms-wma"
+        case (_, "tta"): "audio/x-tta"
+        default: "application/octet-stream"
+        }
+    }
+
+    /// A byte range request resolved against a file of `size` bytes.
+    enum RangeAnswer: Equatable {
+        case whole
+        case partial(start: UInt64, end: UInt64)
+        case unsatisfiable
+    }
+
+    /// Parses `Range: bytes=…`. One range is answered with 206; several (which players do not
+    /// send) with the whole file, which RFC 9110 allows; a malformed header is ignored.
+    static func range(_ header: String?, size: UInt64) -> RangeAnswer {
+        guard let header, header.lowercased().hasPrefix("bytes=") else { return .whole }
+        let specs = header.dropFirst(6).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard specs.count == 1, let spec = specs.first, let dash = spec.firstIndex(of: "-") else { return .whole }
+        let first = spec[..<dash]
+        let last = spec[spec.index(after: dash)...]
+        if first.isEmpty {
+            guard let suffix = UInt64(last), suffix > 0 else { return last.isEmpty ? .whole : .unsatisfiable }
+            guard size > 0 else { return .unsatisfiable }
+            return .partial(start: size - min(suffix, size), end: size - 1)
+        }
+        guard let start = UInt64(first) else { return .whole }
+        guard start < size else { return .unsatisfiable }
+        if last.isEmpty { return .partial(start: start, end: size - 1) }
+        guard let end = UInt64(last), end >= start else { return .whole }
+        return .partial(start: start, end: min(end, size - 1))
+    }
+
+    /// The file of track `id` (whole or the asked range).
+    public func file(_ id: TrackID, request: HTTPRequest) async throws -> HTTPResponse {
+        guard let track = try await library.track(id) else { throw LibraryError.trackNotFound(id) }
+        let descriptor = open(track.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw HTTPError.notFound("the file of track \(id) is missing or unreadable") }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw HTTPError.notFound("the file of track \(id) is not a regular file")
+        }
+        let size = UInt64(info.st_size)
+        let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+        let etag = "\"\(id)-\(size)-\(info.st_mtim.tv_sec)\""
+        var headers: [(String, String)] = [
+            ("Content-Type", Self.mimeType(path: track.path, codec: track.codec)), ("Accept-Ranges", "bytes"),
+            ("ETag", etag), ("Last-Modified", Self.httpDate(modified)), ("Cache-Control", "private, max-age=3600"),
+        ]
+        // A stale If-Range means the client's partial copy is of another version: send it all.
+        var rangeHeader = request.headers["range"]
+        if let ifRange = request.headers["if-range"], ifRange != etag, ifRange != Self.httpDate(modified) { rangeHeader = nil }
+        if let match = request.headers["if-none-match"], match == etag, rangeHeader == nil {
+            close(descriptor)
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        switch Self.range(rangeHeader, size: size) {
+        case .whole:
+            return HTTPResponse(status: 200, headers: headers, body: .file(descriptor: descriptor, offset: 0, length: size))
+        case .partial(let start, let end):
+            headers.append(("Content-Range", "bytes \(start)-\(end)/\(size)"))
+            return HTTPResponse(status: 206, headers: headers, body: .file(descriptor: descriptor, offset: start, length: end - start + 1))
+        case .unsatisfiable:
+            close(descriptor)
+            throw HTTPError(
+                status: 416, code: "rangeNotSatisfiable", message: "the range \(rangeHeader ?? "") lies outside the file's \(size) bytes",
+                headers: [("Content-Range", "bytes */\(size)")])
+        }
+    }
+
+    /// Track `id` transcoded to `format` from `timeOffset` seconds, streamed as ffmpeg writes it.
+    public func transcode(_ id: TrackID, format: TranscodeFormat, bitRate: Int, timeOffset: Double) async throws -> HTTPResponse {
+        guard let track = try await library.track(id) else { throw LibraryError.trackNotFound(id) }
+        guard FileManager.default.isReadableFile(atPath: track.path) else { throw HTTPError.notFound("the file of track \(id) is missing or unreadable") }
+        let ffmpeg = try Library.findFFmpeg(ffmpegPath)
+        let admitted = running.withLock { running -> Bool in
+            guard running < maxTranscodes else { return false }
+            running += 1
+            return true
+        }
+        guard admitted else {
+            throw HTTPError(
+                status: 429, code: "tooManyTranscodes", message: "\(maxTranscodes) transcodes are running, the most allowed; try again shortly",
+                headers: [("Retry-After", "5")])
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        var arguments = ["-hide_banner", "-loglevel", "error", "-nostdin"]
+        if timeOffset > 0 { arguments += ["-ss", String(format: "%.3f", timeOffset)] }
+        arguments += ["-i", track.path, "-map", "0:a:0", "-vn", "-map_metadata", "-1"] + format.arguments(bitRate: bitRate) + ["pipe:1"]
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            running.withLock { $0 -= 1 }
+            throw error
+        }
+        let stream = ByteStream(capacity: 256 * 1024)
+        let pid = process.processIdentifier
+        // The client went away: ffmpeg is killed at once; the reader then sees the pipe close.
+        stream.onCancel { kill(pid, SIGKILL) }
+        let reader = output.fileHandleForReading
+        let counter = running
+        // A plain thread, not the cooperative pool: the read blocks, and the pool has few threads.
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(reader.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                let chunk = Data(buffer[0..<count])
+                let done = DispatchSemaphore(value: 0)
+                let accepted = Locked(false)
+                Task {
+                    let ok = await stream.write(chunk)
+                    accepted.withLock { $0 = ok }
+                    done.signal()
+                }
+                done.wait()
+                if !accepted.withLock({ $0 }) {
+                    kill(pid, SIGKILL)
+                    break
+                }
+            }
+            process.waitUntilExit()
+            try? reader.close()
+            counter.withLock { $0 -= 1 }
+            stream.finish()
+        }
+        thread.start()
+        return HTTPResponse(
+            status: 200,
+            headers: [("Content-Type", format.mime), ("Accept-Ranges", "none"), ("Cache-Control", "no-store")],
+            body: .stream(stream))
+    }
+
+    /// An HTTP date (`Tue, 01 Dec 2026 08:56:01 GMT`).
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}

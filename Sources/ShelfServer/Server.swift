@@ -1,0 +1,81 @@
+import Foundation
+import Shelf
+import ShelfCore
+import ShelfWire
+
+/// What the handlers share: the library and the server's own services.
+public struct ServerContext: Sendable {
+    /// The library, opened once for the server's life.
+    public let library: Library
+    /// Pictures at the served sizes, with their encoded cache.
+    public let artwork: ArtworkResponder
+    /// Files and transcodes.
+    public let streams: StreamResponder
+    /// Live change events.
+    public let events: EventHub
+    /// Failed sign-ins per address.
+    public let throttle: LoginThrottle
+    /// Imports started over HTTP.
+    public let imports: ImportJobs
+}
+
+/// `shelf serve`: the engine behind HTTP. It opens the library once (the mirror keeps building in
+/// the background), answers the native API under `/api/`, logs one line per request, and stops
+/// cleanly: no new connections, in-flight requests finish, event streams end, the library closes.
+public final class ShelfServer: Sendable {
+    /// How the server is set up.
+    public struct Options: Sendable {
+        /// The address to bind (an IP literal): `127.0.0.1` unless asked otherwise.
+        public var address = "127.0.0.1"
+        /// The port (0: any free one).
+        public var port: UInt16 = 4040
+        /// PEM certificate and key for HTTPS.
+        public var tls: (certificatePEM: Data, keyPEM: Data)?
+        /// Connection, header and body bounds.
+        public var limits = HTTPLimits()
+        /// Transcodes at once (the core count unless said).
+        public var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
+        /// Where log lines go (stderr unless said).
+        public var log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The shared services.
+    public let context: ServerContext
+    private let http: HTTPServer
+    private let log: @Sendable (String) -> Void
+
+    /// Starts serving `library`; throws when the address cannot be bound.
+    public init(library: Library, options: Options = Options()) throws {
+        let events = EventHub(library: library)
+        let context = ServerContext(
+            library: library, artwork: ArtworkResponder(library: library),
+            streams: StreamResponder(library: library, maxTranscodes: options.maxTranscodes), events: events,
+            throttle: LoginThrottle(), imports: ImportJobs(library: library, onChange: { events.poke() }))
+        self.context = context
+        let log = options.log
+        self.log = log
+        let router = Router(
+            routes: NativeAPI(context: context).routes,
+            authenticator: SessionAuthenticator(library: library, throttle: context.throttle), report: log)
+        http = try HTTPServer(
+            address: options.address, port: options.port, limits: options.limits, tls: options.tls,
+            bodyLimit: { method, path in router.bodyLimit(method: method, path: path) },
+            log: { entry in log(entry.line) },
+            handler: { request in await router.respond(request) })
+        events.start()
+    }
+
+    /// The bound port.
+    public var port: UInt16 { http.port }
+
+    /// Stops: no new connections; in-flight requests get up to `grace` to finish; event streams
+    /// and transcodes end; a running import stops at its next chunk.
+    public func stop(grace: Duration = .seconds(10)) async {
+        context.events.close()
+        await context.imports.stop()
+        http.stop(grace: grace)
+    }
+}

@@ -69,6 +69,9 @@ private struct Handle: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
+/// How many request contexts exist, so tests can tell that each one is freed.
+let liveRequestContexts = Locked(0)
+
 /// One request's state, shared by the pool thread serving it, the handler's task and a stream's
 /// producer. `@unchecked Sendable`: the mutable part is only reached through `state`'s lock.
 private final class RequestContext: @unchecked Sendable {
@@ -97,11 +100,14 @@ private final class RequestContext: @unchecked Sendable {
     let state = Locked(State())
 
     init(core: ServerCore, connection: Handle, rawTarget: String, remoteAddress: String) {
+        liveRequestContexts.withLock { $0 += 1 }
         self.core = core
         self.connection = connection
         self.rawTarget = rawTarget
         self.remoteAddress = remoteAddress
     }
+
+    deinit { liveRequestContexts.withLock { $0 -= 1 } }
 
     /// Stores the handler's answer unless the request is already over or answered by the bridge;
     /// an answer that is dropped still gives back its descriptor or stops its producer.
@@ -147,6 +153,7 @@ private final class ServerCore: @unchecked Sendable {
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let gate = Locked(Gate())
     let daemon = Locked<Handle?>(nil)
+    // Written once in `start`, before the server is handed to anyone; no callback reads it.
     private(set) var port: UInt16 = 0
 
     init(

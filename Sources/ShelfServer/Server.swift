@@ -35,6 +35,8 @@ public final class ShelfServer: Sendable {
         public var limits = HTTPLimits()
         /// Transcodes at once (the core count unless said).
         public var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
+        /// Bytes an event-stream client may leave unread before it is dropped.
+        public var eventBufferBytes = 1 << 20
         /// Where log lines go (stderr unless said).
         public var log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
@@ -49,7 +51,7 @@ public final class ShelfServer: Sendable {
 
     /// Starts serving `library`; throws when the address cannot be bound.
     public init(library: Library, options: Options = Options()) throws {
-        let events = EventHub(library: library)
+        let events = EventHub(library: library, clientBuffer: options.eventBufferBytes)
         let context = ServerContext(
             library: library, artwork: ArtworkResponder(library: library),
             streams: StreamResponder(library: library, maxTranscodes: options.maxTranscodes), events: events,

@@ -178,7 +178,7 @@ public final class RawConnection: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard status == 0 else {
-            close(socket)
+            Glibc.close(socket)
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED)
         }
     }

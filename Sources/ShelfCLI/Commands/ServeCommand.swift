@@ -58,6 +58,10 @@ struct ServeCommand: Command {
         options.address = address
         options.port = port
         if let maxTranscodes { options.maxTranscodes = maxTranscodes }
+        // A tuning knob (and how tests make a stuck reader overflow quickly).
+        if let text = ProcessInfo.processInfo.environment["SHELF_EVENT_BUFFER_BYTES"], let bytes = Int(text), bytes > 0 {
+            options.eventBufferBytes = bytes
+        }
         if let tls {
             guard let certificate = FileManager.default.contents(atPath: tls.certificate) else { throw UsageError("--tls-cert: cannot read '\(tls.certificate)'") }
             guard let key = FileManager.default.contents(atPath: tls.key) else { throw UsageError("--tls-key: cannot read '\(tls.key)'") }

@@ -37,7 +37,7 @@ struct NativeAPI: Sendable {
                 try await deleteTracks([TrackID(try request.id("id", what: "track"))])
             },
             Route("POST", "/api/tracks/delete", access: .admin) { request in
-                try await deleteTracks(try request.json(IDsBody.self).ids.map(TrackID.init))
+                try await deleteTracks(try request.json(IDsBody.self).ids.map { TrackID($0) })
             },
             Route("POST", "/api/edit", access: .admin, edit),
             Route("GET", "/api/search", query: ["q", "filter", "playlist", "after", "limit"], search),
@@ -74,7 +74,7 @@ struct NativeAPI: Sendable {
             Route("POST", "/api/playlists/{id}/items") { request in
                 let id = try await ownedPlaylist(request)
                 let body = try request.json(AddBody.self)
-                let tracks = body.tracks.map(TrackID.init)
+                let tracks = body.tracks.map { TrackID($0) }
                 try await checkPositions(body.at.map { [$0] } ?? [], in: id, allowEnd: true)
                 try await write { batch in
                     if let at = body.at { try batch.insertIntoPlaylist(id, tracks, at: at - 1) } else { try batch.appendToPlaylist(id, tracks) }
@@ -296,7 +296,7 @@ struct NativeAPI: Sendable {
         let changes = MetadataChanges(values)
         if let problem = changes.problem() { throw HTTPError.badRequest("set: \(problem)", code: "invalidValue") }
         guard !body.ids.isEmpty, !values.isEmpty else { throw HTTPError.badRequest("edit needs ids and set", code: "invalidValue") }
-        let result = try await library.edit(body.ids.map(TrackID.init), changes)
+        let result = try await library.edit(body.ids.map { TrackID($0) }, changes)
         context.events.poke()
         return try .json(EditDocument(result))
     }
@@ -321,6 +321,8 @@ struct NativeAPI: Sendable {
     }
 
     struct PositionsBody: Decodable { let positions: [Int] }
+
+    struct RatingBody: Decodable { let rating: Int? }
 
     /// Whether `user` may see a playlist: the library's own are everyone's; a user's are theirs,
     /// or public; admins see all.
@@ -373,7 +375,7 @@ struct NativeAPI: Sendable {
         let body = try request.json(CreatePlaylistBody.self)
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 500 else { throw HTTPError.badRequest("name must be 1 to 500 characters", code: "invalidValue") }
-        let parent = body.parent.map(PlaylistID.init)
+        let parent = body.parent.map { PlaylistID($0) }
         let id = try await write { batch in
             let id = try batch.createPlaylist(Playlist(name: name, parentID: parent, kind: body.folder == true ? .folder : .regular))
             try batch.setPlaylistOwner(id, user.id, public: body.public ?? false)
@@ -404,7 +406,7 @@ struct NativeAPI: Sendable {
         let limit = try body.limit.map { text throws(WireInputError) in try Parameters.smartLimit(text) }
         if limit != nil && selection == nil { throw HTTPError.badRequest("limit needs by (which tracks to keep)", code: "invalidValue") }
         let rules = SmartRules(condition, limit: limit, selection: selection)
-        let id = try await library.createSmartPlaylist(name: body.name, rules: rules, parent: body.parent.map(PlaylistID.init))
+        let id = try await library.createSmartPlaylist(name: body.name, rules: rules, parent: body.parent.map { PlaylistID($0) })
         try await write { batch in try batch.setPlaylistOwner(id, user.id, public: false) }
         return try .json(SmartCreatedDocument(id: id, name: body.name, rules: rules), status: 201)
     }
@@ -518,7 +520,7 @@ struct NativeAPI: Sendable {
         guard let format = ExportFormat(rawValue: body.format ?? "copy") else {
             throw HTTPError.badRequest("format expects \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))", code: "invalidValue")
         }
-        var ids = (body.ids ?? []).map(TrackID.init)
+        var ids = (body.ids ?? []).map { TrackID($0) }
         if let filter = body.filter { ids = try await library.snapshot(LibraryQuery(sort: .albumArtist, filter: try Parameters.filter(filter))) }
         let result = try await library.export(ids, to: URL(fileURLWithPath: body.to), options: ExportOptions(format: format, bitrate: body.bitrate))
         context.events.poke()

@@ -119,7 +119,7 @@ public final class EventHub: Sendable {
 
     /// The stream for a client resuming after `since` (its `Last-Event-ID`), or from now.
     public func subscribe(since: ChangeToken?) async throws -> ByteStream {
-        let start = try await since ?? library.currentToken()
+        let start = if let since { since } else { try await library.currentToken() }
         let stream = ByteStream(capacity: clientBuffer)
         state.withLock { $0.clients += 1 }
         Task { [self] in

@@ -1,3 +1,7 @@
-// Only SHA-256 is used: artwork rows are content-addressed by it, audio identities hashed with it.
+// SHA-256 content-addresses artwork rows and hashes audio identities, API keys and session tokens;
+// AES-256-GCM (EVP) encrypts stored passwords; RAND_bytes makes keys, nonces and tokens;
+// CRYPTO_memcmp compares secrets in constant time.
 #include <openssl/sha.h>
 #include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>

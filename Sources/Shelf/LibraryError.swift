@@ -37,6 +37,24 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     case detailsUnavailable(token: String)
     /// The text is not a change token.
     case malformedToken(String)
+    /// A user with this name (compared without case) already exists.
+    case userExists(String)
+    /// No user has this name (or ID, given as "ID n").
+    case userNotFound(String)
+    /// A user name breaks the naming rules (1–64 characters, no control characters, no leading
+    /// or trailing space).
+    case invalidUserName(String, reason: String)
+    /// A password is empty or longer than 1,024 bytes.
+    case invalidPassword(reason: String)
+    /// No API key has this ID.
+    case apiKeyNotFound(String)
+    /// The change would leave the library without an admin.
+    case lastAdmin(String)
+    /// The per-library key file `secret.key` is missing, of the wrong size, or readable by others.
+    case secretKeyFile(path: String, reason: String)
+    /// A stored password does not decrypt with this library's key: another library's key file,
+    /// or a row altered or copied from another user.
+    case passwordUnreadable(user: String, keyPath: String)
     /// Any other database failure, with SQLite's codes, message and SQL.
     case database(path: String, code: Int32, extendedCode: Int32, message: String, sql: String?)
 
@@ -58,6 +76,14 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tokenExpired: "tokenExpired"
         case .detailsUnavailable: "detailsUnavailable"
         case .malformedToken: "malformedToken"
+        case .userExists: "userExists"
+        case .userNotFound: "userNotFound"
+        case .invalidUserName: "invalidUserName"
+        case .invalidPassword: "invalidPassword"
+        case .apiKeyNotFound: "apiKeyNotFound"
+        case .lastAdmin: "lastAdmin"
+        case .secretKeyFile: "secretKeyFile"
+        case .passwordUnreadable: "passwordUnreadable"
         case .database: "database"
         }
     }
@@ -84,6 +110,15 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .detailsUnavailable(let token):
             "the history after \(token) was compacted; ask for a change summary, or refetch the tracked objects"
         case .malformedToken(let text): "'\(text)' is not a change token (expected shelf1.<store id>.<number>)"
+        case .userExists(let name): "a user named '\(name)' already exists (names are compared without case)"
+        case .userNotFound(let name): "no user '\(name)'"
+        case .invalidUserName(let name, let reason): "invalid user name \"\(name)\": \(reason)"
+        case .invalidPassword(let reason): "invalid password: \(reason)"
+        case .apiKeyNotFound(let id): "no API key with ID \(id)"
+        case .lastAdmin(let name): "'\(name)' is the last admin; make another user an admin first"
+        case .secretKeyFile(let path, let reason): "the key file \(path) \(reason)"
+        case .passwordUnreadable(let user, let keyPath):
+            "the stored password of '\(user)' does not decrypt with \(keyPath) (another library's key file, or an altered row); set a new password"
         case .database(let path, _, _, let message, let sql):
             "database error in \(path): \(message)" + (sql.map { " — in \($0.prefix(200))" } ?? "")
         }

@@ -46,10 +46,13 @@ public struct PropertyGroups: OptionSet, Sendable, Hashable, Codable, CustomStri
     public static let file = PropertyGroups(rawValue: 1 << 3)
     /// A playlist's items (added, removed or moved).
     public static let items = PropertyGroups(rawValue: 1 << 4)
+    /// A user's own data about a track (star, rating, plays): the track row itself may be unchanged.
+    public static let userData = PropertyGroups(rawValue: 1 << 5)
 
     /// Each group with its public name, in a fixed order.
     public static let named: [(PropertyGroups, String)] = [
         (.metadata, "metadata"), (.artwork, "artwork"), (.playStats, "playStats"), (.file, "file"), (.items, "items"),
+        (.userData, "userData"),
     ]
 
     /// The names of the groups set, in a fixed order (the JSON form).

@@ -14,7 +14,7 @@ public struct MigrationProgress: Sendable, Codable, Equatable {
 
 /// What a finished migration did.
 public struct MigrationReport: Sendable, Codable, Equatable {
-    /// The version the store had before this call (2 when there was nothing to do).
+    /// The version the store had before this call (2 or more when there was nothing to do).
     public var fromVersion: Int
     public var moved: Int
     public var pictures: Int
@@ -39,7 +39,7 @@ struct LegacyMigration {
         let db = try Connection(path: path, mode: .readWrite(create: false), busyTimeoutMilliseconds: 5_000)
         let version = try db.scalar(Int.self, "PRAGMA user_version") ?? 0
         guard version == 1 else {
-            if version == Schema.currentVersion {
+            if (2...Schema.currentVersion).contains(version) {
                 return MigrationReport(fromVersion: version, moved: 0, pictures: 0, bytesBefore: bytesBefore, bytesAfter: bytesBefore)
             }
             throw LibraryError.notALibrary(path: path, reason: "user_version \(version) is not a Shelf layout that can be migrated")
@@ -76,6 +76,8 @@ struct LegacyMigration {
         }
         if isCancelled() { throw CancellationError() }
         try finish(db)
+        // Version 2 is where the chunked part ends; the ordinary steps take it the rest of the way.
+        try Migrations.run(on: db, from: 2)
         // The inline pictures' pages are free now; give them back to the file system.
         _ = try? db.pragma("wal_checkpoint(TRUNCATE)")
         try db.execute(script: "VACUUM;")
@@ -137,7 +139,7 @@ struct LegacyMigration {
             }
             try db.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'track'", [sequence])
             for table in legacy.reversed() { try db.execute(script: "DROP TABLE legacy_\(table);") }
-            try db.execute(script: "PRAGMA user_version = \(Schema.currentVersion);")
+            try db.execute(script: "PRAGMA user_version = 2;")
         }
     }
 

@@ -11,14 +11,17 @@ enum Migrations {
         let apply: @Sendable (Connection) throws -> Void
     }
 
-    /// A new file (version 0) goes straight to the current layout. Version 1 → 2 moves inline
-    /// artwork out in resumable chunks and is run by its own migrator, not here.
+    /// A new file (version 0) goes to version 2, then on like any older store. Version 1 → 2 moves
+    /// inline artwork out in resumable chunks and is run by its own migrator, not here.
     static let steps: [Step] = [
         Step(name: "createVersion2", from: 0, to: 2) { db in
             try db.execute(script: Schema.version2)
             try db.execute("INSERT INTO meta (key, value) VALUES ('store_id', ?)", [UUID().uuidString])
             try db.execute("INSERT INTO meta (key, value) VALUES ('created', ?)", [ISO8601DateFormatter().string(from: Date())])
-        }
+        },
+        Step(name: "addUsers", from: 2, to: 3) { db in
+            try db.execute(script: Schema.version3Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -126,6 +126,59 @@ enum Schema {
           groups         INTEGER NOT NULL DEFAULT 0,
           PRIMARY KEY (object_type, object_id)
         ) WITHOUT ROWID;
+        """
+
+    /// Version 3 adds users and what belongs to each of them, on top of version 2. Passwords are
+    /// encrypted (not hashed) because Subsonic's token auth needs them in clear; API keys and
+    /// session tokens are stored only as their SHA-256. Every table hangs off `user` with ON DELETE
+    /// CASCADE, so deleting a user deletes their keys, sessions, track data and playlist claims.
+    static let version3Additions = """
+        CREATE TABLE user (
+          id               INTEGER PRIMARY KEY AUTOINCREMENT,
+          name             TEXT    NOT NULL UNIQUE COLLATE NOCASE,
+          is_admin         INTEGER NOT NULL DEFAULT 0,
+          is_owner         INTEGER NOT NULL DEFAULT 0,
+          password         BLOB    NOT NULL,
+          created          REAL    NOT NULL,
+          password_changed REAL
+        );
+        -- At most one owner: the user whose ratings and plays are the library's own.
+        CREATE UNIQUE INDEX user_owner ON user(is_owner) WHERE is_owner = 1;
+        CREATE TABLE api_key (
+          id        TEXT    PRIMARY KEY,
+          user_id   INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+          sha256    BLOB    NOT NULL UNIQUE,
+          created   REAL    NOT NULL,
+          last_used REAL
+        );
+        CREATE INDEX api_key_user ON api_key(user_id);
+        CREATE TABLE user_session (
+          sha256  BLOB    PRIMARY KEY,
+          user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+          created REAL    NOT NULL,
+          expires REAL    NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX user_session_user ON user_session(user_id);
+        CREATE INDEX user_session_expires ON user_session(expires);
+        CREATE TABLE user_track (
+          user_id     INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+          track_id    INTEGER NOT NULL REFERENCES track(id) ON DELETE CASCADE,
+          starred     REAL,
+          rating      INTEGER CHECK (rating BETWEEN 0 AND 100),
+          play_count  INTEGER NOT NULL DEFAULT 0,
+          last_played REAL,
+          PRIMARY KEY (user_id, track_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX user_track_starred ON user_track(user_id, starred) WHERE starred IS NOT NULL;
+        -- Deleting a track cascades here; without it each delete would scan every user's rows.
+        CREATE INDEX user_track_track ON user_track(track_id);
+        -- A playlist without a row belongs to the library: everyone sees it.
+        CREATE TABLE playlist_owner (
+          playlist_id INTEGER PRIMARY KEY REFERENCES playlist(id) ON DELETE CASCADE,
+          user_id     INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+          public      INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX playlist_owner_user ON playlist_owner(user_id);
         """
 
     /// Version 1, the legacy layout: artwork bytes inline in the track row, no artwork table and no

@@ -407,6 +407,24 @@ public final class WriteBatch {
         }
     }
 
+    /// Logs an update of `id` in `groups` for data kept beside the track row (a user's star, rating
+    /// or plays). The mirror is given the row as unchanged, so it neither reads it back nor
+    /// recomputes anything for it.
+    func recordTrackSideData(_ id: TrackID, _ groups: PropertyGroups) throws {
+        if let state = trackStates[id] {
+            guard state.after != nil else { throw LibraryError.trackNotFound(id) }
+        } else {
+            guard let current = try track(id) else { throw LibraryError.trackNotFound(id) }
+            trackStates[id] = TrackState(before: current, beforeKnown: true, after: current)
+        }
+        record(.track(id), .update, groups)
+    }
+
+    /// Logs an update of a playlist made outside its own row (who owns it).
+    func recordPlaylistSideData(_ id: PlaylistID, _ groups: PropertyGroups) {
+        record(.playlist(id), .update, groups)
+    }
+
     /// Collects unused artwork, then writes one `change_transaction` row and the collapsed
     /// `change_log` rows; called once, inside the transaction, just before it commits.
     func finish() throws {

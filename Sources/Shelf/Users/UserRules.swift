@@ -1,0 +1,45 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// The rules names and passwords must follow, and how a `user` row becomes a `User`.
+enum UserRows {
+    static let select = "SELECT id, name, is_admin, is_owner, created FROM user"
+    static let maximumNameLength = 64
+    static let maximumPasswordBytes = 1_024
+    /// How long a session token stays valid after it is created.
+    static let sessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// `last_used` of an API key is written at most this often, so that reads do not become writes.
+    static let apiKeyTouchInterval: TimeInterval = 60
+
+    static func decode(_ row: Row) throws -> User {
+        User(id: UserID(try row.int64(0)), name: try row.string(1), isAdmin: try row.get(2), isOwner: try row.get(3), created: try row.get(4))
+    }
+
+    /// Names appear in logs, URLs and lists, and must compare the same however they are typed:
+    /// 1–64 characters, no control characters, no spaces at either end.
+    static func checkName(_ name: String) throws {
+        guard !name.isEmpty else { throw LibraryError.invalidUserName(name, reason: "must not be empty") }
+        guard name.count <= maximumNameLength else {
+            throw LibraryError.invalidUserName(name, reason: "is longer than \(maximumNameLength) characters")
+        }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw LibraryError.invalidUserName(name.debugDescription, reason: "must not contain control characters")
+        }
+        if name.first?.isWhitespace == true || name.last?.isWhitespace == true {
+            throw LibraryError.invalidUserName(name, reason: "must not begin or end with a space")
+        }
+    }
+
+    static func checkPassword(_ password: String) throws {
+        guard !password.isEmpty else { throw LibraryError.invalidPassword(reason: "must not be empty") }
+        guard password.utf8.count <= maximumPasswordBytes else {
+            throw LibraryError.invalidPassword(reason: "is longer than \(maximumPasswordBytes) bytes")
+        }
+    }
+
+    /// The key file of the library whose store is at `storePath`.
+    static func keyDirectory(storePath: String) -> URL {
+        URL(fileURLWithPath: storePath).deletingLastPathComponent()
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import ShelfCore
+import ShelfDatabase
+
+/// Users, their credentials and their own track data, written inside a `library.write` batch so
+/// that they commit together with anything else the batch does.
+extension WriteBatch {
+    // MARK: Users
+
+    /// The user with this ID, as this transaction sees it.
+    public func user(_ id: UserID) throws -> User? {
+        try db.queryOne(UserRows.select + " WHERE id = ?", [id.rawValue], UserRows.decode)
+    }
+
+    /// The user with this name (compared without case), as this transaction sees it.
+    public func user(named name: String) throws -> User? {
+        try db.queryOne(UserRows.select + " WHERE name = ?", [name], UserRows.decode)
+    }
+
+    private func requireUser(_ id: UserID) throws -> User {
+        guard let user = try user(id) else { throw LibraryError.userNotFound("ID \(id)") }
+        return user
+    }
+
+    /// Creates a user. The first user of a library becomes its owner and an admin whatever
+    /// `admin` says, so that a library with users always has someone who can manage it.
+    @discardableResult
+    public func addUser(name: String, password: String, admin: Bool) throws -> User {
+        try UserRows.checkName(name)
+        try UserRows.checkPassword(password)
+        if let existing = try user(named: name) { throw LibraryError.userExists(existing.name) }
+        let key = try SecretKey.load(directory: UserRows.keyDirectory(storePath: db.path), create: true)
+        let first = try db.scalar(Int.self, "SELECT count(*) FROM user") == 0
+        // The ID is the ciphertext's associated data, so the row exists before its password does.
+        try db.execute(
+            "INSERT INTO user (name, is_admin, is_owner, password, created) VALUES (?, ?, ?, x'', ?)",
+            [name, admin || first, first, now])
+        let id = UserID(db.lastInsertRowID)
+        try db.execute("UPDATE user SET password = ? WHERE id = ?", [try PasswordCipher.seal(password, user: id, key: key), id.rawValue])
+        return User(id: id, name: name, isAdmin: admin || first, isOwner: first, created: now)
+    }
+
+    /// Replaces a user's password and ends their sessions (API keys stay: they are separate grants).
+    public func setPassword(_ user: UserID, _ password: String) throws {
+        _ = try requireUser(user)
+        try UserRows.checkPassword(password)
+        let key = try SecretKey.load(directory: UserRows.keyDirectory(storePath: db.path), create: true)
+        try db.execute(
+            "UPDATE user SET password = ?, password_changed = ? WHERE id = ?",
+            [try PasswordCipher.seal(password, user: user, key: key), now, user.rawValue])
+        try db.execute("DELETE FROM user_session WHERE user_id = ?", [user.rawValue])
+    }
+
+    /// Grants or withdraws admin rights; refuses to demote the last admin.
+    public func setAdmin(_ user: UserID, _ admin: Bool) throws {
+        let found = try requireUser(user)
+        guard found.isAdmin != admin else { return }
+        if !admin, try adminCount() == 1 { throw LibraryError.lastAdmin(found.name) }
+        try db.execute("UPDATE user SET is_admin = ? WHERE id = ?", [admin, user.rawValue])
+    }
+
+    /// Makes `user` the library's owner, the one whose ratings and plays write through to tracks.
+    public func setOwner(_ user: UserID) throws {
+        _ = try requireUser(user)
+        try db.execute("UPDATE user SET is_owner = 0 WHERE is_owner = 1 AND id <> ?", [user.rawValue])
+        try db.execute("UPDATE user SET is_owner = 1 WHERE id = ?", [user.rawValue])
+    }
+
+    /// Deletes a user with their keys, sessions, track data and playlist claims (their playlists
+    /// become library playlists). Refuses the last admin; an owner's role passes to the oldest
+    /// remaining admin.
+    public func deleteUser(_ user: UserID) throws {
+        let found = try requireUser(user)
+        if found.isAdmin, try adminCount() == 1 { throw LibraryError.lastAdmin(found.name) }
+        try db.execute("DELETE FROM user WHERE id = ?", [user.rawValue])
+        if found.isOwner {
+            try db.execute("UPDATE user SET is_owner = 1 WHERE id = (SELECT id FROM user ORDER BY is_admin DESC, id LIMIT 1)")
+        }
+    }
+
+    private func adminCount() throws -> Int {
+        try db.scalar(Int.self, "SELECT count(*) FROM user WHERE is_admin = 1") ?? 0
+    }
+
+    // MARK: API keys and sessions
+
+    /// Creates an API key for `user` and returns it with its public description. The key is shown
+    /// only here: the store keeps its SHA-256, which cannot be turned back into it.
+    public func createAPIKey(for user: UserID) throws -> (info: APIKeyInfo, key: String) {
+        _ = try requireUser(user)
+        let id = Secrets.randomID(10)
+        let key = "shelf_\(id)_\(Secrets.base64url(Secrets.randomBytes(32)))"
+        try db.execute(
+            "INSERT INTO api_key (id, user_id, sha256, created) VALUES (?, ?, ?, ?)", [id, user.rawValue, Secrets.sha256(key), now])
+        return (APIKeyInfo(id: id, userID: user, created: now, lastUsed: nil), key)
+    }
+
+    /// Revokes the API key with this public ID.
+    public func revokeAPIKey(id: String) throws {
+        try db.execute("DELETE FROM api_key WHERE id = ?", [id])
+        if db.changes == 0 { throw LibraryError.apiKeyNotFound(id) }
+    }
+
+    /// Records that a key authenticated at `now`, unless that was recorded less than a minute ago.
+    func touchAPIKey(id: String, now: Date) throws {
+        try db.execute(
+            "UPDATE api_key SET last_used = ?1 WHERE id = ?2 AND (last_used IS NULL OR last_used <= ?3)",
+            [now, id, now.addingTimeInterval(-UserRows.apiKeyTouchInterval)])
+    }
+
+    /// Starts a session for `user` and returns its token (32 random bytes, base64url), valid for
+    /// 30 days from `now` (the batch's time when nil). Expired sessions are cleared on the way.
+    public func createSession(for user: UserID, now: Date? = nil) throws -> String {
+        _ = try requireUser(user)
+        let now = now ?? self.now
+        try db.execute("DELETE FROM user_session WHERE expires <= ?", [now])
+        let token = Secrets.base64url(Secrets.randomBytes(32))
+        try db.execute(
+            "INSERT INTO user_session (sha256, user_id, created, expires) VALUES (?, ?, ?, ?)",
+            [Secrets.sha256(token), user.rawValue, now, now.addingTimeInterval(UserRows.sessionLifetime)])
+        return token
+    }
+
+    /// Ends the session with this token; an unknown token is already ended, so it is no error.
+    public func deleteSession(_ token: String) throws {
+        try db.execute("DELETE FROM user_session WHERE sha256 = ?", [Secrets.sha256(token)])
+    }
+
+    // MARK: Per-user track data
+
+    private func requireTrack(_ id: TrackID) throws {
+        guard try db.scalar(Int.self, "SELECT 1 FROM track WHERE id = ?", [id.rawValue]) != nil else {
+            throw LibraryError.trackNotFound(id)
+        }
+    }
+
+    /// A row holding nothing is the same as no row; dropping it keeps the table to what users did.
+    private func dropIfEmpty(_ user: UserID, _ track: TrackID) throws {
+        try db.execute(
+            """
+            DELETE FROM user_track WHERE user_id = ? AND track_id = ?
+              AND starred IS NULL AND rating IS NULL AND play_count = 0 AND last_played IS NULL
+            """, [user.rawValue, track.rawValue])
+    }
+
+    /// Stars or unstars tracks for one user (starring again keeps the first star's time). Logged
+    /// as track updates in the `userData` group.
+    public func setStarred(_ tracks: [TrackID], by user: UserID, _ starred: Bool) throws {
+        _ = try requireUser(user)
+        var seen = Set<TrackID>()
+        for track in tracks where seen.insert(track).inserted {
+            try requireTrack(track)
+            if starred {
+                try db.execute(
+                    """
+                    INSERT INTO user_track (user_id, track_id, starred) VALUES (?, ?, ?)
+                    ON CONFLICT (user_id, track_id) DO UPDATE SET starred = excluded.starred WHERE starred IS NULL
+                    """, [user.rawValue, track.rawValue, now])
+            } else {
+                try db.execute(
+                    "UPDATE user_track SET starred = NULL WHERE user_id = ? AND track_id = ? AND starred IS NOT NULL",
+                    [user.rawValue, track.rawValue])
+            }
+            guard db.changes > 0 else { continue }
+            if !starred { try dropIfEmpty(user, track) }
+            try recordTrackSideData(track, .userData)
+        }
+    }
+
+    /// Sets one user's rating of a track (0…100; nil clears it). The owner's rating is the track's
+    /// own too (nil becomes 0, the track's "unrated").
+    public func setRating(_ track: TrackID, by user: UserID, _ rating: Int?) throws {
+        let found = try requireUser(user)
+        if let rating, !(0...100).contains(rating) {
+            throw LibraryError.invalidValue(field: "rating", value: String(rating), reason: "must be from 0 to 100")
+        }
+        try requireTrack(track)
+        if let rating {
+            try db.execute(
+                """
+                INSERT INTO user_track (user_id, track_id, rating) VALUES (?, ?, ?)
+                ON CONFLICT (user_id, track_id) DO UPDATE SET rating = excluded.rating WHERE rating IS NOT excluded.rating
+                """, [user.rawValue, track.rawValue, rating])
+        } else {
+            try db.execute(
+                "UPDATE user_track SET rating = NULL WHERE user_id = ? AND track_id = ? AND rating IS NOT NULL",
+                [user.rawValue, track.rawValue])
+        }
+        if db.changes > 0 {
+            if rating == nil { try dropIfEmpty(user, track) }
+            try recordTrackSideData(track, .userData)
+        }
+        if found.isOwner { try updateTrack(track) { $0.rating = rating ?? 0 } }
+    }
+
+    /// Counts one play of a track by one user at `date` (`lastPlayed` never moves back, so a late
+    /// scrobble of an old play is still counted). The owner's plays are the track's own too.
+    public func recordPlay(_ track: TrackID, by user: UserID, at date: Date) throws {
+        let found = try requireUser(user)
+        try requireTrack(track)
+        try db.execute(
+            """
+            INSERT INTO user_track (user_id, track_id, play_count, last_played) VALUES (?1, ?2, 1, ?3)
+            ON CONFLICT (user_id, track_id) DO UPDATE SET play_count = play_count + 1, last_played = max(coalesce(last_played, ?3), ?3)
+            """, [user.rawValue, track.rawValue, date])
+        try recordTrackSideData(track, .userData)
+        if found.isOwner {
+            try updateTrack(track) { track in
+                track.playCount += 1
+                track.lastPlayed = max(track.lastPlayed ?? date, date)
+            }
+        }
+    }
+
+    /// Gives a playlist to a user (`isPublic`: others may see it too) or, with nil, back to the
+    /// library. Logged as a playlist update in the `metadata` group.
+    public func setPlaylistOwner(_ playlist: PlaylistID, _ user: UserID?, public isPublic: Bool) throws {
+        guard try self.playlist(playlist) != nil else { throw LibraryError.playlistNotFound(playlist) }
+        if let user { _ = try requireUser(user) }
+        let old = try db.queryOne("SELECT user_id, public FROM playlist_owner WHERE playlist_id = ?", [playlist.rawValue]) {
+            PlaylistOwnership(user: UserID(try $0.int64(0)), isPublic: try $0.get(1))
+        }
+        let new = user.map { PlaylistOwnership(user: $0, isPublic: isPublic) }
+        guard old != new else { return }
+        if let new, let owner = new.user {
+            try db.execute(
+                "INSERT OR REPLACE INTO playlist_owner (playlist_id, user_id, public) VALUES (?, ?, ?)",
+                [playlist.rawValue, owner.rawValue, new.isPublic])
+        } else {
+            try db.execute("DELETE FROM playlist_owner WHERE playlist_id = ?", [playlist.rawValue])
+        }
+        recordPlaylistSideData(playlist, .metadata)
+    }
+}

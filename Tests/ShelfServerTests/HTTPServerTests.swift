@@ -424,6 +424,23 @@ func split(_ result: ProcessResult) -> (body: String, status: Int) {
         #expect(entries.count == 1)
     }
 
+    @Test func bindsExactlyAnIPv6Address() async throws {
+        let log = AccessLog()
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(address: "::1", port: 0, log: log.append) { request in
+                HTTPResponse(body: .data(Data(request.remoteAddress.utf8)))
+            }
+        } catch {
+            return  // no IPv6 loopback on this machine
+        }
+        defer { server.stop(grace: .seconds(5)) }
+        let six = try await curl(["-sg", "http://[::1]:\(server.port)/"])
+        #expect(six.stdout == "::1")
+        let four = try await curl(["-s", "http://127.0.0.1:\(server.port)/"])
+        #expect(four.status == 7)  // bound to ::1 only
+    }
+
     @Test func addressInUseIsATypedError() throws {
         let log = AccessLog()
         let server = try makeServer(log: log) { Self.echo($0) }

@@ -18,6 +18,7 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// The sentence for people: address, port and reason.
     public var description: String { "cannot listen on \(address) port \(port): \(reason)" }
 }
 

@@ -65,6 +65,7 @@ public final class ShelfServer: Sendable {
         http = try HTTPServer(
             address: options.address, port: options.port, limits: options.limits, tls: options.tls,
             bodyLimit: { method, path in router.bodyLimit(method: method, path: path) },
+            errorLog: { message in log("shelf: http: \(message.trimmingCharacters(in: .whitespacesAndNewlines))") },
             log: { entry in log(entry.line) },
             handler: { request in await router.respond(request) })
         events.start()

@@ -31,7 +31,7 @@ extension Command {
 struct ShelfMain {
     static let commands: [any Command.Type] = [
         InfoCommand.self, TracksCommand.self, SectionsCommand.self, SnapshotCommand.self, TrackCommand.self, DeleteCommand.self,
-        TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self, ArtworkCommand.self, MigrateCommand.self, ImportCommand.self, ScanCommand.self, PlaylistCommand.self, SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self, ComposersCommand.self, GenresCommand.self, SmartCommand.self, EditCommand.self, DraftCommand.self, ExportCommand.self, ServeCommand.self,
+        TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self, ArtworkCommand.self, MigrateCommand.self, ImportCommand.self, ScanCommand.self, PlaylistCommand.self, SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self, ComposersCommand.self, GenresCommand.self, SmartCommand.self, EditCommand.self, DraftCommand.self, ExportCommand.self, UserCommand.self, ServeCommand.self,
     ]
 
     static var usage: String {

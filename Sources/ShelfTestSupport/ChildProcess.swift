@@ -26,8 +26,11 @@ public enum ChildProcess {
         return candidates.last!
     }
 
-    /// Runs `executable` with `arguments` to completion and captures its output.
-    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+    /// Runs `executable` with `arguments` to completion and captures its output; `stdin` is fed to
+    /// its standard input and then closed (nil: standard input is /dev/null).
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil
+    ) throws -> ProcessResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -38,8 +41,19 @@ public enum ChildProcess {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let input = stdin.map { _ in Pipe() }
+        process.standardInput = input ?? FileHandle.nullDevice
         try process.run()
+        if let input, let stdin {
+            // A child that exits without reading must fail its test, not kill the test process.
+            signal(SIGPIPE, SIG_IGN)
+            // Written from another thread: a child that stops reading must not block the test.
+            let writer = input.fileHandleForWriting
+            DispatchQueue.global().async {
+                try? writer.write(contentsOf: stdin)
+                try? writer.close()
+            }
+        }
         // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
         let group = DispatchGroup()
         nonisolated(unsafe) var errData = Data()

@@ -13,17 +13,18 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
 }
 
 @Suite struct OpeningTests {
-    @Test func createsVersion2WithAStableStoreID() async throws {
+    @Test func createsVersion3WithAStableStoreID() async throws {
         let dir = try TemporaryDirectory()
         let info = try await Library(directory: dir.url).info()
-        #expect(info.schemaVersion == 2)
+        #expect(info.schemaVersion == 3)
         #expect(info.trackCount == 0)
         let again = try await Library(directory: dir.url).info()
         #expect(again.storeID == info.storeID)
         let db = try Connection(path: dir.path("library.sqlite").path, mode: .readOnly)
         #expect(try db.pragma("journal_mode") == "wal")
         let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { try $0.string(0) }
-        for table in ["artwork", "change_log", "change_transaction", "meta", "playlist", "playlist_item", "track"] {
+        for table in ["artwork", "change_log", "change_transaction", "meta", "playlist", "playlist_item", "track",
+                      "user", "api_key", "user_session", "user_track", "playlist_owner"] {
             #expect(tables.contains(table))
         }
     }
@@ -43,10 +44,10 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
         let path = dir.path("library.sqlite")
         do {
             let db = try Connection(path: path.path)
-            try db.execute(script: "CREATE TABLE future (x); PRAGMA user_version = 3;")
+            try db.execute(script: "CREATE TABLE future (x); PRAGMA user_version = 4;")
         }
         let before = try Data(contentsOf: path)
-        await #expect(throws: LibraryError.newerSchema(path: path.path, found: 3, supported: 2)) {
+        await #expect(throws: LibraryError.newerSchema(path: path.path, found: 4, supported: 3)) {
             try await Library(directory: dir.url).info()
         }
         #expect(try Data(contentsOf: path) == before)

@@ -37,7 +37,9 @@ extension WriteBatch {
             [name, admin || first, first, now])
         let id = UserID(db.lastInsertRowID)
         try db.execute("UPDATE user SET password = ? WHERE id = ?", [try PasswordCipher.seal(password, user: id, key: key), id.rawValue])
-        return User(id: id, name: name, isAdmin: admin || first, isOwner: first, created: now)
+        // Read back, so that the value equals what later reads return (dates as stored).
+        guard let created = try self.user(id) else { throw LibraryError.userNotFound("ID \(id)") }
+        return created
     }
 
     /// Replaces a user's password and ends their sessions (API keys stay: they are separate grants).

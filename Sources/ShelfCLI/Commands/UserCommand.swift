@@ -1,0 +1,198 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// `shelf user`: the people who sign in to `shelf serve`, their passwords and API keys.
+/// Passwords never appear on the command line (where `ps` and shell history would show them):
+/// they are asked on the terminal without echo, or read from stdin with `--password-stdin`.
+struct UserCommand: Command {
+    static let name = "user"
+    static let abstract = "Users of the server: add (the first is the owner and an admin), list, passwd, delete, key (create one, shown once, or --revoke)."
+    static let synopsis = """
+        add NAME [--admin] [--password-stdin] | list | passwd NAME [--password-stdin] | delete NAME
+              | key NAME [--revoke KEY_ID]   [--json]
+        """
+
+    enum Action {
+        case add(name: String, admin: Bool)
+        case list
+        case passwd(name: String)
+        case delete(name: String)
+        case key(name: String, revoke: String?)
+    }
+
+    let action: Action
+    let passwordFromStdin: Bool
+
+    init(arguments: inout Arguments) throws {
+        let admin = arguments.flag("--admin")
+        passwordFromStdin = arguments.flag("--password-stdin")
+        let revoke = try arguments.option("--revoke")
+        var words = try arguments.positionals()
+        guard !words.isEmpty else { throw UsageError("user expects add, list, passwd, delete or key") }
+        let verb = words.removeFirst()
+        func name() throws -> String {
+            guard words.count == 1 else { throw UsageError("user \(verb) expects one NAME") }
+            return words[0]
+        }
+        switch verb {
+        case "add": action = .add(name: try name(), admin: admin)
+        case "list":
+            guard words.isEmpty else { throw UsageError("user list takes no arguments") }
+            action = .list
+        case "passwd": action = .passwd(name: try name())
+        case "delete": action = .delete(name: try name())
+        case "key": action = .key(name: try name(), revoke: revoke)
+        default: throw UsageError("unknown user action '\(verb)'; expected add, list, passwd, delete or key")
+        }
+        if admin, case .add = action {} else if admin { throw UsageError("--admin applies to user add only") }
+        if revoke != nil, case .key = action {} else if revoke != nil { throw UsageError("--revoke applies to user key only") }
+        switch action {
+        case .add, .passwd: break
+        default: if passwordFromStdin { throw UsageError("--password-stdin applies to user add and user passwd only") }
+        }
+    }
+
+    /// A user as `list` prints it: the user's fields and their keys (never a key itself).
+    struct Listed: Encodable {
+        let user: User
+        let keys: [Key]
+
+        struct Key: Encodable {
+            let id: String
+            let created: Date
+            let lastUsed: Date?
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                try container.encode(created, forKey: .created)
+                try container.encode(lastUsed, forKey: .lastUsed)
+            }
+            enum CodingKeys: String, CodingKey { case id, created, lastUsed }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try user.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(keys, forKey: .keys)
+        }
+        enum CodingKeys: String, CodingKey { case keys }
+    }
+
+    func run(library: Library, output: Output) async throws {
+        switch action {
+        case .add(let name, let admin):
+            // Checked before asking, so that nobody types a password twice for nothing.
+            if let existing = try await library.user(named: name) { throw LibraryError.userExists(existing.name) }
+            let password = try readPassword(confirm: true)
+            let user = try await library.addUser(name: name, password: password, admin: admin)
+            if output.json { return try output.printJSON(["user": user]) }
+            output.line("added \(user.name) (ID \(user.id)\(Self.roles(user)))")
+        case .list:
+            var listed: [Listed] = []
+            for user in try await library.users() {
+                let keys = try await library.apiKeys(of: user.id).map { Listed.Key(id: $0.id, created: $0.created, lastUsed: $0.lastUsed) }
+                listed.append(Listed(user: user, keys: keys))
+            }
+            if output.json { return try output.printJSON(["users": listed]) }
+            if listed.isEmpty { return output.line("no users; add one with `shelf user add NAME`") }
+            output.line("ID\tNAME\tROLE\tKEYS\tCREATED")
+            for item in listed {
+                let role = item.user.isOwner ? "owner" : item.user.isAdmin ? "admin" : "user"
+                output.line("\(item.user.id)\t\(item.user.name)\t\(role)\t\(item.keys.count)\t\(Self.date(item.user.created))")
+            }
+        case .passwd(let name):
+            let user = try await Self.user(name, library)
+            let password = try readPassword(confirm: true)
+            try await library.setPassword(user.id, password)
+            if output.json { return try output.printJSON(["user": user]) }
+            output.line("changed the password of \(user.name); their sessions are ended")
+        case .delete(let name):
+            let user = try await Self.user(name, library)
+            try await library.deleteUser(user.id)
+            if output.json { return try output.printJSON(["deleted": user.name]) }
+            output.line("deleted \(user.name)")
+        case .key(let name, let revoke?):
+            let user = try await Self.user(name, library)
+            guard try await library.apiKeys(of: user.id).contains(where: { $0.id == revoke }) else {
+                throw LibraryError.apiKeyNotFound(revoke)
+            }
+            try await library.revokeAPIKey(id: revoke)
+            if output.json { return try output.printJSON(["revoked": revoke]) }
+            output.line("revoked key \(revoke) of \(user.name)")
+        case .key(let name, nil):
+            let user = try await Self.user(name, library)
+            let (info, key) = try await library.createAPIKey(for: user.id)
+            if output.json { return try output.printJSON(["id": info.id, "key": key]) }
+            output.line(key)
+            Output.log("shelf: API key \(info.id) for \(user.name); it is shown only this once")
+        }
+    }
+
+    private static func user(_ name: String, _ library: Library) async throws -> User {
+        guard let user = try await library.user(named: name) else { throw LibraryError.userNotFound(name) }
+        return user
+    }
+
+    private static func roles(_ user: User) -> String {
+        (user.isAdmin ? ", admin" : "") + (user.isOwner ? ", owner" : "")
+    }
+
+    private static func date(_ date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+
+    // MARK: Reading the password
+
+    /// The password from stdin (one line, its newline stripped) or the terminal (asked twice).
+    private func readPassword(confirm: Bool) throws -> String {
+        if passwordFromStdin {
+            guard let line = Self.readLine(fd: STDIN_FILENO) else { throw UsageError("--password-stdin: nothing on standard input") }
+            return line
+        }
+        let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard tty >= 0 else { throw UsageError("no terminal to ask for the password on; pipe it in with --password-stdin") }
+        defer { close(tty) }
+        let first = try Self.ask("Password: ", tty: tty)
+        if confirm {
+            let second = try Self.ask("Again: ", tty: tty)
+            guard first == second else { throw CommandFailure(code: "passwordMismatch", message: "the passwords typed do not match") }
+        }
+        return first
+    }
+
+    /// Prompts on the terminal and reads one line with echo off, restoring the terminal however
+    /// the read ends.
+    private static func ask(_ prompt: String, tty: Int32) throws -> String {
+        write(tty, prompt, prompt.utf8.count)
+        var saved = termios()
+        let isTerminal = tcgetattr(tty, &saved) == 0
+        if isTerminal {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            quiet.c_lflag |= tcflag_t(ECHONL)
+            tcsetattr(tty, TCSAFLUSH, &quiet)
+        }
+        defer { if isTerminal { tcsetattr(tty, TCSAFLUSH, &saved) } }
+        guard let line = readLine(fd: tty) else { throw CommandFailure(code: "cancelled", message: "no password was typed") }
+        return line
+    }
+
+    /// One line from `fd`, without its newline; nil at end of input before any byte. Read a byte
+    /// at a time so that nothing after the line is consumed.
+    private static func readLine(fd: Int32) -> String? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        var sawAny = false
+        while true {
+            let n = read(fd, &byte, 1)
+            if n < 0, errno == EINTR { continue }
+            guard n == 1 else { break }
+            sawAny = true
+            if byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
+        }
+        return sawAny ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+}

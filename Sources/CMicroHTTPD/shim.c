@@ -104,7 +104,6 @@ shelf_http_daemon *shelf_http_start(const char *address, uint16_t port, const st
     struct MHD_OptionItem items[16];
     int n = 0;
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, bind_address};
-    items[n++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)logger, d};
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_logged, d};
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, d};
     if (options->threads > 1) items[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, options->threads, NULL};
@@ -125,7 +124,10 @@ shelf_http_daemon *shelf_http_start(const char *address, uint16_t port, const st
     start_error = error;
     start_error_size = error_size;
     errno = 0;
-    d->mhd = MHD_start_daemon(flags, port, NULL, NULL, access_handler, d, MHD_OPTION_ARRAY, items, MHD_OPTION_END);
+    d->mhd = MHD_start_daemon(
+        flags, port, NULL, NULL, access_handler, d,
+        /* The logger must come first, or libmicrohttpd warns on its own stderr. */
+        MHD_OPTION_EXTERNAL_LOGGER, logger, d, MHD_OPTION_ARRAY, items, MHD_OPTION_END);
     int saved = errno;
     start_error = NULL;
     start_error_size = 0;

@@ -61,6 +61,7 @@ demo: release
 	.build/release/shelf --library $(DEMO_DIR)/library artwork 1 --size 64 --out $(DEMO_DIR)/cover-1.png
 	.build/release/shelf --library $(DEMO_DIR)/library import $(DEMO_DIR)/music
 	.build/release/shelf --library $(DEMO_DIR)/library changes --since "$$(cat $(DEMO_DIR)/start-token)" --summary | cut -c1-240
+	scripts/demo-serve.sh .build/release/shelf $(DEMO_DIR)/library $(DEMO_DIR)/serve
 
 bench: release
 	rm -rf $(BENCH_DIR)

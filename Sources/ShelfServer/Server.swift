@@ -35,8 +35,10 @@ public final class ShelfServer: Sendable {
         public var limits = HTTPLimits()
         /// Transcodes at once (the core count unless said).
         public var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
-        /// Bytes an event-stream client may leave unread before it is dropped.
+        /// Bytes that may wait for an event-stream client.
         public var eventBufferBytes = 1 << 20
+        /// How long an event-stream client may leave a full buffer unread before it is dropped.
+        public var eventStallLimit: Duration = .seconds(10)
         /// Where log lines go (stderr unless said).
         public var log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
@@ -51,7 +53,7 @@ public final class ShelfServer: Sendable {
 
     /// Starts serving `library`; throws when the address cannot be bound.
     public init(library: Library, options: Options = Options()) throws {
-        let events = EventHub(library: library, clientBuffer: options.eventBufferBytes)
+        let events = EventHub(library: library, clientBuffer: options.eventBufferBytes, stallLimit: options.eventStallLimit)
         let context = ServerContext(
             library: library, artwork: ArtworkResponder(library: library),
             streams: StreamResponder(library: library, maxTranscodes: options.maxTranscodes), events: events,

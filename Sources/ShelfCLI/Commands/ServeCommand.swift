@@ -62,6 +62,9 @@ struct ServeCommand: Command {
         if let text = ProcessInfo.processInfo.environment["SHELF_EVENT_BUFFER_BYTES"], let bytes = Int(text), bytes > 0 {
             options.eventBufferBytes = bytes
         }
+        if let text = ProcessInfo.processInfo.environment["SHELF_EVENT_STALL_MS"], let milliseconds = Int(text), milliseconds > 0 {
+            options.eventStallLimit = .milliseconds(milliseconds)
+        }
         if let tls {
             guard let certificate = FileManager.default.contents(atPath: tls.certificate) else { throw UsageError("--tls-cert: cannot read '\(tls.certificate)'") }
             guard let key = FileManager.default.contents(atPath: tls.key) else { throw UsageError("--tls-key: cannot read '\(tls.key)'") }

@@ -23,15 +23,21 @@ public final class EventHub: Sendable {
     public let pollInterval: Duration
     /// How often an idle stream gets a keep-alive comment.
     public let keepAlive: Duration
-    /// Bytes a client may leave unread before it is dropped.
+    /// Bytes that may wait for a client.
     public let clientBuffer: Int
+    /// How long a client may leave a full buffer unread before it is dropped.
+    public let stallLimit: Duration
 
     /// A hub over `library`'s change feed.
-    public init(library: Library, pollInterval: Duration = .milliseconds(250), keepAlive: Duration = .seconds(15), clientBuffer: Int = 1 << 20) {
+    public init(
+        library: Library, pollInterval: Duration = .milliseconds(250), keepAlive: Duration = .seconds(15), clientBuffer: Int = 1 << 20,
+        stallLimit: Duration = .seconds(10)
+    ) {
         self.library = library
         self.pollInterval = pollInterval
         self.keepAlive = keepAlive
         self.clientBuffer = clientBuffer
+        self.stallLimit = stallLimit
     }
 
     /// Clients connected now.
@@ -132,14 +138,18 @@ public final class EventHub: Sendable {
     private func run(_ stream: ByteStream, from start: ChangeToken) async {
         var token = start
         // Tells the client where it stands, so even a quiet stream has an ID to resume from.
-        stream.offer(Data("retry: 2000\n".utf8) + Self.event(id: token.description, name: "ready", json: Data("{\"token\":\"\(token)\"}".utf8)))
+        // Each client has its own task: one that stops reading waits here alone, then is dropped.
+        let send: (Data) async -> Bool = { data in await stream.write(data, within: self.stallLimit) }
+        guard await send(Data("retry: 2000\n".utf8) + Self.event(id: token.description, name: "ready", json: Data("{\"token\":\"\(token)\"}".utf8))) else {
+            return
+        }
         while !stream.isCancelled && !isClosed {
             let seen = generation
             do {
                 let feed = try await library.changes(since: token, limit: 200)
                 for change in feed.changes {
                     let json = try Wire.encode(change)
-                    guard stream.offer(Self.event(id: change.token.description, name: "change", json: json)) else { return }
+                    guard await send(Self.event(id: change.token.description, name: "change", json: json)) else { return }
                 }
                 token = feed.token
                 if feed.hasMore { continue }
@@ -147,7 +157,7 @@ public final class EventHub: Sendable {
                 // One event telling the client to refetch; it resumes from the current token.
                 guard let current = try? await library.currentToken() else { break }
                 let json = (try? Wire.encode(ErrorDocument(code: "tokenExpired", message: error.description))) ?? Data()
-                guard stream.offer(Self.event(id: current.description, name: "tokenExpired", json: json)) else { return }
+                guard await send(Self.event(id: current.description, name: "tokenExpired", json: json)) else { return }
                 token = current
                 continue
             } catch {
@@ -155,7 +165,7 @@ public final class EventHub: Sendable {
             }
             await wait(after: seen, timeout: keepAlive, stream: stream)
             if generation == seen, !stream.isCancelled, !isClosed {
-                guard stream.offer(Data(": keep-alive\n\n".utf8)) else { return }
+                guard await send(Data(": keep-alive\n\n".utf8)) else { return }
             }
         }
         stream.finish()

@@ -250,6 +250,20 @@ public final class ByteStream: @unchecked Sendable {
         return true
     }
 
+    /// Appends `data`, waiting at most `limit` for room; a reader that has not made room by then
+    /// is too slow, and the stream is cancelled (false).
+    public func write(_ data: Data, within limit: Duration) async -> Bool {
+        let finished = Locked(false)
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: limit)
+            if !finished.withLock({ $0 }) { self?.cancel() }
+        }
+        let written = await write(data)
+        finished.withLock { $0 = true }
+        timer.cancel()
+        return written
+    }
+
     /// Appends `data` at once if it fits; otherwise cancels the stream (the reader is too slow)
     /// and returns false.
     @discardableResult

@@ -14,6 +14,7 @@ struct ServeBench {
     let threads: Int
     let wrk: String
 
+    /// Reads the command's flags.
     init(_ words: [String]) throws {
         let flags = try Flags(words, known: ["--library", "--tracks", "--connections", "--duration", "--threads", "--wrk"])
         guard let path = flags.string("--library") else { throw BenchUsageError(message: "--library is required") }
@@ -49,9 +50,11 @@ struct ServeBench {
         var p50Ms = 0.0
         var p99Ms = 0.0
 
+        /// Completed requests over the run's own measured duration.
         var requestsPerSecond: Double { Double(requests) / max(seconds, 1e-9) }
     }
 
+    /// Prepares the library, measures in-process, then runs the server under wrk and fills `results`.
     func run(_ results: inout Report) async throws {
         guard FileManager.default.isExecutableFile(atPath: wrk) else {
             throw BenchUsageError(message: "\(wrk) not found: install the Debian package wrk (make deps)")

@@ -137,6 +137,8 @@ struct ServeBench {
         let wireMs = try await Measure.median(runs: 200, warmup: 5) { _ = try Wire.encode(document) }
         let plainMs = try await Measure.median(runs: 200, warmup: 5) { _ = try JSONEncoder().encode(document) }
         let documentBytes = try Wire.encode(document).count
+        // What every request pays before its handler: the API key looked up (SHA-256, one read).
+        let authMs = try await Measure.median(runs: 200, warmup: 5) { _ = try await library.user(forAPIKey: key) }
 
         // 4. The server, and wrk against it.
         let server = try ServerProcess(shelf: shelf, library: directory)
@@ -227,7 +229,7 @@ struct ServeBench {
             ["server peak RSS MiB", peakMiB, 300.0, peakMiB < 300],
         ])
         results.sentence(
-            "JSON alone: the first page's document (\(figure: "firstPageDocumentBytes", documentBytes) bytes, 50 whole tracks) encodes in \(figure: "firstPageWireEncodeMs", wireMs, decimals: 3) ms with the server's encoder (sorted keys, ISO 8601 dates), \(figure: "firstPagePlainEncodeMs", plainMs, decimals: 3) ms with a plain JSONEncoder.")
+            "JSON alone: the first page's document (\(figure: "firstPageDocumentBytes", documentBytes) bytes, 50 whole tracks) encodes in \(figure: "firstPageWireEncodeMs", wireMs, decimals: 3) ms with the server's encoder (sorted keys, ISO 8601 dates), \(figure: "firstPagePlainEncodeMs", plainMs, decimals: 3) ms with a plain JSONEncoder. The API key check every request makes first: \(figure: "apiKeyCheckMs", authMs, decimals: 3) ms in-process.")
         let cold = scenarios.first { $0.key == "artworkCold" }?.paths.count ?? 0
         results.sentence(
             "Server peak RSS (VmHWM): \(figure: "peakRSSMiB", peakMiB, decimals: 1) MiB; exit status after SIGTERM: \(figure: "serverExitStatus", Int(status)) (\(status == 0 ? "clean" : "NOT clean")); access-log lines read from its stderr: \(figure: "accessLogLines", logLines).")

@@ -1,7 +1,7 @@
 # Shelf's build entry points. Only the Swift toolchain and Debian packages are needed;
 # `make deps` installs the missing packages when run as root, and otherwise prints the command.
 
-DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libtag1-dev libmicrohttpd-dev ffmpeg python3 curl
+DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libtag1-dev libmicrohttpd-dev ffmpeg python3 curl wrk
 SWIFT ?= swift
 DEMO_DIR ?= demo-library
 BENCH_DIR ?= bench-library
@@ -71,6 +71,7 @@ bench: release
 	.build/release/shelf-bench mirror --library $(BENCH_DIR)-mirror
 	.build/release/shelf-bench artwork --library $(BENCH_DIR)-artwork
 	.build/release/shelf-bench import --files 10000 --dir $(BENCH_DIR)-import
+	.build/release/shelf-bench serve --library $(BENCH_DIR)-serve
 
 clean:
-	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork $(BENCH_DIR)-import
+	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve

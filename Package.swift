@@ -42,7 +42,7 @@ let package = Package(
             name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfServer"], swiftSettings: swiftSettings),
         .target(name: "ShelfTestSupport", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ShelfBench", dependencies: ["Shelf", "ShelfCore", "ShelfTestSupport", "ShelfDatabase"],
+            name: "ShelfBench", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfTestSupport", "ShelfDatabase"],
             swiftSettings: swiftSettings),
         .testTarget(name: "ShelfDatabaseTests", dependencies: ["ShelfDatabase"], swiftSettings: swiftSettings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: swiftSettings),

@@ -31,6 +31,10 @@ struct BenchMain {
             Seed 002's table at each scale: direct path, mirror and raw SQL side by side; mirror build time,
             bytes per track, and a 100-track metadata batch with the mirror on and off (--writes-only: just
             that, on the mirror already built).
+        usage: shelf-bench serve --library DIR [--tracks 500500] [--connections 64] [--duration 10] [--threads 2] [--wrk PATH]
+            `shelf serve` as a child driven by wrk: first page, cursor page at 90 %, sections, anchor, search, album
+            tracks, artwork warm and cold; requests/s, p50/p99, non-2xx, beside the same read in-process; peak RSS.
+            DIR is generated (with a picture per album), given a user and an API key once, and reused.
         """
 
     static func main() async {
@@ -53,6 +57,7 @@ struct BenchMain {
             case "sample-files": try SampleFiles(words).run(&report)
             case "import": try await ImportBench(words).run(&report)
             case "artwork": try await ArtworkBench(words).run(&report)
+            case "serve": try await ServeBench(words).run(&report)
             // The probes are this executable's own children: they always answer one JSON line.
             case "import-probe": return try await ImportBench.probe(words)
             case "artwork-probe": return try await ArtworkProbe.run(words)

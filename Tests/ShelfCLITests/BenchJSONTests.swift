@@ -140,6 +140,28 @@ import Testing
         }
     }
 
+    /// `shelf serve` under wrk at a tiny scale; skipped where wrk is not installed (`make deps` installs it).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk"), "wrk is not installed"))
+    func serve() throws {
+        let dir = try TemporaryDirectory()
+        let document = try bench(["serve", "--library", dir.path("lib").path, "--tracks", "300", "--duration", "1", "--connections", "4"])
+        let scenarios = try rows(document, "scenarios")
+        #expect(scenarios.map { $0["scenario"] as? String }.count == 8)
+        let names = scenarios.compactMap { $0["scenario"] as? String }
+        for prefix in ["first page", "cursor page at 90 %", "sections", "anchor", "search", "album tracks", "artwork 320 px warm", "artwork 320 px cold"] {
+            #expect(names.contains { $0.hasPrefix(prefix) }, "no scenario '\(prefix)'")
+        }
+        for scenario in scenarios {
+            #expect(scenario["non2xx"] as? Int == 0, "\(scenario)")
+            #expect(scenario["socketErrors"] as? Int == 0, "\(scenario)")
+            expectPositive(scenario, ["requestsPerSecond", "p50Ms", "p99Ms", "inProcessMs"])
+            #expect(scenario["overheadMs"] is NSNumber)
+        }
+        expectPositive(document, ["peakRSSMiB", "accessLogLines", "firstPageWireEncodeMs"])
+        #expect(document["serverExitStatus"] as? Int == 0)
+        #expect(try rows(document, "targets").count == 6)
+    }
+
     @Test func failuresAreOneJSONDocumentToo() throws {
         let result = try ChildProcess.run(products.appendingPathComponent("shelf-bench"), ["generate", "--json"])
         #expect(result.status == 1)

@@ -491,6 +491,8 @@ extension RequestContext {
                 return data.count
             case .end:
                 return -1
+            case .aborted:
+                return -2
             case .pending:
                 if gate.stopping { return -1 }
                 shelf_http_suspend(connection.pointer)

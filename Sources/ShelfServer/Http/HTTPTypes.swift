@@ -196,8 +196,12 @@ public final class ByteStream: @unchecked Sendable {
         case data(Data)
         /// Nothing yet: the server parks the connection and `wakeup` runs when there is.
         case pending
-        /// The producer finished (or the stream was cancelled): the response is complete.
+        /// The producer finished: the response is complete.
         case end
+        /// The stream was cancelled before it finished (the reader was too slow, or the producer
+        /// failed): the server closes the connection, so the client cannot take the cut-off
+        /// response for a whole one.
+        case aborted
     }
 
     private struct State {
@@ -326,10 +330,10 @@ public final class ByteStream: @unchecked Sendable {
     public var bytesSent: UInt64 { state.withLock { $0.sent } }
 
     /// For the server: takes up to `max` bytes, or arms `wakeup` (run once, on any thread) and
-    /// answers `.pending` when the buffer is empty, or `.end` when the stream is over.
+    /// answers `.pending` when the buffer is empty, `.end` when the stream is over, or `.aborted` when it was cancelled.
     public func read(max: Int, wakeup: @escaping @Sendable () -> Void) -> Chunk {
         let (chunk, waiters) = state.withLock { state -> (Chunk, [CheckedContinuation<Void, Never>]) in
-            if state.cancelled { return (.end, []) }
+            if state.cancelled { return (.aborted, []) }
             if state.buffer.isEmpty {
                 if state.finished { return (.end, []) }
                 state.wakeup = wakeup

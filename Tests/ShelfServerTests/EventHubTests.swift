@@ -1,0 +1,67 @@
+import Foundation
+import Shelf
+import ShelfCore
+import ShelfTestSupport
+import Testing
+@testable import ShelfServer
+
+@Suite struct EventHubTests {
+    /// A client whose buffer fills and stays full is cut off once the stall limit passes; the
+    /// cut is an abort (the server closes the connection), not a clean end.
+    @Test func aReaderThatNeverReadsIsDropped() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-hub-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let library = Library(directory: directory)
+        let hub = EventHub(library: library, pollInterval: .milliseconds(20), clientBuffer: 512, stallLimit: .milliseconds(200))
+        hub.start()
+        defer { hub.close() }
+        let stream = try await hub.subscribe(since: nil)
+        let dropped = Locked(false)
+        stream.onCancel { dropped.withLock { $0 = true } }
+        // Far more change sets than 512 bytes hold; no one reads the stream.
+        for index in 0..<20 {
+            _ = try await library.write { batch in try batch.insert(Track(path: "/music/\(index).flac", title: "T\(index)")) }
+            hub.poke()
+        }
+        #expect(await waitFor { dropped.withLock { $0 } })
+        #expect(stream.read(max: 1 << 20, wakeup: {}) == .aborted)
+        #expect(await waitFor { hub.clientCount == 0 })
+    }
+
+    /// A reader that keeps reading gets every change set in order, however small its buffer.
+    @Test func aReaderThatReadsGetsEveryChange() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-hub-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let library = Library(directory: directory)
+        let hub = EventHub(library: library, pollInterval: .milliseconds(20), clientBuffer: 512, stallLimit: .seconds(30))
+        hub.start()
+        defer { hub.close() }
+        let start = try await library.currentToken()
+        let stream = try await hub.subscribe(since: start)
+        for index in 0..<20 {
+            _ = try await library.write { batch in try batch.insert(Track(path: "/music/\(index).flac", title: "T\(index)")) }
+        }
+        let expected = try await library.changes(since: start).changes.map(\.token.description)
+        var text = ""
+        while text.components(separatedBy: "event: change").count - 1 < expected.count {
+            switch stream.read(max: 4096, wakeup: {}) {
+            case .data(let data): text += String(decoding: data, as: UTF8.self)
+            case .pending: try await Task.sleep(for: .milliseconds(5))
+            case .end, .aborted: Issue.record("the stream ended early"); return
+            }
+        }
+        let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) }.dropFirst()
+        #expect(Array(ids) == expected)
+        stream.cancel()
+    }
+}
+
+/// Polls `condition` until it holds, for up to a minute (a bound for a broken test, not a
+/// synchronization: the condition is a state the code under test reaches on its own).
+func waitFor(_ condition: @Sendable () -> Bool) async -> Bool {
+    for _ in 0..<3_000 {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}

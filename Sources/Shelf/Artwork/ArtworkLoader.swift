@@ -75,9 +75,18 @@ public final class ArtworkLoader: Sendable {
 
     /// The request's picture, fitting inside `maxPixelSize` × `maxPixelSize`.
     public func image(for request: ArtworkRequest, maxPixelSize: Int) async throws -> DecodedImage {
-        let image = try await image(of: request.artworkID, maxPixelSize: maxPixelSize)
+        // A request that went stale while it waited ends in CancellationError whatever the load
+        // gave, so the staleness is checked before a load's own failure is reported.
+        let result: Result<DecodedImage, any Error>
+        do {
+            result = .success(try await image(of: request.artworkID, maxPixelSize: maxPixelSize))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            result = .failure(error)
+        }
         if try await !isCurrent(request) { throw CancellationError() }
-        return image
+        return try result.get()
     }
 
     /// The picture `artworkID`, fitting inside `maxPixelSize` × `maxPixelSize`, whichever track shows

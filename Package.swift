@@ -53,6 +53,9 @@ let package = Package(
             name: "ShelfServerTests", dependencies: ["ShelfServer", "Shelf", "ShelfCore", "ShelfTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "ShelfWireTests", dependencies: ["ShelfWire", "Shelf", "ShelfCore", "ShelfTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfBench", "ShelfTestSupport", "ShelfDatabase"],
             swiftSettings: swiftSettings),
     ],

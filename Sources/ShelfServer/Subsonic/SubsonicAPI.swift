@@ -141,7 +141,14 @@ public final class SubsonicAPI: Sendable {
         try context.throttle.check(address)
         var user: User?
         if let password = parameters.value("p") {
-            user = try await context.library.authenticate(name: name, password: try Self.decodePassword(password))
+            let clear: String
+            do {
+                clear = try Self.decodePassword(password)
+            } catch {
+                context.throttle.fail(address)
+                throw error
+            }
+            user = try await context.library.authenticate(name: name, password: clear)
         } else if let token = parameters.value("t") {
             guard let salt = parameters.value("s") else { throw SubsonicError.missing("s") }
             if let found = try await context.library.user(named: name),

@@ -334,4 +334,23 @@ func normalized(_ value: Any) -> Any {
         #expect(try bob.errorCode("updatePlaylist", [("playlistId", "pl-999")]) == 70)
         #expect(try bob.errorCode("createPlaylist", []) == 10)
     }
+
+    /// The PyPI client (py-opensonic, in the project's `.venv` made by `make subsonic-client`)
+    /// drives the server with token and API-key authentication; skipped when the venv is absent.
+    @Test func thePyPIClientIsServed() throws {
+        let python = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".venv/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            print("SubsonicTests: no .venv (run make subsonic-client); the py-opensonic suite is skipped")
+            return
+        }
+        let fixture = try Self.fixture()
+        defer { fixture.remove() }
+        let key = try #require((try fixture.json(["user", "key", "bob"]) as? [String: Any])?["key"] as? String)
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("subsonic_client_test.py")
+        let result = try ChildProcess.run(python, [script.path, "http://127.0.0.1", "\(server.port)", "ann", ServedLibrary.annPassword, key, "12"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+    }
 }

@@ -96,7 +96,7 @@ extension SubsonicAPI {
         guard case .artist(let id) = try call.parameters.id() else { throw SubsonicError.notFound("artist '\(call.parameters.value("id") ?? "")'") }
         let item = try await artistItem(id)
         let albums = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
-        var element = Self.artist(item, children: albums.map { Self.album($0) })
+        var element = Self.artist(item, children: try await albumElements(albums))
         element.repeated = false
         return .elements([element])
     }
@@ -174,7 +174,7 @@ extension SubsonicAPI {
         default:
             throw SubsonicError(0, "type '\(type)' is not one of random, newest, highest, frequent, recent, alphabeticalByName, alphabeticalByArtist, starred, byYear, byGenre")
         }
-        return .elements([SubsonicElement(element, children: items.map { Self.album($0, child: child) })])
+        return .elements([SubsonicElement(element, children: try await albumElements(items, child: child))])
     }
 
     /// The album rows of `ids`, in order (an album gone since is left out).
@@ -201,7 +201,7 @@ extension SubsonicAPI {
         if SearchQuery(text).isEmpty {
             // Everything, in the views' orders: what apps use to sync a whole library.
             children += try await groupRows(GroupQuery(kind: .albumArtist), offset: artistOffset, limit: artistCount).map { Self.artist($0) }
-            children += try await groupRows(GroupQuery(kind: .album), offset: albumOffset, limit: albumCount).map { Self.album($0, child: child) }
+            children += try await albumElements(try await groupRows(GroupQuery(kind: .album), offset: albumOffset, limit: albumCount), child: child)
             let ids = try await trackRows(LibraryQuery(sort: .albumArtist), offset: songOffset, limit: songCount)
             children += try await songs(ids, for: user)
         } else {
@@ -221,7 +221,7 @@ extension SubsonicAPI {
             for id in artists.dropFirst(artistOffset).prefix(artistCount) {
                 if let item = try await library.group(id, kind: .albumArtist) { children.append(Self.artist(item)) }
             }
-            children += try await albumItems(Array(albums.dropFirst(albumOffset).prefix(albumCount))).map { Self.album($0, child: child) }
+            children += try await albumElements(try await albumItems(Array(albums.dropFirst(albumOffset).prefix(albumCount))), child: child)
             let ids = try await trackRows(LibraryQuery(), search: text, offset: songOffset, limit: songCount)
             children += try await songs(ids, for: user)
         }

@@ -97,6 +97,25 @@ extension SubsonicAPI {
         return ids.compactMap { id in byID[id].map { Self.song($0, data[id], name: name) } }
     }
 
+    /// Album elements for view rows, each with `created` (the protocol requires it): the date its
+    /// representative track was added, read in one lookup; an album without a picture has no
+    /// representative, so its first track is read instead.
+    func albumElements(_ items: [GroupItem], child: Bool = false) async throws -> [SubsonicElement] {
+        var representative: [GroupID: TrackID] = [:]
+        for item in items {
+            if let track = item.artworkTrack {
+                representative[item.id] = track
+            } else if let first = try await library.albumTracks(item.id).first {
+                representative[item.id] = first.id
+            }
+        }
+        let tracks = try await library.tracks(ids: Array(Set(representative.values))).tracks
+        let added = Dictionary(tracks.map { ($0.id, $0.dateAdded) }, uniquingKeysWith: { first, _ in first })
+        return items.map { item in
+            Self.album(item, child: child, created: representative[item.id].flatMap { added[$0] } ?? Date(timeIntervalSince1970: 0))
+        }
+    }
+
     /// The album view row of `id`, or error 70.
     func albumItem(_ id: GroupID) async throws -> GroupItem {
         guard let item = try await context.library.group(id, kind: .album) else { throw SubsonicError.notFound("album al-\(id)") }

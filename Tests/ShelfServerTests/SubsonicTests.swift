@@ -98,6 +98,8 @@ func normalized(_ value: Any) -> Any {
         let fixture = try ServedLibrary()
         let edited = try fixture.shelf(["edit", "1", "--set", "albumArtist=小倉唯", "--set", "sortAlbumArtist=おぐらゆい"])
         try #require(edited.status == 0, "\(edited.stderr)")
+        let lyrics = try fixture.shelf(["edit", "2", "--set", "lyrics=[00:01.50]Hello\n[00:03.00]World"])
+        try #require(lyrics.status == 0, "\(lyrics.stderr)")
         return fixture
     }
 
@@ -138,7 +140,7 @@ func normalized(_ value: Any) -> Any {
         // Without credentials: the extension list only.
         let extensions = try SubsonicClient(server, auth: []).ok("getOpenSubsonicExtensions")
         let names = ((extensions["openSubsonicExtensions"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
-        #expect(Set(names) == ["formPost", "apiKeyAuthentication", "transcodeOffset"])
+        #expect(Set(names) == ["formPost", "apiKeyAuthentication", "transcodeOffset", "songLyrics"])
 
         // Unimplemented: 501 with a failed body; bad f: failed, in XML.
         let missing = try clear.raw("getPodcasts")
@@ -289,6 +291,22 @@ func normalized(_ value: Any) -> Any {
         }
         #expect(try ann.errorCode("getCoverArt", [("id", "tr-1"), ("size", "99999999")]) == 0)
         #expect(try ann.errorCode("getCoverArt", []) == 10)
+
+        // Lyrics from the tags: LRC timestamps make synced lines.
+        let lyricsList = try #require(try ann.ok("getLyricsBySongId", [("id", "tr-2")])["lyricsList"] as? [String: Any])
+        let structured = try #require((lyricsList["structuredLyrics"] as? [[String: Any]])?.first)
+        #expect(structured["synced"] as? Bool == true)
+        let lines = (structured["line"] as? [[String: Any]]) ?? []
+        #expect(lines.compactMap { $0["start"] as? Int } == [1500, 3000] && lines.first?["value"] as? String == "Hello")
+        #expect((try ann.ok("getLyricsBySongId", [("id", "tr-3")])["lyricsList"] as? [String: Any])?["structuredLyrics"] == nil)
+        #expect(try ann.errorCode("getLyricsBySongId", [("id", "al-3")]) == 70)
+        let genre = try #require(song["genre"] as? String)
+        let byGenre = try ann.ok("getSongsByGenre", [("genre", genre), ("count", "500")])
+        let genreSongs = ((byGenre["songsByGenre"] as? [String: Any])?["song"] as? [Any])?.count ?? 0
+        #expect(genreSongs == 12)
+        _ = try ann.ok("getTopSongs", [("artist", "小倉唯")])
+        _ = try ann.ok("getNowPlaying")
+        _ = try ann.ok("getArtistInfo2", [("id", try #require(song["artistId"] as? String))])
 
         // Stars, ratings and plays are each user's own.
         _ = try bob.ok("star", [("id", "tr-3"), ("id", "tr-4")])

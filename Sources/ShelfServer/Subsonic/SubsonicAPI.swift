@@ -42,7 +42,7 @@ public final class SubsonicAPI: Sendable {
     }
 
     /// The extensions advertised by getOpenSubsonicExtensions: only what is implemented.
-    static let extensions: [(String, [Int])] = [("formPost", [1]), ("apiKeyAuthentication", [1]), ("transcodeOffset", [1])]
+    static let extensions: [(String, [Int])] = [("formPost", [1]), ("apiKeyAuthentication", [1]), ("transcodeOffset", [1]), ("songLyrics", [1])]
 
     /// The endpoints that answer without credentials.
     static let anonymous: Set<String> = ["getOpenSubsonicExtensions"]
@@ -77,7 +77,7 @@ public final class SubsonicAPI: Sendable {
                     : SubsonicError(0, "f expects xml, json or jsonp, got '\(f ?? "")'")
             }
             format = parsed
-            guard let handler = Self.table[name] else {
+            guard let handler = Self.table[name] ?? Self.extras[name] else {
                 throw SubsonicError(0, "Shelf does not implement \(name.isEmpty ? "that endpoint" : name)", status: 501)
             }
             let user = Self.anonymous.contains(name) ? nil : try await authenticate(parameters, request)

@@ -10,8 +10,6 @@ public struct TrackGroupIDs: Sendable, Hashable {
     /// The album-artist view's row the album files under ("Various Artists" for compilations,
     /// else the album artist, else the artist); nil when the track has none of them.
     public var albumArtist: GroupID?
-    /// The genre view's row (nil without a genre).
-    public var genre: GroupID?
 }
 
 extension Library {
@@ -25,16 +23,17 @@ extension Library {
     /// The group IDs of `track`, computed with the same keys and hash as the views (default
     /// collation options, as the mirror uses), so they match `groups(_:)` rows exactly.
     public static func groupIDs(of track: Track) -> TrackGroupIDs {
-        let member = GroupMember(track, options: SortKeyOptions())
-        var ids = TrackGroupIDs()
-        for key in member.groups {
-            switch key.kind {
-            case .album: ids.album = key.id
-            case .genre: ids.genre = key.id
-            default: break
-            }
+        // Only the keys these IDs need, by the rules of `GroupMember.albumOwner` and `groups`
+        // (GroupTests checks they agree with the views).
+        let options = SortKeyOptions()
+        let album = SortKey.textKey(track.album, options: options)
+        var owner = GroupMember.variousArtistsKey
+        if !track.compilation {
+            owner = SortKey.textKey(track.albumArtist, options: options)
+            if owner == SortKey.missingKey { owner = SortKey.textKey(track.artist, options: options) }
         }
-        let owner = member.albumOwner.key
+        var ids = TrackGroupIDs()
+        if album != SortKey.missingKey { ids.album = GroupKey(kind: .album, key: owner, album: album).id }
         if owner != SortKey.missingKey { ids.albumArtist = GroupKey(kind: .albumArtist, key: owner).id }
         return ids
     }

@@ -4,18 +4,22 @@ import ShelfCore
 
 /// The protocol's element shapes (song, album, artist, playlist) built from the engine's values.
 extension SubsonicAPI {
+    /// `2026-12-01T10:02:38Z`, formatted by hand: a sync formats three dates per song, and a
+    /// formatter object per call costs more than the rest of the song.
     static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     /// Shelf rates 0–100; Subsonic 1–5 (0: unrated).
     static func stars(_ rating: Int?) -> Int { min(5, max(0, Int(((Double(rating ?? 0)) / 20).rounded()))) }
 
     /// A `song` (Child) element: the track with this user's star, rating and plays.
-    static func song(_ track: Track, _ data: UserTrackData?, name: String = "song") -> SubsonicElement {
-        let ids = Library.groupIDs(of: track)
+    static func song(_ track: Track, _ data: UserTrackData?, name: String = "song", ids known: TrackGroupIDs? = nil) -> SubsonicElement {
+        let ids = known ?? Library.groupIDs(of: track)
         let file = (track.path as NSString).lastPathComponent
         let suffix = (track.path as NSString).pathExtension.lowercased()
         var attributes: [(String, SubsonicValue?)] = [
@@ -94,7 +98,19 @@ extension SubsonicAPI {
         let tracks = try await context.library.tracks(ids: ids).tracks
         let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let data = try await context.library.userTrackData(for: user.id, tracks: ids)
-        return ids.compactMap { id in byID[id].map { Self.song($0, data[id], name: name) } }
+        // The tracks of a page mostly share albums: their keys are computed once per album.
+        struct AlbumKey: Hashable {
+            let album, albumArtist, artist: String?
+            let compilation: Bool
+        }
+        var groups: [AlbumKey: TrackGroupIDs] = [:]
+        return ids.compactMap { id in
+            guard let track = byID[id] else { return nil }
+            let key = AlbumKey(album: track.album, albumArtist: track.albumArtist, artist: track.artist, compilation: track.compilation)
+            let known = groups[key] ?? Library.groupIDs(of: track)
+            groups[key] = known
+            return Self.song(track, data[id], name: name, ids: known)
+        }
     }
 
     /// Album elements for view rows, each with `created` (the protocol requires it): the date its

@@ -30,13 +30,13 @@ struct SubsonicCall: Sendable {
 /// The OpenSubsonic API under `/rest/`: each endpoint as `/rest/NAME` and `/rest/NAME.view`, by
 /// GET or by POST with a form body, answered in XML, JSON or JSONP from one element model.
 /// Handlers only call the engine's public API.
-public final class SubsonicAPI: Sendable {
+final class SubsonicAPI: Sendable {
     let context: ServerContext
     private let report: @Sendable (String) -> Void
     let cursors = SubsonicCursors()
 
     /// The API over `context`; `report` receives the details of internal errors.
-    public init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {
+init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {
         self.context = context
         self.report = report
     }
@@ -48,7 +48,7 @@ public final class SubsonicAPI: Sendable {
     static let anonymous: Set<String> = ["getOpenSubsonicExtensions"]
 
     /// Answers one `/rest/…` request; never throws: every failure is a Subsonic error response.
-    public func respond(_ request: HTTPRequest) async -> HTTPResponse {
+func respond(_ request: HTTPRequest) async -> HTTPResponse {
         var name = String(request.path.dropFirst("/rest/".count))
         if name.hasSuffix(".view") { name.removeLast(5) }
         var pairs = request.query

@@ -7,7 +7,7 @@ extension SubsonicAPI {
     // MARK: Media
 
     /// `stream`: the file itself (ranges and all) unless a transcode is asked for by `format`
-    /// or a `maxBitRate` below the file's; `timeOffset` seeks a transcode.
+    /// or a `maxBitRate` below the file's (then mp3, which every player takes); `timeOffset` seeks a transcode.
     func stream(_ call: SubsonicCall) async throws -> SubsonicReply {
         _ = try call.signedIn
         let p = call.parameters
@@ -19,7 +19,7 @@ extension SubsonicAPI {
         var format: StreamResponder.TranscodeFormat?
         switch formatText {
         case "raw": format = nil
-        case "": format = (maxBitRate > 0 && maxBitRate < (track.bitrate ?? Int.max)) || timeOffset > 0 ? .opus : nil
+        case "": format = (maxBitRate > 0 && maxBitRate < (track.bitrate ?? Int.max)) || timeOffset > 0 ? .mp3 : nil
         case "ogg", "oga": format = .opus
         case "m4a": format = .aac
         default:

@@ -4,18 +4,18 @@ import ShelfCore
 
 /// A failure Subsonic clients understand: one of the protocol's codes and a message. Sent as
 /// HTTP 200 with `status="failed"` (501 for an endpoint Shelf does not have).
-public struct SubsonicError: Error, Sendable {
+struct SubsonicError: Error, Sendable {
     /// The protocol's code: 0 other, 10 missing parameter, 40 wrong credentials, 41 token
     /// auth unsupported, 42 auth mechanism unsupported, 43 conflicting mechanisms, 44 invalid
     /// API key, 50 not authorized, 70 not found.
-    public var code: Int
+var code: Int
     /// For people; names the parameter or value at fault.
-    public var message: String
+var message: String
     /// The HTTP status (200 except for unknown endpoints and the sign-in throttle).
-    public var status: Int = 200
+var status: Int = 200
 
     /// An error with its code and message.
-    public init(_ code: Int, _ message: String, status: Int = 200) {
+init(_ code: Int, _ message: String, status: Int = 200) {
         self.code = code
         self.message = message
         self.status = status
@@ -31,14 +31,14 @@ public struct SubsonicError: Error, Sendable {
 /// The kinds of thing a Subsonic ID names. Each kind has its own prefix, so IDs never collide
 /// across kinds; the numbers are Shelf's own stable IDs (track and playlist row IDs, and the
 /// group IDs, hashes of the folded names, which do not change when tracks are added).
-public enum SubsonicID: Sendable, Hashable, CustomStringConvertible {
+enum SubsonicID: Sendable, Hashable, CustomStringConvertible {
     case track(TrackID)
     case album(GroupID)
     case artist(GroupID)
     case playlist(PlaylistID)
 
     /// `tr-7`, `al-…`, `ar-…`, `pl-3`.
-    public var description: String {
+var description: String {
         switch self {
         case .track(let id): "tr-\(id.rawValue)"
         case .album(let id): "al-\(id.rawValue)"
@@ -48,7 +48,7 @@ public enum SubsonicID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses one of the forms above; nil for anything else (a bare number included).
-    public init?(_ text: String) {
+init?(_ text: String) {
         let parts = text.split(separator: "-", maxSplits: 1)
         guard parts.count == 2, let number = Int64(parts[1]), number > 0, String(number) == parts[1] else { return nil }
         switch parts[0] {

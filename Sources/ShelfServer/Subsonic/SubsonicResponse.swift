@@ -2,7 +2,7 @@ import Foundation
 
 /// One attribute value of a Subsonic element, typed so JSON gets numbers and booleans while XML
 /// gets their text.
-public enum SubsonicValue: Sendable, Equatable {
+enum SubsonicValue: Sendable, Equatable {
     case string(String)
     case int(Int)
     case double(Double)
@@ -21,20 +21,20 @@ public enum SubsonicValue: Sendable, Equatable {
 /// One element of a Subsonic answer: the single model both renderers read, so XML and JSON
 /// cannot disagree. `repeated` marks elements that are list members (a JSON array even when
 /// there is one); `text` is an element's content (`<genre>Jazz</genre>`, JSON's `"value"`).
-public struct SubsonicElement: Sendable, Equatable {
+struct SubsonicElement: Sendable, Equatable {
     /// The element's name (`song`, `album`, …).
-    public var name: String
+var name: String
     /// Attributes in order; nil values are dropped when added.
-    public var attributes: [(String, SubsonicValue)]
+var attributes: [(String, SubsonicValue)]
     /// Child elements in order.
-    public var children: [SubsonicElement]
+var children: [SubsonicElement]
     /// Whether this element is one of a list (`<song>` in `<album>`).
-    public var repeated: Bool
+var repeated: Bool
     /// Text content, if any.
-    public var text: String?
+var text: String?
 
     /// An element with its parts.
-    public init(_ name: String, repeated: Bool = false, _ attributes: [(String, SubsonicValue?)] = [], children: [SubsonicElement] = [], text: String? = nil) {
+init(_ name: String, repeated: Bool = false, _ attributes: [(String, SubsonicValue?)] = [], children: [SubsonicElement] = [], text: String? = nil) {
         self.name = name
         self.repeated = repeated
         self.attributes = attributes.compactMap { key, value in value.map { (key, $0) } }
@@ -43,20 +43,20 @@ public struct SubsonicElement: Sendable, Equatable {
     }
 
     /// A copy marked as a list member.
-    public func asList() -> SubsonicElement {
+func asList() -> SubsonicElement {
         var copy = self
         copy.repeated = true
         return copy
     }
 
-    public static func == (lhs: SubsonicElement, rhs: SubsonicElement) -> Bool {
+static func == (lhs: SubsonicElement, rhs: SubsonicElement) -> Bool {
         lhs.name == rhs.name && lhs.repeated == rhs.repeated && lhs.text == rhs.text && lhs.children == rhs.children
             && lhs.attributes.map(\.0) == rhs.attributes.map(\.0) && lhs.attributes.map(\.1) == rhs.attributes.map(\.1)
     }
 }
 
 /// The output formats (`f`): XML by default, JSON, and JSONP with a checked callback name.
-public enum SubsonicFormat: Sendable, Equatable {
+enum SubsonicFormat: Sendable, Equatable {
     case xml
     case json
     case jsonp(callback: String)

@@ -64,12 +64,14 @@ public final class ShelfServer: Sendable {
         let router = Router(
             routes: NativeAPI(context: context).routes,
             authenticator: SessionAuthenticator(library: library, throttle: context.throttle), report: log)
+        let subsonic = SubsonicAPI(context: context, report: log)
         http = try HTTPServer(
             address: options.address, port: options.port, limits: options.limits, tls: options.tls,
             bodyLimit: { method, path in router.bodyLimit(method: method, path: path) },
             errorLog: { message in log("shelf: http: \(message.trimmingCharacters(in: .whitespacesAndNewlines))") },
             log: { entry in log(entry.line) },
-            handler: { request in await router.respond(request) })
+            // `/rest/` is the OpenSubsonic API, with its own parameters, credentials and errors.
+            handler: { request in request.path.hasPrefix("/rest/") ? await subsonic.respond(request) : await router.respond(request) })
         events.start()
     }
 

@@ -90,6 +90,13 @@ extension MirrorQueryEngine: GroupEngine {
         return items.isEmpty ? nil : items
     }
 
+    /// One probe of `mirror_group`'s primary key.
+    @_spi(Internals) public func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? {
+        try db.queryOne("SELECT \(GroupRow.columns) FROM mirror_group WHERE kind = ? AND id = ?", [kind.code, id.rawValue]) {
+            try GroupRow(row: $0)
+        }?.item(useSortTags: true)
+    }
+
     /// The statement `albumTracks` runs (the benchmark steps it raw; the plan test explains it).
     @_spi(Internals) public func albumTracksSQL(_ album: GroupID) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let owner = "(CASE WHEN k_album_artist = x'FF' THEN k_artist ELSE k_album_artist END)"
@@ -141,6 +148,11 @@ extension DirectQueryEngine: GroupEngine {
             }
         }
         return sections
+    }
+
+    /// Every group of the kind computed, then the one asked for (the direct path is the slow one anyway).
+    @_spi(Internals) public func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? {
+        try groupRows(GroupQuery(kind: kind)).first { $0.id == id }?.item(useSortTags: true)
     }
 
     @_spi(Internals) public func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {

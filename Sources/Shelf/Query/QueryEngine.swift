@@ -43,4 +43,6 @@ import ShelfDatabase
     func groupSections(_ query: GroupQuery) throws -> [SectionInfo]
     /// An album's tracks in disc, track, title, ID order; nil when there is no such album.
     func albumTracks(_ album: GroupID) throws -> [TrackListItem]?
+    /// One row of a view by its ID (sections as with sort tags on); nil when there is none.
+    func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem?
 }

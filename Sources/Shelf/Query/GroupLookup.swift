@@ -1,0 +1,57 @@
+import CCrypto
+import Foundation
+import ShelfCore
+
+/// The groups one track files under, by ID: what a protocol that names a song's album and
+/// artist (Subsonic) needs without paging through the views.
+public struct TrackGroupIDs: Sendable, Hashable {
+    /// The album view's row (nil when the track has no album name).
+    public var album: GroupID?
+    /// The album-artist view's row the album files under ("Various Artists" for compilations,
+    /// else the album artist, else the artist); nil when the track has none of them.
+    public var albumArtist: GroupID?
+}
+
+extension Library {
+    /// One row of an aggregation view by its ID, with its picture; nil when the view has none.
+    public func group(_ id: GroupID, kind: GroupKind) async throws -> GroupItem? {
+        guard var item = try await withEngine({ try $0.group(id, kind: kind) }) else { return nil }
+        if let track = item.artworkTrack { item.artworkID = try await self.track(track)?.artworkID }
+        return item
+    }
+
+    /// The group IDs of `track`, computed with the same keys and hash as the views (default
+    /// collation options, as the mirror uses), so they match `groups(_:)` rows exactly.
+    public static func groupIDs(of track: Track) -> TrackGroupIDs {
+        // Only the keys these IDs need, by the rules of `GroupMember.albumOwner` and `groups`
+        // (GroupTests checks they agree with the views).
+        let options = SortKeyOptions()
+        let album = SortKey.textKey(track.album, options: options)
+        var owner = GroupMember.variousArtistsKey
+        if !track.compilation {
+            owner = SortKey.textKey(track.albumArtist, options: options)
+            if owner == SortKey.missingKey { owner = SortKey.textKey(track.artist, options: options) }
+        }
+        var ids = TrackGroupIDs()
+        if album != SortKey.missingKey { ids.album = GroupKey(kind: .album, key: owner, album: album).id }
+        if owner != SortKey.missingKey { ids.albumArtist = GroupKey(kind: .albumArtist, key: owner).id }
+        return ids
+    }
+
+    /// Lower-case hex MD5 of `password + salt`: Subsonic's token. MD5 only because the protocol
+    /// fixes it; nothing of Shelf's own uses it.
+    public static func subsonicToken(password: String, salt: String) -> String {
+        let input = Array((password + salt).utf8)
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard EVP_Digest(input, input.count, &digest, &length, EVP_md5(), nil) == 1 else { return "" }
+        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether `token` is the Subsonic token of `user`'s password with `salt`, compared in
+    /// constant time.
+    public func subsonicTokenMatches(user: UserID, token: String, salt: String) async throws -> Bool {
+        let expected = Self.subsonicToken(password: try await password(of: user), salt: salt)
+        return Secrets.constantTimeEqual(Data(expected.utf8), Data(token.lowercased().utf8))
+    }
+}

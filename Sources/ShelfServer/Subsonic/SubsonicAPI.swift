@@ -1,0 +1,185 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// What a Subsonic handler answers: elements inside the envelope, or bytes (stream, download,
+/// getCoverArt) sent as they are.
+enum SubsonicReply: Sendable {
+    case elements([SubsonicElement])
+    case binary(HTTPResponse)
+
+    static let empty = SubsonicReply.elements([])
+}
+
+/// One call as a handler sees it: its parameters, the signed-in user and the answer format.
+struct SubsonicCall: Sendable {
+    let parameters: SubsonicParameters
+    /// Nil only for the endpoints that answer without signing in.
+    let user: User?
+    let http: HTTPRequest
+
+    /// The signed-in user (every endpoint but getOpenSubsonicExtensions has one).
+    var signedIn: User {
+        get throws(SubsonicError) {
+            guard let user else { throw SubsonicError(10, "this call needs credentials: u with p or t and s, or apiKey") }
+            return user
+        }
+    }
+}
+
+/// The OpenSubsonic API under `/rest/`: each endpoint as `/rest/NAME` and `/rest/NAME.view`, by
+/// GET or by POST with a form body, answered in XML, JSON or JSONP from one element model.
+/// Handlers only call the engine's public API.
+final class SubsonicAPI: Sendable {
+    let context: ServerContext
+    private let report: @Sendable (String) -> Void
+    let cursors = SubsonicCursors()
+
+    /// The API over `context`; `report` receives the details of internal errors.
+init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {
+        self.context = context
+        self.report = report
+    }
+
+    /// The extensions advertised by getOpenSubsonicExtensions: only what is implemented.
+    static let extensions: [(String, [Int])] = [("formPost", [1]), ("apiKeyAuthentication", [1]), ("transcodeOffset", [1]), ("songLyrics", [1])]
+
+    /// The endpoints that answer without credentials.
+    static let anonymous: Set<String> = ["getOpenSubsonicExtensions"]
+
+    /// Answers one `/rest/…` request; never throws: every failure is a Subsonic error response.
+func respond(_ request: HTTPRequest) async -> HTTPResponse {
+        var name = String(request.path.dropFirst("/rest/".count))
+        if name.hasSuffix(".view") { name.removeLast(5) }
+        var pairs = request.query
+        var format = SubsonicFormat.parse(request.queryValue("f"), callback: request.queryValue("callback")) ?? .xml
+        do {
+            guard ["GET", "HEAD", "POST"].contains(request.method) else {
+                throw SubsonicError(0, "\(request.method) is not allowed; use GET or POST", status: 405)
+            }
+            if request.method == "POST", !request.body.isEmpty {
+                let type = request.headers["content-type"]?.lowercased() ?? ""
+                guard type.hasPrefix("application/x-www-form-urlencoded") else {
+                    throw SubsonicError(0, "a POST body must be application/x-www-form-urlencoded (formPost)")
+                }
+                do {
+                    pairs += try HTTPRequest.parseForm(String(decoding: request.body, as: UTF8.self), what: "form body")
+                } catch {
+                    throw SubsonicError(0, error.message)
+                }
+            }
+            let parameters = SubsonicParameters(pairs: pairs)
+            let f = parameters.value("f")
+            guard let parsed = SubsonicFormat.parse(f, callback: parameters.value("callback")) else {
+                format = .xml
+                throw f == "jsonp"
+                    ? SubsonicError(0, "jsonp needs callback, a JavaScript name of letters, digits, _, . and $")
+                    : SubsonicError(0, "f expects xml, json or jsonp, got '\(f ?? "")'")
+            }
+            format = parsed
+            guard let handler = Self.table[name] ?? Self.extras[name] else {
+                throw SubsonicError(0, "Shelf does not implement \(name.isEmpty ? "that endpoint" : name)", status: 501)
+            }
+            let user = Self.anonymous.contains(name) ? nil : try await authenticate(parameters, request)
+            let reply = try await handler(self, SubsonicCall(parameters: parameters, user: user, http: request))
+            switch reply {
+            case .binary(let response): return response
+            case .elements(let body): return SubsonicRenderer.response(SubsonicRenderer.envelope(failed: false, body), format: format)
+            }
+        } catch {
+            return failure(error, format: format, request: request, endpoint: name)
+        }
+    }
+
+    /// The failed envelope of any error; internal details go to the log only.
+    func failure(_ error: any Error, format: SubsonicFormat, request: HTTPRequest, endpoint: String) -> HTTPResponse {
+        let failure: SubsonicError
+        switch error {
+        case let error as SubsonicError: failure = error
+        case let error as HTTPError:
+            failure = SubsonicError(error.status == 404 ? 70 : error.status == 403 ? 50 : 0, error.message, status: error.status == 429 ? 429 : 200)
+        case let error as LibraryError:
+            switch error {
+            case .trackNotFound, .playlistNotFound, .artworkNotFound: failure = SubsonicError(70, error.description)
+            case .invalidValue: failure = SubsonicError(0, error.description)
+            default:
+                if error.code.hasSuffix("NotFound") {
+                    failure = SubsonicError(70, error.description)
+                } else {
+                    report("subsonic: library error on \(endpoint): \(error)")
+                    failure = SubsonicError(0, "the library failed to answer; the server's log has the details")
+                }
+            }
+        default:
+            report("subsonic: internal error on \(endpoint): \(error)")
+            failure = SubsonicError(0, "the server failed to answer; its log has the details")
+        }
+        let body = SubsonicElement("error", [("code", .int(failure.code)), ("message", .string(failure.message))])
+        var response = SubsonicRenderer.response(SubsonicRenderer.envelope(failed: true, [body]), format: format, status: failure.status)
+        if failure.status == 429 { response.headers.append(("Retry-After", "60")) }
+        return response
+    }
+
+    // MARK: Authentication
+
+    /// The user of `u`+`p`, `u`+`t`+`s` or `apiKey`; failures are counted per address by the
+    /// same throttle as `/api/` sign-ins.
+    func authenticate(_ parameters: SubsonicParameters, _ request: HTTPRequest) async throws -> User {
+        let address = request.remoteAddress
+        if let key = parameters.value("apiKey") {
+            if ["u", "p", "t", "s"].contains(where: parameters.has) {
+                throw SubsonicError(43, "apiKey cannot be combined with u, p, t or s")
+            }
+            try context.throttle.check(address)
+            guard let user = try await context.library.user(forAPIKey: key) else {
+                context.throttle.fail(address)
+                throw SubsonicError(44, "the API key is not valid (revoked, or never issued)")
+            }
+            return user
+        }
+        guard let name = parameters.value("u") else { throw SubsonicError.missing("u") }
+        try context.throttle.check(address)
+        var user: User?
+        if let password = parameters.value("p") {
+            let clear: String
+            do {
+                clear = try Self.decodePassword(password)
+            } catch {
+                context.throttle.fail(address)
+                throw error
+            }
+            user = try await context.library.authenticate(name: name, password: clear)
+        } else if let token = parameters.value("t") {
+            guard let salt = parameters.value("s") else { throw SubsonicError.missing("s") }
+            if let found = try await context.library.user(named: name),
+               try await context.library.subsonicTokenMatches(user: found.id, token: token, salt: salt) {
+                user = found
+            }
+        } else {
+            throw SubsonicError(10, "credentials are missing: p, or t and s, with u")
+        }
+        guard let user else {
+            context.throttle.fail(address)
+            throw SubsonicError(40, "wrong username or password")
+        }
+        return user
+    }
+
+    /// `p` as sent: clear, or `enc:` and the UTF-8 bytes in hex.
+    static func decodePassword(_ text: String) throws(SubsonicError) -> String {
+        guard text.hasPrefix("enc:") else { return text }
+        let hex = Array(text.utf8.dropFirst(4))
+        guard hex.count % 2 == 0 else { throw SubsonicError(40, "p: enc: must be followed by hex digit pairs") }
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < hex.count {
+            guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else {
+                throw SubsonicError(40, "p: enc: must be followed by hex digit pairs")
+            }
+            bytes.append(byte)
+            index += 2
+        }
+        guard let password = String(validating: bytes, as: UTF8.self) else { throw SubsonicError(40, "p: the enc: bytes are not UTF-8") }
+        return password
+    }
+}

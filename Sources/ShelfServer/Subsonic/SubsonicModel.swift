@@ -1,0 +1,146 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// The protocol's element shapes (song, album, artist, playlist) built from the engine's values.
+extension SubsonicAPI {
+    /// `2026-12-01T10:02:38Z`, formatted by hand: a sync formats three dates per song, and a
+    /// formatter object per call costs more than the rest of the song.
+    static func iso(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    /// Shelf rates 0–100; Subsonic 1–5 (0: unrated).
+    static func stars(_ rating: Int?) -> Int { min(5, max(0, Int(((Double(rating ?? 0)) / 20).rounded()))) }
+
+    /// A `song` (Child) element: the track with this user's star, rating and plays.
+    static func song(_ track: Track, _ data: UserTrackData?, name: String = "song", ids known: TrackGroupIDs? = nil) -> SubsonicElement {
+        let ids = known ?? Library.groupIDs(of: track)
+        let file = (track.path as NSString).lastPathComponent
+        let suffix = (track.path as NSString).pathExtension.lowercased()
+        var attributes: [(String, SubsonicValue?)] = [
+            ("id", .string(SubsonicID.track(track.id).description)),
+            ("parent", ids.album.map { .string(SubsonicID.album($0).description) }),
+            ("isDir", .bool(false)),
+            ("title", .string(track.title ?? (file as NSString).deletingPathExtension)),
+            ("album", track.album.map { .string($0) }),
+            ("artist", track.artist.map { .string($0) }),
+            ("track", track.trackNumber.map { .int($0) }),
+            ("year", track.year.map { .int($0) }),
+            ("genre", track.genre.map { .string($0) }),
+            ("coverArt", track.artworkID == nil ? nil : .string(SubsonicID.track(track.id).description)),
+            ("size", .int(Int(track.fileSize))),
+            ("contentType", .string(StreamResponder.mimeType(path: track.path, codec: track.codec))),
+            ("suffix", .string(suffix)),
+            ("duration", track.duration.map { .int(Int($0.rounded())) }),
+            ("bitRate", track.bitrate.map { .int($0) }),
+            ("path", .string(file)),
+            ("discNumber", track.discNumber.map { .int($0) }),
+            ("created", .string(iso(track.dateAdded))),
+            ("albumId", ids.album.map { .string(SubsonicID.album($0).description) }),
+            ("artistId", ids.albumArtist.map { .string(SubsonicID.artist($0).description) }),
+            ("type", .string("music")),
+            ("mediaType", .string("song")),
+            ("isVideo", .bool(false)),
+            ("playCount", .int(data?.playCount ?? 0)),
+            ("played", data?.lastPlayed.map { .string(iso($0)) }),
+            ("userRating", data?.rating.map { .int(stars($0)) }),
+            ("starred", data?.starred.map { .string(iso($0)) }),
+            ("sortName", .string(track.sortTitle ?? "")),
+        ]
+        if let rate = track.sampleRate { attributes.append(("samplingRate", .int(rate))) }
+        if let channels = track.channels { attributes.append(("channelCount", .int(channels))) }
+        return SubsonicElement(name, repeated: true, attributes)
+    }
+
+    /// An `album` (AlbumID3) element from its view row; `child` adds the folder-style fields
+    /// (`title`, `isDir`, `parent`) that getAlbumList and search2 send.
+    static func album(_ item: GroupItem, child: Bool = false, created: Date? = nil, sortName: String = "") -> SubsonicElement {
+        var attributes: [(String, SubsonicValue?)] = [
+            ("id", .string(SubsonicID.album(item.id).description)),
+            ("name", .string(item.name)),
+        ]
+        if child {
+            attributes += [("title", .string(item.name)), ("isDir", .bool(true)),
+                           ("parent", item.artistID.map { .string(SubsonicID.artist($0).description) })]
+        }
+        attributes += [
+            ("artist", item.artist.map { .string($0) }),
+            ("artistId", item.artistID.map { .string(SubsonicID.artist($0).description) }),
+            ("coverArt", item.artworkID == nil ? nil : .string(SubsonicID.album(item.id).description)),
+            ("songCount", .int(item.trackCount)),
+            ("duration", .int(Int(item.duration.rounded()))),
+            ("created", created.map { .string(iso($0)) }),
+            ("year", item.year.map { .int($0) }),
+            ("genre", item.genre.map { .string($0) }),
+            ("sortName", .string(sortName)),
+        ]
+        return SubsonicElement("album", repeated: true, attributes)
+    }
+
+    /// An `artist` (ArtistID3) element from its album-artist view row.
+    static func artist(_ item: GroupItem, children: [SubsonicElement] = []) -> SubsonicElement {
+        SubsonicElement(
+            "artist", repeated: true,
+            [("id", .string(SubsonicID.artist(item.id).description)), ("name", .string(item.name)),
+             ("coverArt", item.artworkID == nil ? nil : .string(SubsonicID.artist(item.id).description)),
+             ("albumCount", .int(item.albumCount)), ("sortName", .string(""))],
+            children: children)
+    }
+
+    /// Song elements for `ids` in that order, with `user`'s data (one lookup each).
+    func songs(_ ids: [TrackID], for user: User, name: String = "song") async throws -> [SubsonicElement] {
+        guard !ids.isEmpty else { return [] }
+        let tracks = try await context.library.tracks(ids: ids).tracks
+        let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let data = try await context.library.userTrackData(for: user.id, tracks: ids)
+        // The tracks of a page mostly share albums: their keys are computed once per album.
+        struct AlbumKey: Hashable {
+            let album, albumArtist, artist: String?
+            let compilation: Bool
+        }
+        var groups: [AlbumKey: TrackGroupIDs] = [:]
+        return ids.compactMap { id in
+            guard let track = byID[id] else { return nil }
+            let key = AlbumKey(album: track.album, albumArtist: track.albumArtist, artist: track.artist, compilation: track.compilation)
+            let known = groups[key] ?? Library.groupIDs(of: track)
+            groups[key] = known
+            return Self.song(track, data[id], name: name, ids: known)
+        }
+    }
+
+    /// Album elements for view rows, each with `created` (the protocol requires it): the date its
+    /// representative track was added, read in one lookup; an album without a picture has no
+    /// representative, so its first track is read instead.
+    func albumElements(_ items: [GroupItem], child: Bool = false) async throws -> [SubsonicElement] {
+        var representative: [GroupID: TrackID] = [:]
+        for item in items {
+            if let track = item.artworkTrack {
+                representative[item.id] = track
+            } else if let first = try await library.albumTracks(item.id).first {
+                representative[item.id] = first.id
+            }
+        }
+        let tracks = try await library.tracks(ids: Array(Set(representative.values))).tracks
+        let added = Dictionary(tracks.map { ($0.id, $0.dateAdded) }, uniquingKeysWith: { first, _ in first })
+        return items.map { item in
+            Self.album(item, child: child, created: representative[item.id].flatMap { added[$0] } ?? Date(timeIntervalSince1970: 0))
+        }
+    }
+
+    /// The album view row of `id`, or error 70.
+    func albumItem(_ id: GroupID) async throws -> GroupItem {
+        guard let item = try await context.library.group(id, kind: .album) else { throw SubsonicError.notFound("album al-\(id)") }
+        return item
+    }
+
+    /// The album-artist view row of `id`, or error 70.
+    func artistItem(_ id: GroupID) async throws -> GroupItem {
+        guard let item = try await context.library.group(id, kind: .albumArtist) else { throw SubsonicError.notFound("artist ar-\(id)") }
+        return item
+    }
+}

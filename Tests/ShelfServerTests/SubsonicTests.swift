@@ -1,0 +1,374 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Shelf
+import ShelfTestSupport
+import Testing
+
+/// A Subsonic client of a running `shelf serve`: credentials as query parameters, answers parsed.
+struct SubsonicClient {
+    let curl: Curl
+    /// Credentials sent with every call (`u`+`p`, `u`+`t`+`s` or `apiKey`).
+    var auth: [(String, String)]
+
+    init(_ server: ServerProcess, auth: [(String, String)] = [("u", "ann"), ("p", ServedLibrary.annPassword)]) {
+        curl = Curl(base: server.base)
+        self.auth = auth
+    }
+
+    static func encode(_ pairs: [(String, String)]) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&+=?#")
+        return pairs.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
+    }
+
+    /// `/rest/NAME.view?…` raw.
+    func raw(_ name: String, _ parameters: [(String, String)] = [], headers: [String: String] = [:]) throws -> HTTPResult {
+        try curl.request("GET", "/rest/\(name).view?" + Self.encode(auth + [("v", "1.2.0"), ("c", "test")] + parameters), headers: headers)
+    }
+
+    /// The `subsonic-response` object of a JSON call.
+    func json(_ name: String, _ parameters: [(String, String)] = []) throws -> [String: Any] {
+        let result = try raw(name, parameters + [("f", "json")])
+        let root = try #require(result.json as? [String: Any], "\(name): \(result.status) \(result.text)")
+        return try #require(root["subsonic-response"] as? [String: Any])
+    }
+
+    /// A JSON call that must succeed.
+    func ok(_ name: String, _ parameters: [(String, String)] = []) throws -> [String: Any] {
+        let response = try json(name, parameters)
+        #expect(response["status"] as? String == "ok", "\(name) \(parameters): \(response)")
+        return response
+    }
+
+    /// The error code of a failed JSON call.
+    func errorCode(_ name: String, _ parameters: [(String, String)] = []) throws -> Int? {
+        let response = try json(name, parameters)
+        #expect(response["status"] as? String == "failed", "\(name) \(parameters): \(response)")
+        return (response["error"] as? [String: Any])?["code"] as? Int
+    }
+}
+
+/// XML parsed into the shape JSON has after `normalized`: attributes as strings, children by
+/// name as arrays, text as "value".
+func xmlTree(_ data: Data) throws -> [String: Any] {
+    let document = try XMLDocument(data: data)
+    func convert(_ element: XMLElement) -> [String: Any] {
+        var out: [String: Any] = [:]
+        for attribute in element.attributes ?? [] where attribute.name != "xmlns" { out[attribute.name ?? ""] = attribute.stringValue ?? "" }
+        var children: [String: [Any]] = [:]
+        for child in element.children ?? [] {
+            if let child = child as? XMLElement { children[child.name ?? "", default: []].append(convert(child)) }
+        }
+        for (name, list) in children { out[name] = list }
+        if children.isEmpty, let text = element.stringValue, !text.isEmpty { out["value"] = text }
+        return out
+    }
+    let root = try #require(document.rootElement())
+    #expect(root.name == "subsonic-response")
+    #expect(root.uri == "http://subsonic.org/restapi")
+    return convert(root)
+}
+
+/// JSON made comparable with `xmlTree`: scalars as their XML text, every object under a key a list.
+func normalized(_ value: Any) -> Any {
+    switch value {
+    case let object as [String: Any]:
+        var out: [String: Any] = [:]
+        for (key, child) in object {
+            switch child {
+            case let list as [Any]: out[key] = list.map(normalized)
+            case let nested as [String: Any]: out[key] = [normalized(nested)]
+            default: out[key] = normalized(child)
+            }
+        }
+        return out
+    case let number as NSNumber:
+        // A JSON true/false arrives as a boolean NSNumber (objCType "c"), never as an integer's "q".
+        if String(cString: number.objCType) == "c" { return number.boolValue ? "true" : "false" }
+        return number.stringValue
+    default: return "\(value)"
+    }
+}
+
+@Suite(.serialized) struct SubsonicTests {
+    /// The fixture with track 1's album artist set to 小倉唯, read おぐらゆい.
+    static func fixture() throws -> ServedLibrary {
+        let fixture = try ServedLibrary()
+        let edited = try fixture.shelf(["edit", "1", "--set", "albumArtist=小倉唯", "--set", "sortAlbumArtist=おぐらゆい"])
+        try #require(edited.status == 0, "\(edited.stderr)")
+        let lyrics = try fixture.shelf(["edit", "2", "--set", "lyrics=[00:01.50]Hello\n[00:03.00]World"])
+        try #require(lyrics.status == 0, "\(lyrics.stderr)")
+        return fixture
+    }
+
+    @Test func everyAuthMethodAndItsErrors() throws {
+        let fixture = try ServedLibrary(tracks: 2)
+        defer { fixture.remove() }
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let clear = SubsonicClient(server)
+        let ping = try clear.ok("ping")
+        #expect(ping["version"] as? String == "1.16.1")
+        #expect(ping["type"] as? String == "shelf")
+        #expect(ping["openSubsonic"] as? Bool == true)
+        #expect(ping["serverVersion"] is String)
+
+        let hex = Data(ServedLibrary.annPassword.utf8).map { String(format: "%02x", $0) }.joined()
+        _ = try SubsonicClient(server, auth: [("u", "ann"), ("p", "enc:" + hex)]).ok("ping")
+        let salt = "c19b2d"
+        let token = Library.subsonicToken(password: ServedLibrary.bobPassword, salt: salt)
+        #expect(Library.subsonicToken(password: "sesame", salt: "c19b2d") == "26719a1196d2a940705a59634eb18eab")
+        _ = try SubsonicClient(server, auth: [("u", "bob"), ("t", token), ("s", salt)]).ok("ping")
+        // An old client's POST with a form body (formPost) is the same call.
+        let posted = try clear.curl.request(
+            "POST", "/rest/ping", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data(SubsonicClient.encode([("u", "bob"), ("t", token), ("s", salt), ("f", "json")]).utf8))
+        #expect(((posted.json as? [String: Any])?["subsonic-response"] as? [String: Any])?["status"] as? String == "ok")
+
+        let key = try #require((try fixture.json(["user", "key", "bob"]) as? [String: Any])?["key"] as? String)
+        let byKey = SubsonicClient(server, auth: [("apiKey", key)])
+        _ = try byKey.ok("ping")
+        #expect(try SubsonicClient(server, auth: [("apiKey", key), ("u", "bob")]).errorCode("ping") == 43)
+        #expect(try SubsonicClient(server, auth: [("apiKey", "nonsense")]).errorCode("ping") == 44)
+        #expect(try SubsonicClient(server, auth: [("u", "bob"), ("t", token), ("s", "other")]).errorCode("ping") == 40)
+        #expect(try SubsonicClient(server, auth: [("u", "ann"), ("p", "enc:zz")]).errorCode("ping") == 40)
+        #expect(try SubsonicClient(server, auth: [("u", "nobody"), ("p", "x")]).errorCode("ping") == 40)
+        #expect(try SubsonicClient(server, auth: []).errorCode("ping") == 10)
+
+        // Without credentials: the extension list only.
+        let extensions = try SubsonicClient(server, auth: []).ok("getOpenSubsonicExtensions")
+        let names = ((extensions["openSubsonicExtensions"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
+        #expect(Set(names) == ["formPost", "apiKeyAuthentication", "transcodeOffset", "songLyrics"])
+
+        // Unimplemented: 501 with a failed body; bad f: failed, in XML.
+        let missing = try clear.raw("getPodcasts")
+        #expect(missing.status == 501)
+        #expect(missing.text.contains("status=\"failed\""))
+        let badFormat = try clear.raw("ping", [("f", "yaml")])
+        #expect(badFormat.status == 200)
+        #expect(badFormat.text.contains("<error code=\"0\""))
+        let jsonp = try clear.raw("ping", [("f", "jsonp"), ("callback", "cb.x$1")])
+        #expect(jsonp.text.hasPrefix("cb.x$1({\"subsonic-response\":"))
+        #expect(try clear.raw("ping", [("f", "jsonp"), ("callback", "alert(1)//")]).text.contains("status=\"failed\""))
+
+        // Failed sign-ins are throttled per address as on /api/ (four failures above, ten allowed).
+        let wrong = SubsonicClient(server, auth: [("u", "ann"), ("p", "guess")])
+        for _ in 0..<6 { #expect(try wrong.errorCode("ping") == 40) }
+        let limited = try wrong.raw("ping")
+        #expect(limited.status == 429 && limited.text.contains("status=\"failed\""))
+        #expect(try clear.raw("ping").status == 429)
+    }
+
+    @Test func browsingListsAndTheJapaneseIndex() throws {
+        let fixture = try Self.fixture()
+        defer { fixture.remove() }
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let ann = SubsonicClient(server)
+
+        let artists = try #require(try ann.ok("getArtists")["artists"] as? [String: Any])
+        #expect(artists["ignoredArticles"] as? String == "the a an")
+        let indexes = try #require(artists["index"] as? [[String: Any]])
+        let row = try #require(indexes.first { $0["name"] as? String == "あ" }, "\(indexes.map { $0["name"] ?? "" })")
+        let ogura = try #require((row["artist"] as? [[String: Any]])?.first { $0["name"] as? String == "小倉唯" })
+        #expect(ogura["sortName"] as? String != nil)
+        #expect(!indexes.contains { ($0["name"] as? String) == "小" })
+        let everyArtist = indexes.flatMap { ($0["artist"] as? [[String: Any]]) ?? [] }
+        #expect(everyArtist.allSatisfy { $0["sortName"] != nil && ($0["id"] as? String)?.hasPrefix("ar-") == true })
+        let classic = try #require(try ann.ok("getIndexes")["indexes"] as? [String: Any])
+        #expect(classic["lastModified"] is Int)
+        #expect((classic["index"] as? [[String: Any]])?.count == indexes.count)
+
+        // Artist → albums → songs.
+        let artistID = try #require(ogura["id"] as? String)
+        let artist = try #require(try ann.ok("getArtist", [("id", artistID)])["artist"] as? [String: Any])
+        let albums = try #require(artist["album"] as? [[String: Any]])
+        #expect(!albums.isEmpty)
+        let albumID = try #require(albums.first?["id"] as? String)
+        let album = try #require(try ann.ok("getAlbum", [("id", albumID)])["album"] as? [String: Any])
+        let songs = try #require(album["song"] as? [[String: Any]])
+        #expect(songs.contains { $0["id"] as? String == "tr-1" })
+        #expect(songs.allSatisfy { $0["albumId"] as? String == albumID && $0["sortName"] != nil })
+        let song = try #require(try ann.ok("getSong", [("id", "tr-1")])["song"] as? [String: Any])
+        #expect(song["artistId"] as? String == artistID)
+        #expect(song["duration"] is Int)
+        #expect(try ann.ok("getGenres")["genres"] is [String: Any])
+        #expect(try ann.ok("getMusicFolders")["musicFolders"] is [String: Any])
+        #expect(try ann.ok("getLicense")["license"] is [String: Any])
+        #expect(try ann.ok("getScanStatus")["scanStatus"] is [String: Any])
+
+        // XML and JSON are one model.
+        for (name, parameters) in [("getAlbum", [("id", albumID)]), ("getArtists", []), ("search3", [("query", "")]), ("getSong", [("id", "tr-2")])] {
+            let json = try #require(try ann.raw(name, parameters + [("f", "json")]).json as? [String: Any])
+            let xml = try xmlTree(try ann.raw(name, parameters).body)
+            let fromJSON = try #require((normalized(json) as? [String: Any])?["subsonic-response"] as? [Any]).first
+            #expect(NSDictionary(dictionary: xml).isEqual(to: fromJSON as? [String: Any] ?? [:]), "\(name)")
+        }
+
+        // Album lists: every type answers; alphabeticalByName pages join up to the whole view.
+        let total = try #require((try fixture.json(["albums", "--limit", "1000"]) as? [String: Any])?["total"] as? Int)
+        var names: [String] = []
+        for offset in stride(from: 0, to: total + 3, by: 3) {
+            let page = try ann.ok("getAlbumList2", [("type", "alphabeticalByName"), ("size", "3"), ("offset", "\(offset)")])
+            names += ((page["albumList2"] as? [String: Any])?["album"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        }
+        #expect(names.count == total && Set(names).count == total)
+        for type in ["alphabeticalByArtist", "newest", "random", "frequent", "recent", "highest", "starred"] {
+            let list = try ann.ok("getAlbumList2", [("type", type), ("size", "500")])
+            #expect(list["albumList2"] is [String: Any], "\(type)")
+        }
+        let newest = try ann.ok("getAlbumList2", [("type", "newest"), ("size", "500")])
+        #expect(((newest["albumList2"] as? [String: Any])?["album"] as? [Any])?.count == total)
+        var byArtist: [String] = []
+        for offset in stride(from: 0, to: total + 2, by: 2) {
+            let page = try ann.ok("getAlbumList2", [("type", "alphabeticalByArtist"), ("size", "2"), ("offset", "\(offset)")])
+            byArtist += ((page["albumList2"] as? [String: Any])?["album"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        }
+        #expect(byArtist.count == total && Set(byArtist) == Set(names))
+        _ = try ann.ok("getAlbumList2", [("type", "byYear"), ("fromYear", "2100"), ("toYear", "1900")])
+        _ = try ann.ok("getAlbumList2", [("type", "byGenre"), ("genre", "Rock")])
+        let legacy = try ann.ok("getAlbumList", [("type", "alphabeticalByName"), ("size", "1")])
+        #expect(((legacy["albumList"] as? [String: Any])?["album"] as? [[String: Any]])?.first?["isDir"] as? Bool == true)
+        #expect(try ann.errorCode("getAlbumList2", [("type", "sideways")]) == 0)
+        #expect(try ann.errorCode("getAlbumList2", []) == 10)
+        #expect(try ann.errorCode("getAlbumList2", [("type", "newest"), ("size", "501")]) == 0)
+        #expect(try ann.errorCode("getAlbumList2", [("type", "newest"), ("offset", "-1")]) == 0)
+
+        // search3 "" syncs everything, every song once, at 500 a page and at 5.
+        let trackCount = 12
+        for pageSize in [500, 5] {
+            var seen: [String] = []
+            var offset = 0
+            while true {
+                let page = try ann.ok("search3", [("query", "\"\""), ("songCount", "\(pageSize)"), ("songOffset", "\(offset)"), ("artistCount", "0"), ("albumCount", "0")])
+                let songs = ((page["searchResult3"] as? [String: Any])?["song"] as? [[String: Any]]) ?? []
+                seen += songs.compactMap { $0["id"] as? String }
+                if songs.count < pageSize { break }
+                offset += pageSize
+            }
+            #expect(seen.count == trackCount && Set(seen).count == trackCount, "page \(pageSize)")
+        }
+        let found = try ann.ok("search3", [("query", "小倉")])
+        #expect(((found["searchResult3"] as? [String: Any])?["artist"] as? [[String: Any]])?.first?["name"] as? String == "小倉唯")
+        #expect(try ann.errorCode("search2", []) == 10)
+        let random = try ann.ok("getRandomSongs", [("size", "5")])
+        #expect(((random["randomSongs"] as? [String: Any])?["song"] as? [Any])?.count == 5)
+
+        // Bad input.
+        #expect(try ann.errorCode("getAlbum", []) == 10)
+        #expect(try ann.errorCode("getAlbum", [("id", "al-1")]) == 70)
+        #expect(try ann.errorCode("getAlbum", [("id", "tr-1")]) == 70)
+        #expect(try ann.errorCode("getSong", [("id", "tr-999999")]) == 70)
+        #expect(try ann.errorCode("getSong", [("id", "12")]) == 70)
+        #expect(try ann.errorCode("getArtist", [("id", "ar-x")]) == 70)
+    }
+
+    @Test func mediaAnnotationAndPlaylists() throws {
+        let fixture = try Self.fixture()
+        defer { fixture.remove() }
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let ann = SubsonicClient(server)
+        let bob = SubsonicClient(server, auth: [("u", "bob"), ("p", ServedLibrary.bobPassword)])
+
+        let whole = try ann.raw("download", [("id", "tr-2")])
+        #expect(whole.status == 200 && whole.body.count > 100)
+        let part = try ann.raw("stream", [("id", "tr-2")], headers: ["Range": "bytes=0-9"])
+        #expect(part.status == 206 && part.body == whole.body.prefix(10))
+        let transcoded = try ann.raw("stream", [("id", "tr-2"), ("format", "mp3"), ("maxBitRate", "96"), ("timeOffset", "1")])
+        #expect(transcoded.status == 200 && transcoded.headers["content-type"] == "audio/mpeg" && !transcoded.body.isEmpty)
+        // Binary endpoints' errors follow f.
+        let missingSong = try ann.raw("stream", [("id", "tr-99999"), ("f", "json")])
+        #expect(((missingSong.json as? [String: Any])?["subsonic-response"] as? [String: Any])?["status"] as? String == "failed")
+        #expect(try ann.raw("download", [("id", "tr-99999")]).text.contains("code=\"70\""))
+
+        let song = try #require(try ann.ok("getSong", [("id", "tr-1")])["song"] as? [String: Any])
+        for id in ["tr-1", try #require(song["albumId"] as? String), try #require(song["artistId"] as? String)] {
+            let picture = try ann.raw("getCoverArt", [("id", id), ("size", "64")])
+            #expect(picture.status == 200 && picture.headers["content-type"] == "image/jpeg", "\(id)")
+        }
+        #expect(try ann.errorCode("getCoverArt", [("id", "tr-1"), ("size", "99999999")]) == 0)
+        #expect(try ann.errorCode("getCoverArt", []) == 10)
+
+        // Lyrics from the tags: LRC timestamps make synced lines.
+        let lyricsList = try #require(try ann.ok("getLyricsBySongId", [("id", "tr-2")])["lyricsList"] as? [String: Any])
+        let structured = try #require((lyricsList["structuredLyrics"] as? [[String: Any]])?.first)
+        #expect(structured["synced"] as? Bool == true)
+        let lines = (structured["line"] as? [[String: Any]]) ?? []
+        #expect(lines.compactMap { $0["start"] as? Int } == [1500, 3000] && lines.first?["value"] as? String == "Hello")
+        #expect((try ann.ok("getLyricsBySongId", [("id", "tr-3")])["lyricsList"] as? [String: Any])?["structuredLyrics"] == nil)
+        #expect(try ann.errorCode("getLyricsBySongId", [("id", "al-3")]) == 70)
+        let genre = try #require(song["genre"] as? String)
+        let byGenre = try ann.ok("getSongsByGenre", [("genre", genre), ("count", "500")])
+        let genreSongs = ((byGenre["songsByGenre"] as? [String: Any])?["song"] as? [Any])?.count ?? 0
+        #expect(genreSongs == 12)
+        _ = try ann.ok("getTopSongs", [("artist", "小倉唯")])
+        _ = try ann.ok("getNowPlaying")
+        _ = try ann.ok("getArtistInfo2", [("id", try #require(song["artistId"] as? String))])
+
+        // Stars, ratings and plays are each user's own.
+        _ = try bob.ok("star", [("id", "tr-3"), ("id", "tr-4")])
+        _ = try bob.ok("setRating", [("id", "tr-3"), ("rating", "4")])
+        _ = try bob.ok("scrobble", [("id", "tr-3"), ("time", "1700000000000")])
+        _ = try bob.ok("scrobble", [("id", "tr-3"), ("submission", "false")])
+        let starred = try bob.ok("getStarred2")
+        let bobSongs = ((starred["starred2"] as? [String: Any])?["song"] as? [[String: Any]]) ?? []
+        #expect(Set(bobSongs.compactMap { $0["id"] as? String }) == ["tr-3", "tr-4"])
+        let three = try #require(bobSongs.first { $0["id"] as? String == "tr-3" })
+        #expect(three["userRating"] as? Int == 4 && three["playCount"] as? Int == 1 && three["starred"] is String)
+        #expect(((try ann.ok("getStarred2")["starred2"] as? [String: Any])?["song"]) == nil)
+        _ = try bob.ok("unstar", [("id", "tr-4")])
+        #expect((((try bob.ok("getStarred")["starred"] as? [String: Any])?["song"] as? [Any]) ?? []).count == 1)
+        #expect(try bob.errorCode("star", []) == 10)
+        #expect(try bob.errorCode("star", [("id", "tr-99999")]) == 70)
+        #expect(try bob.errorCode("setRating", [("id", "tr-3"), ("rating", "9")]) == 0)
+
+        // Playlists: owners and public flags.
+        let created = try bob.ok("createPlaylist", [("name", "Bob's"), ("songId", "tr-1"), ("songId", "tr-2")])
+        let playlist = try #require(created["playlist"] as? [String: Any])
+        let id = try #require(playlist["id"] as? String)
+        #expect(playlist["owner"] as? String == "bob" && playlist["songCount"] as? Int == 2)
+        #expect(((playlist["entry"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == ["tr-1", "tr-2"])
+        _ = try bob.ok("updatePlaylist", [("playlistId", id), ("songIdToAdd", "tr-5"), ("songIndexToRemove", "0"), ("name", "Bob's mix")])
+        let updated = try #require(try bob.ok("getPlaylist", [("id", id)])["playlist"] as? [String: Any])
+        #expect(updated["name"] as? String == "Bob's mix")
+        #expect(((updated["entry"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == ["tr-2", "tr-5"])
+        // Ann (an admin) sees it; a second plain user would not until it is public.
+        #expect(try fixture.shelf(["user", "add", "cy", "--password-stdin"], stdin: "cy-pass\n").status == 0)
+        let cy = SubsonicClient(server, auth: [("u", "cy"), ("p", "cy-pass")])
+        #expect(try cy.errorCode("getPlaylist", [("id", id)]) == 70)
+        _ = try bob.ok("updatePlaylist", [("playlistId", id), ("public", "true")])
+        _ = try cy.ok("getPlaylist", [("id", id)])
+        #expect(try cy.errorCode("deletePlaylist", [("id", id)]) == 50)
+        let listed = ((try bob.ok("getPlaylists")["playlists"] as? [String: Any])?["playlist"] as? [[String: Any]]) ?? []
+        #expect(listed.contains { $0["id"] as? String == id })
+        _ = try bob.ok("createPlaylist", [("playlistId", id), ("songId", "tr-7")])
+        #expect((try bob.ok("getPlaylist", [("id", id)])["playlist"] as? [String: Any])?["songCount"] as? Int == 1)
+        #expect(try ann.raw("getCoverArt", [("id", id)]).status == 200)
+        _ = try bob.ok("deletePlaylist", [("id", id)])
+        #expect(try bob.errorCode("getPlaylist", [("id", id)]) == 70)
+        #expect(try bob.errorCode("updatePlaylist", [("playlistId", "pl-999")]) == 70)
+        #expect(try bob.errorCode("createPlaylist", []) == 10)
+    }
+
+    /// The PyPI client (py-opensonic, in the project's `.venv` made by `make subsonic-client`)
+    /// drives the server with token and API-key authentication; skipped when the venv is absent.
+    @Test func thePyPIClientIsServed() throws {
+        let python = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".venv/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            print("SubsonicTests: no .venv (run make subsonic-client); the py-opensonic suite is skipped")
+            return
+        }
+        let fixture = try Self.fixture()
+        defer { fixture.remove() }
+        let key = try #require((try fixture.json(["user", "key", "bob"]) as? [String: Any])?["key"] as? String)
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("subsonic_client_test.py")
+        let result = try ChildProcess.run(python, [script.path, "http://127.0.0.1", "\(server.port)", "ann", ServedLibrary.annPassword, key, "12"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+    }
+}

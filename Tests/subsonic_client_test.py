@@ -1,0 +1,79 @@
+"""Drives a running `shelf serve` through py-opensonic, a Subsonic client from PyPI whose
+response models are strict: every answer must parse into its dataclasses.
+
+Usage: subsonic_client_test.py BASE_URL PORT USER PASSWORD API_KEY TRACK_COUNT
+Exits non-zero with the failing check on the first failure."""
+import sys
+
+import libopensonic
+
+base, port, user, password, api_key, track_count = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
+
+
+def check(condition, what):
+    if not condition:
+        print(f"FAILED: {what}", file=sys.stderr)
+        sys.exit(1)
+
+
+# Token authentication (md5(password + salt)), POST with form bodies: the library's defaults.
+conn = libopensonic.Connection(base, username=user, password=password, port=port)
+check(conn.ping(), "ping with a token")
+keyed = libopensonic.Connection(base, api_key=api_key, port=port)
+check(keyed.ping(), "ping with an API key")
+
+artists = conn.get_artists()
+rows = {index.name: [a.name for a in (index.artist or [])] for index in (artists.index or [])}
+check("小倉唯" in rows.get("あ", []), f"小倉唯 under あ: {rows}")
+
+albums = []
+offset = 0
+while True:
+    page = conn.get_album_list2("alphabeticalByName", size=2, offset=offset)
+    albums += [a.id for a in page]
+    if len(page) < 2:
+        break
+    offset += 2
+check(len(albums) == len(set(albums)) and albums, f"album pages: {albums}")
+for ltype in ["newest", "random", "frequent", "recent", "highest", "alphabeticalByArtist", "starred"]:
+    keyed.get_album_list2(ltype, size=500)
+
+album = conn.get_album(albums[0])
+check(album.song and album.song[0].id.startswith("tr-"), "getAlbum songs")
+song = conn.get_song(album.song[0].id)
+check(song.album_id == albums[0], "getSong albumId")
+conn.get_genres()
+check(len(conn.get_random_songs(size=3)) == 3, "getRandomSongs")
+
+songs = []
+offset = 0
+while True:
+    result = conn.search3('""', artist_count=0, album_count=0, song_count=500, song_offset=offset)
+    page = result.song or []
+    songs += [s.id for s in page]
+    if len(page) < 500:
+        break
+    offset += 500
+check(len(songs) == track_count and len(set(songs)) == track_count, f"search3 sync: {len(songs)} of {track_count}")
+
+check(conn.star(sids=[song.id]), "star")
+starred = conn.get_starred2()
+check([s.id for s in (starred.song or [])] == [song.id], "getStarred2")
+check(conn.set_rating(song.id, 5), "setRating")
+check(conn.scrobble(song.id, submission=True), "scrobble")
+check(conn.unstar(sids=[song.id]), "unstar")
+
+check(conn.create_playlist(name="From Python", song_ids=[song.id]), "createPlaylist")
+playlists = [p for p in conn.get_playlists() if p.name == "From Python"]
+check(len(playlists) == 1 and playlists[0].song_count == 1, "getPlaylists")
+playlist = conn.get_playlist(playlists[0].id)
+check([e.id for e in (playlist.entry or [])] == [song.id], "getPlaylist entries")
+check(conn.delete_playlist(playlists[0].id), "deletePlaylist")
+
+check(conn.stream(song.id).status == 200, "stream")
+check(conn.download(song.id).status == 200, "download")
+check(conn.get_cover_art(song.id, size=64).status == 200, "getCoverArt")
+conn.get_scan_status()
+# Not get_music_folders: py-opensonic 10.4 iterates the musicFolders object itself instead of
+# its musicFolder list, which the spec (and Shelf's XML/JSON) nest one level deeper.
+print("py-opensonic: all checks passed")

@@ -30,6 +30,8 @@ let package = Package(
         .target(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD",
             linkerSettings: [.linkedLibrary("microhttpd")]),
+        // The git commit a build came from (written by `make`, "unknown" without it) for `--version`.
+        .target(name: "CShelfBuild", path: "Sources/CShelfBuild"),
         .target(name: "ShelfDatabase", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "ShelfCore", swiftSettings: swiftSettings),
         .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto", "CImageCodecs", "CTagLib"], swiftSettings: swiftSettings),
@@ -39,10 +41,10 @@ let package = Package(
             name: "ShelfServer", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "CMicroHTTPD"],
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfServer"], swiftSettings: swiftSettings),
+            name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfServer", "CShelfBuild"], swiftSettings: swiftSettings),
         .target(name: "ShelfTestSupport", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ShelfBench", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfTestSupport", "ShelfDatabase"],
+            name: "ShelfBench", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfTestSupport", "ShelfDatabase", "CShelfBuild"],
             swiftSettings: swiftSettings),
         .testTarget(name: "ShelfDatabaseTests", dependencies: ["ShelfDatabase"], swiftSettings: swiftSettings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: swiftSettings),

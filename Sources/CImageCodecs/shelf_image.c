@@ -462,3 +462,16 @@ void shelf_release_free_memory(void) {
     malloc_trim(0);
 #endif
 }
+
+#define SHELF_STRINGIFY2(x) #x
+#define SHELF_STRINGIFY(x) SHELF_STRINGIFY2(x)
+
+const char *shelf_image_jpeg_turbo_version(void) {
+#ifdef LIBJPEG_TURBO_VERSION
+    return SHELF_STRINGIFY(LIBJPEG_TURBO_VERSION);
+#else
+    return "";
+#endif
+}
+
+uint32_t shelf_image_png_version_number(void) { return (uint32_t)png_access_version_number(); }

@@ -221,3 +221,5 @@ unsigned int shelf_http_status(shelf_http_connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
     return info != NULL ? info->http_status : 0;
 }
+
+const char *shelf_http_version(void) { return MHD_get_version(); }

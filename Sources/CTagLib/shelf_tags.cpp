@@ -346,3 +346,12 @@ extern "C" int shelf_tags_write_picture(const char *path, const uint8_t *data, s
         return SHELF_TAGS_OK;
     });
 }
+
+#include <taglib/taglib.h>
+
+#define SHELF_STRINGIFY2(x) #x
+#define SHELF_STRINGIFY(x) SHELF_STRINGIFY2(x)
+
+extern "C" const char *shelf_tags_taglib_version(void) {
+    return SHELF_STRINGIFY(TAGLIB_MAJOR_VERSION) "." SHELF_STRINGIFY(TAGLIB_MINOR_VERSION) "." SHELF_STRINGIFY(TAGLIB_PATCH_VERSION);
+}

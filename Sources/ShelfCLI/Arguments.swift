@@ -1,6 +1,6 @@
 import Foundation
 
-/// A mistake in how the command was called: reported with the usage text and exit status 1.
+/// A mistake in how the command was called: reported in one line, with the help page to read, and exit status 1.
 struct UsageError: Error, CustomStringConvertible {
     let message: String
     init(_ message: String) { self.message = message }

@@ -19,9 +19,9 @@ struct Output {
         FileHandle.standardOutput.write(Data("\n".utf8))
     }
 
-    /// Prints a line of text on stdout.
-    func line(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    /// Prints a line of text on stdout (`terminator` "" for text that ends its own lines).
+    func line(_ text: String = "", terminator: String = "\n") {
+        FileHandle.standardOutput.write(Data((text + terminator).utf8))
     }
 
     /// Prints a line on stderr.

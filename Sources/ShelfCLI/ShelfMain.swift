@@ -10,6 +10,15 @@ protocol Command: Sendable {
     static var abstract: String { get }
     /// The arguments it takes, for the usage text.
     static var synopsis: String { get }
+    /// A paragraph on what it does, for its help page and the man page (no default: a command
+    /// cannot be added without its help).
+    static var discussion: String { get }
+    /// Every flag in its synopsis, with its default; the help, completions and man page list these.
+    static var flags: [FlagHelp] { get }
+    /// Two or three complete command lines that show it in use.
+    static var examples: [String] { get }
+    /// How a shell completes its positional words (subcommands, paths); nothing by default.
+    static var words: ValueKind { get }
     /// Parses the command's own arguments (validation happens here, before any I/O).
     init(arguments: inout Arguments) throws
     /// Runs against `library`, writing through `output`.
@@ -22,6 +31,7 @@ protocol Command: Sendable {
 
 extension Command {
     static var readsMirror: Bool { false }
+    static var words: ValueKind { .none }
     func configure(_ configuration: inout Library.Configuration) {}
 }
 
@@ -32,32 +42,20 @@ struct ShelfMain {
     static let commands: [any Command.Type] = [
         InfoCommand.self, TracksCommand.self, SectionsCommand.self, SnapshotCommand.self, TrackCommand.self, DeleteCommand.self,
         TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self, ArtworkCommand.self, MigrateCommand.self, ImportCommand.self, ScanCommand.self, PlaylistCommand.self, SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self, ComposersCommand.self, GenresCommand.self, SmartCommand.self, EditCommand.self, DraftCommand.self, ExportCommand.self, UserCommand.self, ServeCommand.self,
+        VersionCommand.self, HelpCommand.self, CompletionsCommand.self,
     ]
 
-    static var usage: String {
-        var text = "usage: shelf [--library DIR] [--json] COMMAND [ARGS]\n\ncommands:\n"
-        for command in commands {
-            text += "  \(command.name) \(command.synopsis)\n      \(command.abstract)\n"
-        }
-        text += """
-
-            The library directory is --library, else $SHELF_LIBRARY, else $XDG_DATA_HOME/shelf,
-            else ~/.local/share/shelf. --json prints one JSON document on stdout.
-            Exit status: 0 success, 1 usage error, 2 failure.
-            """
-        return text
-    }
+    /// The command called `name`, if there is one.
+    static func command(named name: String) -> (any Command.Type)? { commands.first { $0.name == name } }
 
     static func main() async {
         var arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
         var json = false
+        var commandName: String?
         do {
             json = arguments.flag("--json")
-            if arguments.flag("--help") || arguments.flag("-h") || arguments.words.first == "help" {
-                print(usage)
-                exit(0)
-            }
-            let directory = try arguments.option("--library").map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
+            let wantsHelp = arguments.flag("--help") || arguments.flag("-h")
+            let libraryText = try arguments.option("--library")
             var configuration = Library.Configuration()
             // A command is over in moments: a build started behind it would be cut off at exit. The
             // commands that want the mirror (import, migrate, mirror build) build it as a phase.
@@ -69,18 +67,38 @@ struct ShelfMain {
                 }
                 configuration.busyTimeoutMilliseconds = timeout
             }
-            guard let name = arguments.words.first else { throw UsageError("missing command") }
-            guard let type = commands.first(where: { $0.name == name }) else { throw UsageError("unknown command '\(name)'") }
+            if arguments.words.first == "--version" || arguments.words.first == "-V" {
+                Output(json: false).line(VersionCommand.line)
+                exit(0)
+            }
+            guard let name = arguments.words.first else {
+                if wantsHelp { Output(json: false).line(HelpText.overview(), terminator: "") ; exit(0) }
+                throw UsageError("missing command")
+            }
+            guard let type = command(named: name) else { throw UsageError("unknown command '\(name)'") }
+            commandName = name
+            if wantsHelp {
+                Output(json: false).line(HelpText.page(type), terminator: "")
+                exit(0)
+            }
             arguments = Arguments(Array(arguments.words.dropFirst()))
             let command = try type.init(arguments: &arguments)
             try arguments.finish()
+            let output = Output(json: json)
+            if let standalone = command as? any StandaloneCommand {
+                try await standalone.run(output: output)
+                exit(0)
+            }
+            let directory = libraryText.map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
             command.configure(&configuration)
             let library = Library(directory: directory, configuration: configuration)
             if type.readsMirror { await noteMirrorNotReady(library) }
-            try await command.run(library: library, output: Output(json: json))
+            try await command.run(library: library, output: output)
             exit(0)
         } catch let error as UsageError {
-            fail(code: "usage", message: error.message, json: json, status: 1, showUsage: true)
+            // One line: the mistake and where to read the right way, not the whole usage.
+            let help = commandName.map { "shelf help \($0)" } ?? "shelf help"
+            fail(code: "usage", message: error.message, json: json, status: 1, hint: "; see '\(help)'")
         } catch let error as LibraryError {
             fail(code: error.code, message: error.description, json: json, status: 2)
         } catch let error as CommandFailure {
@@ -90,9 +108,9 @@ struct ShelfMain {
         }
     }
 
-    static func fail(code: String, message: String, json: Bool, status: Int32, showUsage: Bool = false) -> Never {
-        Output.log("shelf: \(message)")
-        if showUsage { Output.log("\n" + usage) }
+    /// Reports an error as one stderr line (`hint` appended) and, with `--json`, the error document, then exits.
+    static func fail(code: String, message: String, json: Bool, status: Int32, hint: String = "") -> Never {
+        Output.log("shelf: \(message)\(hint)")
         if json { try? Output(json: true).printJSON(ErrorDocument(code: code, message: message)) }
         exit(status)
     }

@@ -74,4 +74,11 @@ void shelf_release_free_memory(void);
 /// Frees a buffer returned by this module.
 void shelf_image_free(void *pointer);
 
+/// The libjpeg-turbo version compiled against ("2.1.5"): 2.x has no run-time version call, only
+/// jconfig.h's LIBJPEG_TURBO_VERSION.
+const char *shelf_image_jpeg_turbo_version(void);
+
+/// The libpng version loaded at run time (png_access_version_number, e.g. 10639 for 1.6.39).
+uint32_t shelf_image_png_version_number(void);
+
 #endif

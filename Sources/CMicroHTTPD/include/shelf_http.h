@@ -78,4 +78,7 @@ void shelf_http_client_address(shelf_http_connection *connection, char *buffer, 
 /// The status queued on the connection, or 0 when none was.
 unsigned int shelf_http_status(shelf_http_connection *connection);
 
+/// The libmicrohttpd version loaded at run time (MHD_get_version), e.g. "0.9.76".
+const char *shelf_http_version(void);
+
 #endif

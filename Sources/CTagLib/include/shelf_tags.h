@@ -60,6 +60,10 @@ int shelf_tags_write(const char *path, const char *const *keys, const char *cons
 int shelf_tags_write_picture(const char *path, const uint8_t *data, size_t size, const char *mime, char *message,
                              size_t message_size);
 
+/// The TagLib version this shim was compiled against ("1.13.0"), from taglib.h's version macros:
+/// TagLib 1.x has no run-time version call, and its ABI is tied to the major version it was built for.
+const char *shelf_tags_taglib_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,3 +84,18 @@ struct ArtworkCommand: Command {
         }
     }
 }
+
+extension ArtworkCommand {
+    static let discussion = """
+        Decodes a track's stored picture to fit within PX×PX (JPEG by DCT scaling, so a thumbnail never decodes \
+        the full image) and writes it as PNG or JPEG by the extension of --out. --stats instead reports the \
+        stored pictures: how many, their bytes, the largest, and how many are shared between tracks.
+        """
+    static let flags = [
+        FlagHelp("--size", "PX", "The box the picture is scaled to fit (1 to 16384 pixels); required with a track ID."),
+        FlagHelp("--out", "FILE.png|FILE.jpg", "Where to write it; the extension picks the format; required with a track ID.", completes: .file),
+        FlagHelp("--quality", "1-100", "JPEG quality.", default: "88"),
+        FlagHelp("--stats", nil, "Report the stored pictures instead of writing one."),
+    ]
+    static let examples = ["shelf artwork 42 --size 300 --out cover.jpg", "shelf artwork 42 --size 64 --out thumb.png --json", "shelf artwork --stats"]
+}

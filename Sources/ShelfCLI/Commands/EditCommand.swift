@@ -106,3 +106,32 @@ struct DraftCommand: Command {
         }
     }
 }
+
+extension EditCommand {
+    static let discussion = """
+        Writes tags to the tracks' files and the library together. Each file is rewritten atomically (a copy \
+        edited, flushed and renamed over the original), so a crash never leaves a half-written file. An empty \
+        VALUE clears the field. The exit status is 2 when any file failed; that file is unchanged.
+        """
+    static let flags = [
+        FlagHelp("--set", "FIELD=VALUE", "A field to write (title, artist, album, albumArtist, genre, year, …); repeat for more; at least one edit is needed.",
+                 repeats: true),
+        FlagHelp("--picture", "FILE", "Embed this JPEG or PNG as the front cover.", completes: .file),
+        FlagHelp("--remove-picture", nil, "Remove the embedded pictures."),
+    ]
+    static let examples = [
+        "shelf edit 12 --set genre=Jazz --set year=1999",
+        "shelf edit 12 13 --set 'albumArtist=Various Artists' --json",
+        "shelf edit 12 --picture cover.jpg",
+    ]
+}
+
+extension DraftCommand {
+    static let discussion = """
+        Shows what an edit of the track starts from: the library's values (or the file's, when the stored \
+        picture cannot be loaded), the picture's size, and the tags the file itself holds, so a tag editor \
+        can show both.
+        """
+    static let flags: [FlagHelp] = []
+    static let examples = ["shelf draft 12", "shelf draft 12 --json"]
+}

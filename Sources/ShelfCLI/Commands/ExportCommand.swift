@@ -53,3 +53,28 @@ struct ExportCommand: Command {
         EditCommand.finish(skipped: result.skipped, failed: result.failed, of: ids.count, output: output, what: "exported")
     }
 }
+
+extension ExportCommand {
+    static let discussion = """
+        Copies the tracks (by ID, or every track matching --filter) into a directory, or converts them through \
+        ffmpeg, then writes the library's tags into the new files and registers them as tracks. File names come \
+        from --template; an existing file is skipped unless --overwrite.
+        """
+    static let flags = [
+        FlagHelp("--filter", "EXPR", "Export every track matching EXPR instead of IDs."),
+        FlagHelp("--to", "DIR", "The directory to write into (created if needed); required.", completes: .directory),
+        FlagHelp("--format", "FORMAT", "copy (the file as it is) or a format to convert to.", default: "copy",
+                 completes: .choices(ExportFormat.allCases.map(\.rawValue))),
+        FlagHelp("--bitrate", "K", "The bit rate of lossy formats, 8 to 640 kbit/s.", default: "ffmpeg's for the format"),
+        FlagHelp("--sample-rate", "HZ", "Resample to HZ (8000 to 192000; Opus takes 8000, 12000, 16000, 24000 or 48000).", default: "the source's"),
+        FlagHelp("--channels", "N", "Mix to N channels (1 to 8).", default: "the source's"),
+        FlagHelp("--template", "T", "The path of each file under --to, from {albumArtist}, {album}, {disc}, {track}, {title}, {ext} and other fields.",
+                 default: ExportOptions.defaultTemplate),
+        FlagHelp("--overwrite", nil, "Replace files that exist instead of skipping them."),
+    ]
+    static let examples = [
+        "shelf export 1 2 3 --to out --format mp3 --bitrate 192",
+        "shelf export --filter 'genre:=Jazz' --to /mnt/phone --format opus --bitrate 96",
+        "shelf export 7 --to backup --template '{artist} - {title}.{ext}' --json",
+    ]
+}

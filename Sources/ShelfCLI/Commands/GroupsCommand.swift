@@ -91,3 +91,49 @@ struct GenresCommand: GroupsCommand {
     static let kind = GroupKind.genre
     let options: GroupsCommandOptions
 }
+
+extension GroupsCommand {
+    static var flags: [FlagHelp] {
+        var flags = [
+            FlagHelp("--sort", "name[:desc]", "By name, A to Z or (:desc) Z to A.", default: "name", completes: .choices(["name", "name:desc"])),
+            FlagHelp("--sort-tags", "on|off", "Whether names sort by their sort tags when present.", default: "on", completes: .choices(["on", "off"])),
+        ]
+        if kind == .album { flags.append(FlagHelp("--artist", "ID", "Only that artist's albums (an ID from `shelf artists`).", default: "every album")) }
+        if kind == .artist {
+            flags.append(FlagHelp("--by", "artist|albumArtist", "Group by track artist or by album artist.", default: "artist",
+                                  completes: .choices(["artist", "albumArtist"])))
+        }
+        return flags + [ListOptions.afterFlag, ListOptions.limitFlag]
+    }
+}
+
+extension AlbumsCommand {
+    static let discussion = """
+        One page of the album view: albums grouped by album artist (compilations under "Various Artists"), with \
+        their track counts and sections, by keyset cursor like `shelf tracks`. `shelf tracks --album ID` lists \
+        an album's tracks.
+        """
+    static let examples = ["shelf albums --limit 20", "shelf albums --artist 17 --json", "shelf albums --sort name:desc --sort-tags off"]
+}
+
+extension ArtistsCommand {
+    static let discussion = """
+        One page of the artist view, by name or sort name, with album and track counts; --by albumArtist groups \
+        by album artist instead of track artist. An artist's ID lists its albums with `shelf albums --artist ID`.
+        """
+    static let examples = ["shelf artists --limit 20", "shelf artists --by albumArtist --json"]
+}
+
+extension ComposersCommand {
+    static let discussion = """
+        One page of the composer view, by name or sort name, with album and track counts, by keyset cursor.
+        """
+    static let examples = ["shelf composers", "shelf composers --sort name:desc --limit 10 --json"]
+}
+
+extension GenresCommand {
+    static let discussion = """
+        One page of the genre view, by name, with album and track counts, by keyset cursor.
+        """
+    static let examples = ["shelf genres", "shelf genres --limit 100 --json"]
+}

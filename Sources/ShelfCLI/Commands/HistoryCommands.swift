@@ -103,3 +103,47 @@ struct HistoryCommand: Command {
         output.line("details kept from \(report.detailsFrom)")
     }
 }
+
+extension TokenCommand {
+    static let discussion = """
+        Prints the current change token: a client keeps it and later asks `shelf changes --since TOKEN` for \
+        everything that happened after it. A token names the store, so one from another library is refused.
+        """
+    static let flags: [FlagHelp] = []
+    static let examples = ["shelf token", "shelf token --json > start-token"]
+}
+
+extension ChangesCommand {
+    static let discussion = """
+        Lists what was inserted, updated (with the property groups that changed) and deleted since a token, one \
+        entry per transaction, or one net summary with --summary. With --playlist, changes are also seen through \
+        those playlists. A token that expired, or whose details were compacted, is an error that says to \
+        refetch (or to use --summary).
+        """
+    static let flags = [
+        FlagHelp("--since", "TOKEN", "The token to start after (from `shelf token` or an earlier answer); required."),
+        FlagHelp("--summary", nil, "One net summary instead of one entry per transaction."),
+        FlagHelp("--playlist", "ID", "Also report changes to that playlist's entries; repeat for more.", repeats: true),
+        FlagHelp("--limit", "N", "The most transactions in one answer (then hasMore is true).", default: "no limit"),
+    ]
+    static let examples = [
+        "shelf changes --since \"$(cat start-token)\"",
+        "shelf changes --since shelf1.… --summary --json",
+        "shelf changes --since shelf1.… --playlist 3 --limit 100",
+    ]
+}
+
+extension HistoryCommand {
+    static let discussion = """
+        compact folds per-transaction history older than the retention into the net summary, so the log stays \
+        small on a library that changes for years; tokens older than what is kept can still sync by --summary. \
+        The retention is both limits: entries older than --keep-days and beyond the newest --keep-entries go.
+        """
+    static let flags = [
+        FlagHelp("--keep-days", "N", "Keep the details of the last N days.", default: "90"),
+        FlagHelp("--keep-entries", "N", "Keep the details of the newest N entries.", default: "1000000"),
+        FlagHelp("--all", nil, "Fold every entry, whatever its age."),
+    ]
+    static let examples = ["shelf history compact", "shelf history compact --keep-days 30 --json", "shelf history compact --all"]
+    static var words: ValueKind { .choices(["compact"]) }
+}

@@ -73,3 +73,27 @@ struct ScanCommand: Command {
         output.line("\(missing.count) track\(missing.count == 1 ? "" : "s") with no file\(prune ? ", removed" : "")")
     }
 }
+
+extension ImportCommand {
+    static let discussion = """
+        Reads audio files and directories (recursively) through TagLib, or ffprobe for what TagLib cannot \
+        decode: tags, sort tags, lyrics, pictures and audio properties. Unchanged files are skipped; a file \
+        recognised by its audio hash is a move or a duplicate rather than a new track. Work is committed in \
+        chunks with a progress bar, and Ctrl-C stops between chunks; the read mirror is brought up to date last.
+        """
+    static let flags = [
+        FlagHelp("--chunk", "N", "Files per transaction (1 to 100000).", default: "500"),
+        FlagHelp("--duplicates", nil, "Import files whose audio is already in the library as tracks of their own, instead of reporting them."),
+    ]
+    static let examples = ["shelf import ~/Music", "shelf import album1 album2/track.flac --json", "shelf import /srv/music --chunk 2000"]
+    static var words: ValueKind { .file }
+}
+
+extension ScanCommand {
+    static let discussion = """
+        Checks every track's file and reports the ones that are gone. With --prune, those tracks are removed \
+        from the library, all in one transaction, and the removal is logged for syncing clients.
+        """
+    static let flags = [FlagHelp("--prune", nil, "Remove the tracks whose files are gone.")]
+    static let examples = ["shelf scan", "shelf scan --prune --json"]
+}

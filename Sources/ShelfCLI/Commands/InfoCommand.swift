@@ -52,3 +52,13 @@ enum Format {
         return text + String(repeating: " ", count: width - text.count)
     }
 }
+
+extension InfoCommand {
+    static let discussion = """
+        Opens (or creates) the library and prints where it is, the store's schema version and ID, how many \
+        tracks, pictures and playlists it holds, and the bytes its files take. A store of an older schema is \
+        migrated on opening; one of a newer schema is refused rather than damaged.
+        """
+    static let flags: [FlagHelp] = []
+    static let examples = ["shelf info", "shelf --library ~/Music/shelf info --json"]
+}

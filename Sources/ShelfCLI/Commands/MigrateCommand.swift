@@ -31,3 +31,13 @@ struct MigrateCommand: Command {
         }
     }
 }
+
+extension MigrateCommand {
+    static let discussion = """
+        Takes a legacy (schema 1) store, whose pictures are inline in the track rows, to the current schema: \
+        pictures move to their own content-addressed table in resumable chunks, with a progress bar, then the \
+        read mirror is built. Ctrl-C stops between chunks; running it again resumes.
+        """
+    static let flags = [FlagHelp("--chunk", "N", "Tracks moved per transaction (1 to 100000).", default: "200")]
+    static let examples = ["shelf migrate", "shelf --library old-library migrate --chunk 1000 --json"]
+}

@@ -159,3 +159,26 @@ struct PlaylistCommand: Command {
         output.line("playlist \(id): \(document.itemCount) items")
     }
 }
+
+extension PlaylistCommand {
+    static let discussion = """
+        Ordered playlists and folders that hold them. Positions count from 1 and a track may appear more than \
+        once, so move and remove take positions, not track IDs. page lists a playlist in its own order, or \
+        sorted and filtered like `shelf tracks`, by cursor. Every change is logged for syncing clients.
+        """
+    static let flags = [
+        FlagHelp("--folder", nil, "With create: make a folder, which holds playlists instead of tracks."),
+        FlagHelp("--parent", "ID", "With create: the folder to put it in.", default: "the top level"),
+        FlagHelp("--at", "POS", "With add: the position to insert at.", default: "the end"),
+        FlagHelp("--to", "POS", "With move: the position the entries move to; required."),
+    ] + ListOptions.flags.map { flag in
+        FlagHelp(flag.name, flag.value, "With page: " + flag.help, default: flag.name == "--sort" ? "the playlist's own order" : flag.defaultValue,
+                 completes: flag.completes)
+    } + [ListOptions.afterFlag, ListOptions.limitFlag]
+    static let examples = [
+        "shelf playlist create 'Road trip'",
+        "shelf playlist add 4 101 102 103 --at 1",
+        "shelf playlist page 4 --sort title --limit 20 --json",
+    ]
+    static var words: ValueKind { .choices(["list", "create", "show", "add", "move", "remove", "delete", "page"]) }
+}

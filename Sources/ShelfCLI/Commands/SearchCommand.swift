@@ -30,3 +30,17 @@ struct SearchCommand: Command {
         try await TracksCommand.print(page, library: library, output: output, suffix: " matching '\(text)'")
     }
 }
+
+extension SearchCommand {
+    static let discussion = """
+        Full-text search over titles, artists, albums, album artists, composers, genres and the kana readings \
+        in sort tags, best match first. Matching folds case, accents, width and kana; the last word is a \
+        prefix ("beat" finds "The Beatles"); Japanese and Chinese text is matched inside words.
+        """
+    static let flags = [
+        FlagHelp("--filter", "EXPR", "Only results that also match EXPR (the `tracks --filter` language).", default: "every track"),
+        FlagHelp("--playlist", "ID", "Only tracks in that playlist.", default: "the whole library"),
+        ListOptions.afterFlag, ListOptions.limitFlag,
+    ]
+    static let examples = ["shelf search beatles yellow", "shelf search 宇多 --limit 5", "shelf search live --filter 'year:1970..1979' --json"]
+}

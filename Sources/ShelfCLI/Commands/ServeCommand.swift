@@ -102,3 +102,20 @@ struct ServeCommand: Command {
 
     private static let sources = Locked<[any DispatchSourceSignal]>([])
 }
+
+// The help fields, apart from the parsing above so that edits to either do not collide.
+extension ServeCommand {
+    static let discussion = """
+        Serves the library until SIGINT or SIGTERM: the JSON API under /api/ (the command line's documents), \
+        artwork, streaming with ranges and ffmpeg transcodes, live change events, and the OpenSubsonic API \
+        under /rest/ for existing music apps. The read mirror is built in the background. The library needs a \
+        user first (`shelf user add NAME --admin`).
+        """
+    static let flags = [
+        FlagHelp("--listen", "ADDR:PORT", "The address to listen on (an IPv4 literal, or IPv6 in brackets).", default: "127.0.0.1:4040"),
+        FlagHelp("--tls-cert", "FILE", "Serve HTTPS with this PEM certificate (with --tls-key).", completes: .file),
+        FlagHelp("--tls-key", "FILE", "The PEM private key of --tls-cert.", completes: .file),
+        FlagHelp("--max-transcodes", "N", "The most ffmpeg transcodes at once (1 to 256).", default: "the number of cores"),
+    ]
+    static let examples = ["shelf serve", "shelf serve --listen 0.0.0.0:4040", "shelf serve --listen '[::1]:8443' --tls-cert cert.pem --tls-key key.pem"]
+}

@@ -70,3 +70,24 @@ struct SmartCommand: Command {
         }
     }
 }
+
+extension SmartCommand {
+    static let discussion = """
+        Smart playlists are evaluated live: their tracks are whatever matches the rule now. The rule language is \
+        the filter language plus playlist:ID, -playlist:ID and dateAdded:last:30d. With --limit and --by, only \
+        that much is kept (a count, a duration like 90m or 2h, or a size like 700MB or 4GB), chosen by SELECTION.
+        """
+    static let flags = [
+        FlagHelp("--rule", "EXPR", "With create: which tracks belong; required."),
+        FlagHelp("--limit", "LIMIT", "With create: keep N tracks, 90m/2h of music or 700MB/4GB of files (needs --by); with show: the most tracks to print.",
+                 default: "no limit; 50 with show"),
+        FlagHelp("--by", "SELECTION", "With create: which tracks a limit keeps.", completes: .choices(SmartSelection.allCases.map(\.rawValue))),
+        FlagHelp("--parent", "ID", "With create: the folder to put it in.", default: "the top level"),
+    ]
+    static let examples = [
+        "shelf smart create 'Loved nineties' --rule 'year:1990..1999 , genre:=Rock' --limit 60m --by mostPlayed",
+        "shelf smart create 'New' --rule 'dateAdded:last:30d'",
+        "shelf smart show 7 --limit 20 --json",
+    ]
+    static var words: ValueKind { .choices(["create", "show"]) }
+}

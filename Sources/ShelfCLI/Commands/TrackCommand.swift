@@ -60,3 +60,21 @@ struct DeleteCommand: Command {
         output.line("deleted \(unique.count) track\(unique.count == 1 ? "" : "s")")
     }
 }
+
+extension TrackCommand {
+    static let discussion = """
+        Prints every stored field of one track: its path, tags and sort tags, audio properties, dates, play \
+        count and rating, and whether it has a picture. With --json, the same Track document the server's API gives.
+        """
+    static let flags: [FlagHelp] = []
+    static let examples = ["shelf track 42", "shelf track 42 --json"]
+}
+
+extension DeleteCommand {
+    static let discussion = """
+        Removes the tracks from the library in one transaction: if any ID does not exist, none is removed. The \
+        audio files stay where they are; the removal is logged in the change history so that syncing clients see it.
+        """
+    static let flags: [FlagHelp] = []
+    static let examples = ["shelf delete 12 13 14", "shelf snapshot --filter 'path:^/mnt/old' | xargs shelf delete"]
+}

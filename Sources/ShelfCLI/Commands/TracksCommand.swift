@@ -179,3 +179,73 @@ struct MirrorCommand: Command {
         output.line("on disk:     \(status.bytesOnDisk) (\(Format.bytes(status.bytesOnDisk)))")
     }
 }
+
+extension ListOptions {
+    /// The help of the flags every list command shares.
+    static let flags: [FlagHelp] = [
+        FlagHelp("--sort", "FIELD[:desc]", "The order, by any track field; ties are broken by a fixed chain (artist: album, disc, track, title).",
+                 default: "artist", completes: .sortFields),
+        FlagHelp("--sort-tags", "on|off", "Whether artist, album, album artist, composer and title sort by their sort tags when present.",
+                 default: "on", completes: .choices(["on", "off"])),
+        FlagHelp("--filter", "EXPR", "Only tracks matching EXPR: `artist:beatles year:1965..1970 genre:=Rock -genre:Pop rating:>=80`; a bare word matches any text field.",
+                 default: "every track"),
+    ]
+    /// `--after CURSOR`.
+    static let afterFlag = FlagHelp("--after", "CURSOR", "Start after the cursor an earlier page printed (its `nextCursor`).", default: "the first page")
+    /// `--limit N` for pages.
+    static let limitFlag = FlagHelp("--limit", "N", "The most items on the page (0 to 100000).", default: "50")
+}
+
+extension TracksCommand {
+    static let discussion = """
+        Prints one page of the library's tracks in the order of --sort, with each track's section (A–Z, kana \
+        row, #). Pages are read by keyset cursor: --after with the previous page's nextCursor reads the next one \
+        in constant time at any depth; --offset N jumps to a position instead. --album lists one album's tracks \
+        in disc and track order. Answered from the read mirror when it is built.
+        """
+    static let flags = ListOptions.flags + [
+        ListOptions.afterFlag,
+        FlagHelp("--offset", "N", "Start at position N (from 0) instead of after a cursor; cannot be combined with --after.", default: "0"),
+        ListOptions.limitFlag,
+        FlagHelp("--album", "ID", "Only that album's tracks (an ID from `shelf albums`), in disc and track order."),
+    ]
+    static let examples = [
+        "shelf tracks --sort year:desc --limit 20",
+        "shelf tracks --filter 'artist:beatles year:1965..1970' --sort album",
+        "shelf tracks --after shelfc1.… --json",
+    ]
+}
+
+extension SectionsCommand {
+    static let discussion = """
+        Prints the sections of a sorted, filtered list, as an index bar shows them: A to Z, the kana rows あ to \
+        わ, and # for the rest, each with the position of its first track and its count, so that a client can \
+        jump to a letter with `tracks --offset`.
+        """
+    static let flags = ListOptions.flags
+    static let examples = ["shelf sections --sort artist", "shelf sections --sort album --filter 'genre:=Jazz' --json"]
+}
+
+extension SnapshotCommand {
+    static let discussion = """
+        Prints every track ID of a sorted, filtered list in order, one per line (or {"ids":[…]} with --json): \
+        a whole list at once, for a client that keeps its own copy or a script that pipes IDs on.
+        """
+    static let flags = ListOptions.flags
+    static let examples = ["shelf snapshot --sort title", "shelf snapshot --filter 'rating:>=80' | xargs shelf delete"]
+}
+
+extension MirrorCommand {
+    static let discussion = """
+        The read mirror (mirror.sqlite) answers pages, sections, search and views from precomputed keys. It is \
+        on by default and rebuilt when deleted. status reads its state, phase and progress; build builds it \
+        with a progress bar, resuming a stopped build from its last finished step (--fresh starts over); \
+        enable, disable and purge turn it on, off, or off and delete it.
+        """
+    static let flags = [
+        FlagHelp("--fresh", nil, "With build: start again from nothing instead of resuming."),
+        FlagHelp("--chunk", "N", "With build: tracks copied per step (1 to 1000000).", default: "the engine's chunk size"),
+    ]
+    static let examples = ["shelf mirror status", "shelf mirror build", "shelf mirror build --fresh --json"]
+    static var words: ValueKind { .choices(["status", "build", "enable", "disable", "purge"]) }
+}

@@ -196,3 +196,22 @@ struct UserCommand: Command {
         return sawAny ? String(decoding: bytes, as: UTF8.self) : nil
     }
 }
+
+extension UserCommand {
+    static let discussion = """
+        The users of `shelf serve`. The first user added is the library's owner and an admin; the last admin \
+        cannot be deleted. A password is asked twice on the terminal without echo, or read as one line from \
+        stdin with --password-stdin. key creates an API key, shown only this once; --revoke removes one.
+        """
+    static let flags = [
+        FlagHelp("--admin", nil, "With add: the user may manage users and the library."),
+        FlagHelp("--password-stdin", nil, "With add or passwd: read the password as one line from stdin instead of the terminal."),
+        FlagHelp("--revoke", "KEY_ID", "With key: revoke that key (its ID from `shelf user list`) instead of creating one."),
+    ]
+    static let examples = [
+        "shelf user add ann --admin",
+        "printf '%s\\n' \"$PASSWORD\" | shelf user passwd ann --password-stdin",
+        "shelf user key ann --json",
+    ]
+    static var words: ValueKind { .choices(["add", "list", "passwd", "delete", "key"]) }
+}

@@ -1,0 +1,177 @@
+import CShelfBuild
+import Foundation
+import Shelf
+import ShelfServer
+
+/// A command about `shelf` itself rather than a library: it runs without opening one, so that
+/// `shelf help` or `shelf version` works with no library, no HOME and a read-only disk.
+protocol StandaloneCommand: Command {
+    /// Runs, writing through `output`.
+    func run(output: Output) async throws
+}
+
+extension StandaloneCommand {
+    func run(library: Library, output: Output) async throws { try await run(output: output) }
+}
+
+/// `shelf version`: this build and every library it found, for bug reports.
+struct VersionCommand: StandaloneCommand {
+    static let name = "version"
+    static let abstract = "Show shelf's version and commit, the store and mirror schema versions, and the versions of SQLite, TagLib, libjpeg-turbo, libpng, libmicrohttpd and ffmpeg."
+    static let synopsis = "[--json]"
+    static let discussion = """
+        The libraries are asked at run time where they can say (SQLite, libpng, libmicrohttpd, ffmpeg), so a \
+        system upgrade shows here without a rebuild; TagLib 1.x and libjpeg-turbo 2.x have no such call, so theirs \
+        are the versions shelf was compiled against. A library that is missing (ffmpeg not installed) is null. \
+        The commit is the one `make` built from; a plain `swift build` says "unknown".
+        """
+    static let flags: [FlagHelp] = []
+    static let examples = ["shelf version", "shelf version --json", "shelf --version"]
+
+    init(arguments: inout Arguments) throws { _ = try arguments.positionals().first.map { throw UsageError("version takes no words, got '\($0)'") } }
+
+    /// `shelf 0.15.0 (abc1234)`: what `--version` prints.
+    static var line: String { "shelf \(EngineVersions.version) (\(String(cString: shelf_build_commit())))" }
+
+    func run(output: Output) async throws {
+        let document = VersionDocument.current()
+        if output.json { return try output.printJSON(document) }
+        output.line(Self.line)
+        output.line("store schema:  \(document.storeSchema)")
+        output.line("mirror schema: \(document.mirrorSchema)")
+        for (name, value) in [("SQLite", document.sqlite), ("TagLib", document.taglib), ("libjpeg-turbo", document.libjpegTurbo),
+                              ("libpng", document.libpng), ("libmicrohttpd", document.libmicrohttpd), ("ffmpeg", document.ffmpeg)] {
+            output.line("\((name + ":").padding(toLength: 15, withPad: " ", startingAt: 0))\(value ?? "not found")")
+        }
+    }
+}
+
+/// `shelf version --json`: every key always present, null for a library not found.
+struct VersionDocument: Encodable {
+    let version: String
+    let commit: String
+    let storeSchema: Int
+    let mirrorSchema: Int
+    let sqlite: String?
+    let taglib: String?
+    let libjpegTurbo: String?
+    let libpng: String?
+    let libmicrohttpd: String?
+    let ffmpeg: String?
+
+    /// The versions this process finds now.
+    static func current() -> VersionDocument {
+        VersionDocument(
+            version: EngineVersions.version, commit: String(cString: shelf_build_commit()),
+            storeSchema: EngineVersions.storeSchema, mirrorSchema: EngineVersions.mirrorSchema,
+            sqlite: EngineVersions.sqlite, taglib: EngineVersions.taglib, libjpegTurbo: EngineVersions.libjpegTurbo,
+            libpng: EngineVersions.libpng, libmicrohttpd: ShelfServer.microhttpdVersion, ffmpeg: ffmpegVersion())
+    }
+
+    /// The version word of `ffmpeg -version`'s first line ("ffmpeg version 5.1.6-0+deb12u1 Copyright…"),
+    /// the whole line if it has another shape, nil when there is no ffmpeg on PATH.
+    static func ffmpegVersion() -> String? {
+        guard let path = try? Library.findFFmpeg() else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["-hide_banner", "-version"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard let first = String(decoding: data, as: UTF8.self).split(separator: "\n").first else { return nil }
+        let words = first.split(separator: " ")
+        if words.count >= 3, words[0] == "ffmpeg", words[1] == "version" { return String(words[2]) }
+        return String(first)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(commit, forKey: .commit)
+        try container.encode(storeSchema, forKey: .storeSchema)
+        try container.encode(mirrorSchema, forKey: .mirrorSchema)
+        // Optionals encoded as null rather than left out: a script can tell "missing" from "not asked".
+        try container.encode(sqlite, forKey: .sqlite)
+        try container.encode(taglib, forKey: .taglib)
+        try container.encode(libjpegTurbo, forKey: .libjpegTurbo)
+        try container.encode(libpng, forKey: .libpng)
+        try container.encode(libmicrohttpd, forKey: .libmicrohttpd)
+        try container.encode(ffmpeg, forKey: .ffmpeg)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case version, commit, storeSchema, mirrorSchema, sqlite, taglib, libjpegTurbo, libpng, libmicrohttpd, ffmpeg
+    }
+}
+
+/// `shelf help`: the overview, one command's page, every command's help as JSON, or the man page.
+struct HelpCommand: StandaloneCommand {
+    static let name = "help"
+    static let abstract = "Show the commands, one command's synopsis, flags and examples, or the manual page (--man)."
+    static let synopsis = "[COMMAND] [--man] [--json]"
+    static let discussion = """
+        Every page is generated from the command table, as are the completion scripts and the manual page, so \
+        they always agree with what the commands accept. `shelf COMMAND --help` prints the same page as \
+        `shelf help COMMAND`. With --json, the help of every command as one document (name, abstract, synopsis, \
+        discussion, flags with their defaults, examples).
+        """
+    static let flags = [FlagHelp("--man", nil, "Print shelf(1), the manual page, as roff (`shelf help --man | man -l -`).")]
+    static let examples = ["shelf help", "shelf help tracks", "shelf help --man | man -l -"]
+    static var words: ValueKind { .choices(ShelfMain.commands.map { $0.name }) }
+
+    let topic: String?
+    let man: Bool
+
+    init(arguments: inout Arguments) throws {
+        man = arguments.flag("--man")
+        let words = try arguments.positionals()
+        guard words.count <= 1 else { throw UsageError("help takes at most one command, got '\(words.joined(separator: " "))'") }
+        topic = words.first
+        if let topic, ShelfMain.command(named: topic) == nil { throw UsageError("unknown command '\(topic)'") }
+        if man && topic != nil { throw UsageError("--man prints the whole manual; it takes no command") }
+    }
+
+    func run(output: Output) async throws {
+        if man { return FileHandle.standardOutput.write(Data(ManPage.render().utf8)) }
+        let types = topic.flatMap(ShelfMain.command(named:)).map { [$0] } ?? ShelfMain.commands
+        if output.json { return try output.printJSON(HelpDocument(commands: types)) }
+        let text = topic.flatMap(ShelfMain.command(named:)).map(HelpText.page) ?? HelpText.overview()
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
+
+/// `shelf completions SHELL`: the completion script for bash, zsh or fish.
+struct CompletionsCommand: StandaloneCommand {
+    static let name = "completions"
+    static let abstract = "Print the completion script for bash, zsh or fish: commands, flags, sort fields, formats and paths."
+    static let synopsis = "bash|zsh|fish"
+    static let discussion = """
+        The script is generated from the command table, so it completes exactly the commands and flags this \
+        build has. `make install` puts them where each shell looks; to load one by hand, source the bash \
+        script, put the zsh one in a directory on $fpath as _shelf, or the fish one in \
+        ~/.config/fish/completions/shelf.fish.
+        """
+    static let flags: [FlagHelp] = []
+    static let examples = [
+        "source <(shelf completions bash)", "shelf completions zsh > ~/.zfunc/_shelf",
+        "shelf completions fish > ~/.config/fish/completions/shelf.fish",
+    ]
+    static var words: ValueKind { .choices(Completions.shells) }
+
+    let shell: String
+
+    init(arguments: inout Arguments) throws {
+        let words = try arguments.positionals()
+        guard words.count == 1, Completions.shells.contains(words[0]) else {
+            throw UsageError("completions expects one of: \(Completions.shells.joined(separator: ", "))")
+        }
+        shell = words[0]
+    }
+
+    func run(output: Output) async throws {
+        FileHandle.standardOutput.write(Data((Completions.script(for: shell) ?? "").utf8))
+    }
+}

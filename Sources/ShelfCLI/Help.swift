@@ -1,0 +1,186 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// What a shell offers for a flag's value or a command's words, so that the completion scripts are
+/// generated from the same table as the help, never written by hand.
+enum ValueKind: Sendable, Equatable {
+    /// Free text (an ID, a number, an expression): nothing to offer.
+    case none
+    /// A file path.
+    case file
+    /// A directory path.
+    case directory
+    /// One of a fixed list of words.
+    case choices([String])
+
+    /// The track sort fields, as `--sort` takes them.
+    static var sortFields: ValueKind { .choices(SortField.allCases.map(\.rawValue)) }
+}
+
+/// One flag of a command: how it is written, what it does, its default, and how to complete its value.
+struct FlagHelp: Sendable {
+    /// The flag itself, e.g. `--sort`.
+    let name: String
+    /// Its value's placeholder (`FIELD[:desc]`); nil for a switch.
+    let value: String?
+    /// One or two sentences on what it does.
+    let help: String
+    /// What applies when it is absent; nil when there is nothing to say (a switch is off).
+    let defaultValue: String?
+    /// How a shell completes its value.
+    let completes: ValueKind
+    /// Whether it may be given more than once (`--set`, `--playlist`).
+    let repeats: Bool
+
+    init(_ name: String, _ value: String? = nil, _ help: String, default defaultValue: String? = nil,
+         completes: ValueKind = .none, repeats: Bool = false) {
+        self.name = name
+        self.value = value
+        self.help = help
+        self.defaultValue = defaultValue
+        self.completes = completes
+        self.repeats = repeats
+    }
+
+    /// `--sort FIELD[:desc]`, as the help and the man page print it.
+    var usage: String { value.map { "\(name) \($0)" } ?? name }
+}
+
+/// The options `shelf` takes before (or anywhere around) the command, shared by every command.
+enum GlobalOptions {
+    /// The global flags, for help, completions and the man page.
+    static let flags: [FlagHelp] = [
+        FlagHelp("--library", "DIR", "The library directory (library.sqlite, mirror.sqlite, secret.key).",
+                 default: "$SHELF_LIBRARY, else $XDG_DATA_HOME/shelf, else ~/.local/share/shelf", completes: .directory),
+        FlagHelp("--json", nil, "Print exactly one JSON document on stdout, errors included ({\"error\":{\"code\",\"message\"}})."),
+        FlagHelp("--busy-timeout", "MS", "How long to wait for another process's write lock before failing.",
+                 default: "$SHELF_BUSY_TIMEOUT_MS, else 5000"),
+        FlagHelp("--help", nil, "Print the help of the command (or of shelf) and exit."),
+        FlagHelp("--version", nil, "Print `shelf VERSION (COMMIT)` and exit."),
+    ]
+
+    /// The environment variables `shelf` reads, with what each does.
+    static let environment: [(name: String, help: String)] = [
+        ("SHELF_LIBRARY", "The library directory when --library is not given."),
+        ("XDG_DATA_HOME", "The library is $XDG_DATA_HOME/shelf when neither --library nor SHELF_LIBRARY is set."),
+        ("SHELF_BUSY_TIMEOUT_MS", "The lock wait when --busy-timeout is not given, in milliseconds."),
+        ("SHELF_PROGRESS", "`lines`: long jobs print one `progress LABEL DONE/TOTAL` line per step instead of a bar."),
+        ("PATH", "Where ffmpeg and ffprobe are looked for (exports, transcodes, formats TagLib cannot read)."),
+    ]
+
+    /// The exit statuses, for the overview and the man page.
+    static let exitStatus: [(code: String, help: String)] = [
+        ("0", "Success."),
+        ("1", "A usage error: one line on stderr naming the mistake and the help to read."),
+        ("2", "A failure: a one-line message on stderr (and the error document with --json)."),
+    ]
+}
+
+/// The help texts, all generated from `ShelfMain.commands`: the overview, one command's page, and
+/// the JSON form that tests and tools read.
+enum HelpText {
+    /// The overview `shelf help` prints.
+    static func overview() -> String {
+        var text = "usage: shelf [--library DIR] [--json] [--busy-timeout MS] COMMAND [ARGS]\n"
+        text += "       shelf help COMMAND | shelf COMMAND --help | shelf --version\n\ncommands:\n"
+        let width = (ShelfMain.commands.map { $0.name.count }.max() ?? 0) + 2
+        for command in ShelfMain.commands {
+            text += wrap(command.abstract, width: 100, first: "  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0),
+                         rest: String(repeating: " ", count: width + 2))
+        }
+        text += "\nglobal options:\n" + flagList(GlobalOptions.flags)
+        text += "\nexit status: " + GlobalOptions.exitStatus.map { "\($0.code) \($0.help.lowercased().prefix { $0 != ":" && $0 != "." })" }.joined(separator: ", ") + ".\n"
+        text += "See 'shelf help COMMAND' for a command's flags and examples, 'shelf help --man' for the manual page.\n"
+        return text
+    }
+
+    /// The page `shelf help COMMAND` and `shelf COMMAND --help` print.
+    static func page(_ command: any Command.Type) -> String {
+        var text = wrap("\(command.name) \(command.synopsis)", width: 100, first: "usage: shelf ", rest: "           ")
+        text += "\n" + wrap(command.abstract, width: 100, first: "", rest: "")
+        text += "\n" + wrap(command.discussion, width: 100, first: "", rest: "")
+        if !command.flags.isEmpty { text += "\noptions:\n" + flagList(command.flags) }
+        text += "\nglobal options: --library DIR, --json, --busy-timeout MS (see 'shelf help')\n"
+        text += "\nexamples:\n" + command.examples.map { "  \($0)\n" }.joined()
+        return text
+    }
+
+    /// A flag table: the flag and its value, then its help and default, wrapped beside it.
+    static func flagList(_ flags: [FlagHelp]) -> String {
+        let width = min(28, (flags.map(\.usage.count).max() ?? 0) + 2)
+        return flags.map { flag in
+            let head = "  " + flag.usage
+            let body = flag.help + (flag.defaultValue.map { " (default: \($0))" } ?? "")
+            let indent = String(repeating: " ", count: width + 2)
+            if head.count > width + 1 { return head + "\n" + wrap(body, width: 100, first: indent, rest: indent) }
+            return wrap(body, width: 100, first: head.padding(toLength: width + 2, withPad: " ", startingAt: 0), rest: indent)
+        }.joined()
+    }
+
+    /// `text` wrapped at `width` columns on spaces, the first line after `first`, the rest after `rest`.
+    static func wrap(_ text: String, width: Int, first: String, rest: String) -> String {
+        var lines: [String] = []
+        var line = first
+        var empty = true
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            if !empty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = rest
+                empty = true
+            }
+            line += (empty ? "" : " ") + word
+            empty = false
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// `shelf help --json`: every command's help as data, for tests and tools.
+struct HelpDocument: Encodable {
+    /// One flag's help.
+    struct Flag: Encodable {
+        let name: String
+        let value: String?
+        let help: String
+        let defaultValue: String?
+        let repeats: Bool
+
+        init(_ flag: FlagHelp) {
+            (name, value, help, defaultValue, repeats) = (flag.name, flag.value, flag.help, flag.defaultValue, flag.repeats)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(value, forKey: .value)  // null for a switch, never missing
+            try container.encode(help, forKey: .help)
+            try container.encode(defaultValue, forKey: .defaultValue)
+            try container.encode(repeats, forKey: .repeats)
+        }
+
+        private enum CodingKeys: String, CodingKey { case name, value, help, defaultValue = "default", repeats }
+    }
+
+    /// One command's help.
+    struct Entry: Encodable {
+        let name: String
+        let abstract: String
+        let synopsis: String
+        let discussion: String
+        let flags: [Flag]
+        let examples: [String]
+    }
+
+    let commands: [Entry]
+    let globalFlags: [Flag]
+
+    init(commands types: [any Command.Type]) {
+        commands = types.map { type in
+            Entry(name: type.name, abstract: type.abstract, synopsis: type.synopsis, discussion: type.discussion,
+                  flags: type.flags.map(Flag.init), examples: type.examples)
+        }
+        globalFlags = GlobalOptions.flags.map(Flag.init)
+    }
+}

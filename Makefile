@@ -1,12 +1,18 @@
 # Shelf's build entry points. Only the Swift toolchain and Debian packages are needed;
 # `make deps` installs the missing packages when run as root, and otherwise prints the command.
 
-DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libtag1-dev libmicrohttpd-dev ffmpeg python3 python3-venv curl wrk
+DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libtag1-dev libmicrohttpd-dev ffmpeg python3 python3-venv curl wrk groff-base
 SWIFT ?= swift
 DEMO_DIR ?= demo-library
 BENCH_DIR ?= bench-library
 
-.PHONY: deps build release test tsan demo bench clean subsonic-client
+PREFIX ?= /usr/local
+DESTDIR ?=
+# The binary `make install` copies; the default is built first, one given on the command line is taken as it is.
+SHELF_BIN ?= .build/release/shelf
+BUILD_COMMIT_HEADER := Sources/CShelfBuild/build_commit.h
+
+.PHONY: deps build-info build release test tsan demo bench clean subsonic-client install uninstall
 
 deps:
 	@missing=""; \
@@ -23,13 +29,22 @@ deps:
 	  exit 1; \
 	fi
 
-build: deps
+# The commit `shelf --version` reports, in a gitignored header that CShelfBuild includes when it
+# exists ("unknown" without it, as in a plain `swift build`). Rewritten only when the commit changed,
+# so an unchanged tree does not recompile; the .c file is touched too, because a build that compiled it
+# while the header was missing has no dependency on the header to notice it appear.
+build-info:
+	@commit=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown); \
+	line="#define SHELF_BUILD_COMMIT \"$$commit\""; \
+	[ "$$(cat $(BUILD_COMMIT_HEADER) 2>/dev/null)" = "$$line" ] || { echo "$$line" > $(BUILD_COMMIT_HEADER); touch Sources/CShelfBuild/shelf_build.c; }
+
+build: deps build-info
 	$(SWIFT) build
 
-release: deps
+release: deps build-info
 	$(SWIFT) build -c release
 
-test: deps subsonic-client
+test: deps build-info subsonic-client
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -45,7 +60,7 @@ subsonic-client:
 
 # The suite under ThreadSanitizer, in its own build folder; the `shelf` children the CLI tests run
 # are instrumented too, and exit 66 on any report.
-tsan: deps
+tsan: deps build-info
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	SHELF_SANITIZER=thread TSAN_OPTIONS="second_deadlock_stack=1 $(TSAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
@@ -85,3 +100,29 @@ bench: release
 
 clean:
 	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve
+
+# The files `make install` writes and `make uninstall` removes: nothing else is touched.
+INSTALL_ROOT = $(DESTDIR)$(PREFIX)
+INSTALLED_FILES = $(INSTALL_ROOT)/bin/shelf $(INSTALL_ROOT)/share/man/man1/shelf.1 \
+	$(INSTALL_ROOT)/share/bash-completion/completions/shelf $(INSTALL_ROOT)/share/zsh/site-functions/_shelf \
+	$(INSTALL_ROOT)/share/fish/vendor_completions.d/shelf.fish
+
+# `shelf` with its man page and completions, all written by the binary being installed, so they
+# describe exactly its commands. The release binary is built when missing (so `make release` as
+# yourself, then `sudo make install`, leaves no root-owned build); SHELF_BIN=path installs another.
+install: $(SHELF_BIN)
+	install -D -m 755 $(SHELF_BIN) $(INSTALL_ROOT)/bin/shelf
+	install -d $(INSTALL_ROOT)/share/man/man1 $(INSTALL_ROOT)/share/bash-completion/completions \
+	  $(INSTALL_ROOT)/share/zsh/site-functions $(INSTALL_ROOT)/share/fish/vendor_completions.d
+	$(SHELF_BIN) help --man > $(INSTALL_ROOT)/share/man/man1/shelf.1
+	$(SHELF_BIN) completions bash > $(INSTALL_ROOT)/share/bash-completion/completions/shelf
+	$(SHELF_BIN) completions zsh > $(INSTALL_ROOT)/share/zsh/site-functions/_shelf
+	$(SHELF_BIN) completions fish > $(INSTALL_ROOT)/share/fish/vendor_completions.d/shelf.fish
+	chmod 644 $(INSTALL_ROOT)/share/man/man1/shelf.1 $(INSTALL_ROOT)/share/bash-completion/completions/shelf \
+	  $(INSTALL_ROOT)/share/zsh/site-functions/_shelf $(INSTALL_ROOT)/share/fish/vendor_completions.d/shelf.fish
+
+uninstall:
+	rm -f $(INSTALLED_FILES)
+
+.build/release/shelf:
+	$(MAKE) release

@@ -1,3 +1,4 @@
+import CShelfBuild
 import Foundation
 import Shelf
 import ShelfTestSupport
@@ -7,7 +8,7 @@ import ShelfTestSupport
 @main
 struct BenchMain {
     static let usage = """
-        usage: shelf-bench COMMAND … [--json]
+        usage: shelf-bench COMMAND … [--json]  |  shelf-bench --version
             Every command prints Markdown tables, or with --json one JSON document on stdout (its figures under
             camelCase keys with their units, plus "build" and "machine"); progress goes to stderr.
         usage: shelf-bench generate --tracks N [--seed S] --library DIR [--chunk N] [--artwork-px PX [--artwork-per-track] [--artwork-flat]]
@@ -38,6 +39,10 @@ struct BenchMain {
         """
 
     static func main() async {
+        // Before the debug warning: a version line is for scripts, which want stdout alone.
+        if CommandLine.arguments.dropFirst().first == "--version" {
+            return print("shelf-bench \(EngineVersions.version) (\(String(cString: shelf_build_commit())))")
+        }
         #if DEBUG
         FileHandle.standardError.write(Data("warning: shelf-bench is a DEBUG build; timings are not representative (use -c release)\n".utf8))
         #endif

@@ -25,8 +25,9 @@ enum Completions {
 
     /// A help sentence cut to its first clause, for the one-line descriptions zsh and fish show.
     private static func short(_ text: String) -> String {
-        let end = text.firstIndex(where: { $0 == "." || $0 == ";" || $0 == "(" }) ?? text.endIndex
-        return String(text[..<end]).trimmingCharacters(in: .whitespaces)
+        let ends = [". ", "; ", " ("].compactMap { text.range(of: $0)?.lowerBound }
+        let cut = String(text[..<(ends.min() ?? text.endIndex)])
+        return (cut.hasSuffix(".") ? String(cut.dropLast()) : cut).trimmingCharacters(in: .whitespaces)
     }
 
     // MARK: bash
@@ -109,7 +110,8 @@ enum Completions {
         func spec(_ flag: FlagHelp) -> String {
             let help = short(flag.help).replacingOccurrences(of: "[", with: "(").replacingOccurrences(of: "]", with: ")")
                 .replacingOccurrences(of: ":", with: "\\:")
-            let value = flag.value.map { ":\($0.lowercased().replacingOccurrences(of: ":", with: " ")):\(action(flag.completes))" } ?? ""
+            // The value's message may not hold the spec's own punctuation (colons, brackets).
+            let value = flag.value.map { ":\(String($0.lowercased().map { ":[]".contains($0) ? " " : $0 })):\(action(flag.completes))" } ?? ""
             return quoted((flag.repeats ? "*" : "") + "\(flag.name)[\(help)]\(value)")
         }
         let globals = GlobalOptions.flags.map(spec).joined(separator: " \\\n        ")

@@ -33,6 +33,7 @@ struct FlagHelp: Sendable {
     /// Whether it may be given more than once (`--set`, `--playlist`).
     let repeats: Bool
 
+    /// A flag's help; `value` nil makes it a switch.
     init(_ name: String, _ value: String? = nil, _ help: String, default defaultValue: String? = nil,
          completes: ValueKind = .none, repeats: Bool = false) {
         self.name = name
@@ -123,7 +124,7 @@ enum HelpText {
         var lines: [String] = []
         var line = first
         var empty = true
-        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+        for word in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             if !empty && line.count + 1 + word.count > width {
                 lines.append(line)
                 line = rest
@@ -147,6 +148,7 @@ struct HelpDocument: Encodable {
         let defaultValue: String?
         let repeats: Bool
 
+        /// The JSON form of `flag`.
         init(_ flag: FlagHelp) {
             (name, value, help, defaultValue, repeats) = (flag.name, flag.value, flag.help, flag.defaultValue, flag.repeats)
         }
@@ -173,9 +175,12 @@ struct HelpDocument: Encodable {
         let examples: [String]
     }
 
+    /// The commands asked about (all of them, or the one named).
     let commands: [Entry]
+    /// The options every command takes.
     let globalFlags: [Flag]
 
+    /// The help of `types`, in table order.
     init(commands types: [any Command.Type]) {
         commands = types.map { type in
             Entry(name: type.name, abstract: type.abstract, synopsis: type.synopsis, discussion: type.discussion,

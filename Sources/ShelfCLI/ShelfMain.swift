@@ -39,6 +39,7 @@ extension Command {
 /// (0 success, 1 usage error, 2 failure).
 @main
 struct ShelfMain {
+    /// Every command, in the order help lists them: the one table that parsing, help, completions and the man page read.
     static let commands: [any Command.Type] = [
         InfoCommand.self, TracksCommand.self, SectionsCommand.self, SnapshotCommand.self, TrackCommand.self, DeleteCommand.self,
         TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self, ArtworkCommand.self, MigrateCommand.self, ImportCommand.self, ScanCommand.self, PlaylistCommand.self, SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self, ComposersCommand.self, GenresCommand.self, SmartCommand.self, EditCommand.self, DraftCommand.self, ExportCommand.self, UserCommand.self, ServeCommand.self,

@@ -59,15 +59,6 @@ extension SubsonicAPI {
 
     var library: Library { context.library }
 
-    // MARK: System
-
-    func scanStatus() async throws -> SubsonicReply {
-        let status = context.imports.status
-        let count = try await library.info().trackCount
-        let scanning = status.state == "running"
-        return .elements([SubsonicElement("scanStatus", [("scanning", .bool(scanning)), ("count", .int(count))])])
-    }
-
     // MARK: Browsing
 
     /// The articles the engine's collation skips, as getArtists/getIndexes name them.

@@ -62,7 +62,8 @@ extension SubsonicAPI {
         var position = cursors.nearest(list, atMost: offset)
         while (position?.offset ?? 0) < offset {
             let step = min(offset - (position?.offset ?? 0), Self.walkStep)
-            let page = try await library.groups(query, after: position?.cursor, limit: step)
+            // Skipped rows need no pictures: the artwork lookup would read a track per row.
+            let page = try await library.groups(query, after: position?.cursor, limit: step, artwork: false)
             guard page.items.count == step, let next = page.nextCursor else { return [] }
             position = SubsonicCursors.Position(offset: (position?.offset ?? 0) + step, cursor: next)
         }

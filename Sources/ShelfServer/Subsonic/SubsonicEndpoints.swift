@@ -69,7 +69,8 @@ extension SubsonicAPI {
         var indexes: [(String, [SubsonicElement])] = []
         var cursor: PageCursor?
         repeat {
-            let page = try await library.groups(GroupQuery(kind: .albumArtist), after: cursor, limit: 5_000)
+            // No artwork lookup: a track read per artist would be most of the index's cost (`hasPicture`).
+            let page = try await library.groups(GroupQuery(kind: .albumArtist), after: cursor, limit: 5_000, artwork: false)
             for item in page.items {
                 if indexes.last?.0 != item.section { indexes.append((item.section, [])) }
                 indexes[indexes.count - 1].1.append(Self.artist(item))

@@ -74,7 +74,7 @@ extension SubsonicAPI {
         attributes += [
             ("artist", item.artist.map { .string($0) }),
             ("artistId", item.artistID.map { .string(SubsonicID.artist($0).description) }),
-            ("coverArt", item.artworkID == nil ? nil : .string(SubsonicID.album(item.id).description)),
+            ("coverArt", hasPicture(item) ? .string(SubsonicID.album(item.id).description) : nil),
             ("songCount", .int(item.trackCount)),
             ("duration", .int(Int(item.duration.rounded()))),
             ("created", created.map { .string(iso($0)) }),
@@ -85,12 +85,16 @@ extension SubsonicAPI {
         return SubsonicElement("album", repeated: true, attributes)
     }
 
+    /// Whether a view row has a picture: a row read without its artwork lookup still names the
+    /// track whose picture it shows, and the cover's own ID is the row's, so none is read here.
+    static func hasPicture(_ item: GroupItem) -> Bool { item.artworkID != nil || item.artworkTrack != nil }
+
     /// An `artist` (ArtistID3) element from its album-artist view row.
     static func artist(_ item: GroupItem, children: [SubsonicElement] = []) -> SubsonicElement {
         SubsonicElement(
             "artist", repeated: true,
             [("id", .string(SubsonicID.artist(item.id).description)), ("name", .string(item.name)),
-             ("coverArt", item.artworkID == nil ? nil : .string(SubsonicID.artist(item.id).description)),
+             ("coverArt", hasPicture(item) ? .string(SubsonicID.artist(item.id).description) : nil),
              ("albumCount", .int(item.albumCount)), ("sortName", .string(""))],
             children: children)
     }

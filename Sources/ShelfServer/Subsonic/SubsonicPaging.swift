@@ -68,7 +68,8 @@ extension SubsonicAPI {
             position = SubsonicCursors.Position(offset: (position?.offset ?? 0) + step, cursor: next)
         }
         guard limit > 0 else { return [] }
-        let page = try await library.groups(query, after: position?.cursor, limit: limit)
+        // Pictures are only flagged on these rows (`hasPicture`), so their tracks are not read.
+        let page = try await library.groups(query, after: position?.cursor, limit: limit, artwork: false)
         if let next = page.nextCursor { cursors.store(list, .init(offset: offset + page.items.count, cursor: next)) }
         return page.items
     }

@@ -169,11 +169,12 @@ extension Library {
 
 extension Library {
     /// Up to `limit` rows of an aggregation view (albums, artists, album artists, composers,
-    /// genres) after `cursor`, with each row's representative `artworkID` read from the store.
-    public func groups(_ query: GroupQuery, after cursor: PageCursor? = nil, limit: Int = 50) async throws -> GroupPage {
+    /// genres) after `cursor`, with each row's representative `artworkID` read from the store
+    /// unless `artwork` is false (a caller skipping rows to reach a position reads no tracks).
+    public func groups(_ query: GroupQuery, after cursor: PageCursor? = nil, limit: Int = 50, artwork: Bool = true) async throws -> GroupPage {
         guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
         var page = try await withEngine { try $0.groups(query, after: cursor, limit: limit) }
-        let pictured = page.items.compactMap(\.artworkTrack)
+        let pictured = artwork ? page.items.compactMap(\.artworkTrack) : []
         if !pictured.isEmpty {
             let artwork = try await tracks(ids: pictured).tracks
             let byTrack = Dictionary(artwork.map { ($0.id, $0.artworkID) }, uniquingKeysWith: { first, _ in first })

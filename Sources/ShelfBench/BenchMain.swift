@@ -36,6 +36,10 @@ struct BenchMain {
             `shelf serve` as a child driven by wrk: first page, cursor page at 90 %, sections, anchor, search, album
             tracks, artwork warm and cold; requests/s, p50/p99, non-2xx, beside the same read in-process; peak RSS.
             DIR is generated (with a picture per album), given a user and an API key once, and reused.
+        usage: shelf-bench subsonic --library DIR [--tracks 500500] [--connections 16] [--duration 5] [--threads 2] [--wrk PATH]
+            The OpenSubsonic API of `shelf serve` (a child; apiKey, f=json): a whole search3 "" sync at 500 a page
+            (every song once), getAlbumList2 at offsets 0, 10,000 and 40,000, getRandomSongs, getArtists, getCoverArt
+            warm and cold under wrk, stream time to first byte raw and mp3; each beside issue 16's target. DIR as for serve.
         """
 
     static func main() async {
@@ -63,6 +67,7 @@ struct BenchMain {
             case "import": try await ImportBench(words).run(&report)
             case "artwork": try await ArtworkBench(words).run(&report)
             case "serve": try await ServeBench(words).run(&report)
+            case "subsonic": try await SubsonicBench(words).run(&report)
             // The probes are this executable's own children: they always answer one JSON line.
             case "import-probe": return try await ImportBench.probe(words)
             case "artwork-probe": return try await ArtworkProbe.run(words)

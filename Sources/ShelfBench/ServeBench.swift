@@ -59,28 +59,8 @@ struct ServeBench {
         guard FileManager.default.isExecutableFile(atPath: wrk) else {
             throw BenchUsageError(message: "\(wrk) not found: install the Debian package wrk (make deps)")
         }
-        let shelf = ChildProcess.productsDirectory().appendingPathComponent("shelf")
-        guard FileManager.default.isExecutableFile(atPath: shelf.path) else {
-            throw BenchUsageError(message: "no shelf binary beside shelf-bench (\(shelf.path)); build the package first")
-        }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let library = Library(directory: directory, configuration: .init(buildsMirrorInBackground: false))
-
-        // 1. The library (generated once, reused by later runs), its mirror, a user and an API key.
-        if try await library.info().trackCount == 0 {
-            // Noise pictures, because they are distinct: the generator's flat gradients come in only
-            // 256 tints, so content addressing folds a whole library's albums into 256 pictures and
-            // the cold scenario would wrap. 300 px (about 75 KB each, 3 GB at 500,500 tracks) rather
-            // than 600 (12 GB); a 320 px request then decodes the whole picture, about what a 600 px
-            // cover DCT-scaled by 1/2 costs.
-            log("generating \(tracks) tracks with a 300×300 noise picture per album")
-            let started = Date()
-            _ = try await DatasetGenerator(tracks: tracks, artwork: .init(side: 300, perTrack: false, noise: true)).fill(library)
-            log("generated in \(Int(Date().timeIntervalSince(started))) s")
-        }
-        log("completing the read mirror")
-        _ = try await library.completeMirror()
-        let key = try await apiKey(library)
+        let shelf = try Self.shelfBinary()
+        let (library, key) = try await Self.openLibrary(directory, tracks: tracks, log: log)
         let count = try await library.info().trackCount
 
         // 2. The inputs: the cursor at 90 %, album IDs, artwork IDs, a search word that hits.
@@ -312,8 +292,38 @@ struct ServeBench {
         text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? text
     }
 
+    /// The `shelf` binary beside this one.
+    static func shelfBinary() throws -> URL {
+        let shelf = ChildProcess.productsDirectory().appendingPathComponent("shelf")
+        guard FileManager.default.isExecutableFile(atPath: shelf.path) else {
+            throw BenchUsageError(message: "no shelf binary beside shelf-bench (\(shelf.path)); build the package first")
+        }
+        return shelf
+    }
+
+    /// The library in `directory` (generated once with a picture per album, reused by later runs)
+    /// with its mirror complete, and an API key of an admin: what `serve` and `subsonic` measure.
+    static func openLibrary(_ directory: URL, tracks: Int, log: (String) -> Void) async throws -> (Library, String) {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let library = Library(directory: directory, configuration: .init(buildsMirrorInBackground: false))
+        if try await library.info().trackCount == 0 {
+            // Noise pictures, because they are distinct: the generator's flat gradients come in only
+            // 256 tints, so content addressing folds a whole library's albums into 256 pictures and
+            // the cold scenario would wrap. 300 px (about 75 KB each, 3 GB at 500,500 tracks) rather
+            // than 600 (12 GB); a 320 px request then decodes the whole picture, about what a 600 px
+            // cover DCT-scaled by 1/2 costs.
+            log("generating \(tracks) tracks with a 300×300 noise picture per album")
+            let started = Date()
+            _ = try await DatasetGenerator(tracks: tracks, artwork: .init(side: 300, perTrack: false, noise: true)).fill(library)
+            log("generated in \(Int(Date().timeIntervalSince(started))) s")
+        }
+        log("completing the read mirror")
+        _ = try await library.completeMirror()
+        return (library, try await apiKey(library, directory))
+    }
+
     /// The API key in `DIR/bench-api-key`, made (with a `bench` admin when there are no users) when missing or no longer valid.
-    private func apiKey(_ library: Library) async throws -> String {
+    static func apiKey(_ library: Library, _ directory: URL) async throws -> String {
         let file = directory.appendingPathComponent("bench-api-key")
         if let saved = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), !saved.isEmpty,
            try await library.user(forAPIKey: saved) != nil {
@@ -332,10 +342,20 @@ struct ServeBench {
 
     /// Runs wrk once with a script setting the key, cycling the paths and printing its figures as JSON.
     private func load(_ scenario: Scenario, port: Int, key: String, connections: Int, threads: Int, seconds: Int, folder: URL) throws -> Load {
-        let script = folder.appendingPathComponent("\(scenario.key).lua")
-        let paths = scenario.paths.map { "\"\($0)\"" }.joined(separator: ",\n")
+        try Self.load(
+            wrk: wrk, name: scenario.key, paths: scenario.paths, port: port, bearer: key, connections: connections, threads: threads, seconds: seconds,
+            folder: folder)
+    }
+
+    /// Runs `wrk` once cycling `paths` (each thread striding over them), with `bearer` as the
+    /// Authorization header when given, and reads the figures its `done` function prints.
+    static func load(
+        wrk: String, name: String, paths list: [String], port: Int, bearer: String?, connections: Int, threads: Int, seconds: Int, folder: URL
+    ) throws -> Load {
+        let script = folder.appendingPathComponent("\(name).lua")
+        let paths = list.map { "\"\($0)\"" }.joined(separator: ",\n")
         try Data("""
-            wrk.headers["Authorization"] = "Bearer \(key)"
+            \(bearer.map { "wrk.headers[\"Authorization\"] = \"Bearer \($0)\"" } ?? "")
             local paths = {
             \(paths)
             }

@@ -17,6 +17,8 @@ public struct ServerContext: Sendable {
     public let throttle: LoginThrottle
     /// Imports started over HTTP.
     public let imports: ImportJobs
+    /// The music folders `shelf serve --music` named: what a Subsonic startScan imports.
+    public var musicRoots: [URL] = []
 }
 
 /// `shelf serve`: the engine behind HTTP. It opens the library once (the mirror keeps building in
@@ -39,6 +41,8 @@ public final class ShelfServer: Sendable {
         public var eventBufferBytes = 1 << 20
         /// How long an event-stream client may leave a full buffer unread before it is dropped.
         public var eventStallLimit: Duration = .seconds(10)
+        /// Music folders a Subsonic startScan imports (`shelf serve --music DIR`, repeatable).
+        public var musicRoots: [URL] = []
         /// Where log lines go (stderr unless said).
         public var log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
@@ -57,7 +61,7 @@ public final class ShelfServer: Sendable {
         let context = ServerContext(
             library: library, artwork: ArtworkResponder(library: library),
             streams: StreamResponder(library: library, maxTranscodes: options.maxTranscodes), events: events,
-            throttle: LoginThrottle(), imports: ImportJobs(library: library, onChange: { events.poke() }))
+            throttle: LoginThrottle(), imports: ImportJobs(library: library, onChange: { events.poke() }), musicRoots: options.musicRoots)
         self.context = context
         let log = options.log
         self.log = log

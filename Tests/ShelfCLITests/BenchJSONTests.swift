@@ -162,6 +162,24 @@ import Testing
         #expect(try rows(document, "targets").count == 6)
     }
 
+    /// The OpenSubsonic benchmark at a tiny scale: every scenario measured, the sync complete, the targets judged.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk"), "wrk is not installed"))
+    func subsonic() throws {
+        let dir = try TemporaryDirectory()
+        let document = try bench(["subsonic", "--library", dir.path("lib").path, "--tracks", "300", "--duration", "1", "--connections", "4"])
+        let scenarios = try rows(document, "scenarios")
+        let names = scenarios.compactMap { $0["scenario"] as? String }
+        for prefix in ["search3", "getAlbumList2", "getRandomSongs", "getArtists", "getCoverArt size=300 warm", "getCoverArt size=300 cold", "stream raw", "stream format=mp3"] {
+            #expect(names.contains { $0.hasPrefix(prefix) }, "no scenario '\(prefix)'")
+        }
+        for scenario in scenarios { expectPositive(scenario, ["ms"]) }
+        #expect(document["syncSongs"] as? Int == 300)
+        #expect(document["syncRepeats"] as? Int == 0)
+        let targets = try rows(document, "targets")
+        #expect(targets.count == 7)
+        #expect(targets.first { ($0["target"] as? String)?.hasPrefix("every song exactly once") == true }?["met"] as? Bool == true)
+    }
+
     @Test func failuresAreOneJSONDocumentToo() throws {
         let result = try ChildProcess.run(products.appendingPathComponent("shelf-bench"), ["generate", "--json"])
         #expect(result.status == 1)

@@ -371,4 +371,149 @@ func normalized(_ value: Any) -> Any {
         let result = try ChildProcess.run(python, [script.path, "http://127.0.0.1", "\(server.port)", "ann", ServedLibrary.annPassword, key, "12"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
     }
+
+    @Test func playQueueAndMusicDirectory() throws {
+        let fixture = try Self.fixture()
+        defer { fixture.remove() }
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let ann = SubsonicClient(server)
+        let bob = SubsonicClient(server, auth: [("u", "bob"), ("p", ServedLibrary.bobPassword)])
+
+        // Nothing saved yet: an answer without a queue.
+        #expect(try ann.ok("getPlayQueue")["playQueue"] == nil)
+        _ = try ann.ok("savePlayQueue", [("id", "tr-3"), ("id", "tr-1"), ("id", "tr-2"), ("current", "tr-1"), ("position", "61500"), ("c", "phone")])
+        let queue = try #require(try ann.ok("getPlayQueue")["playQueue"] as? [String: Any])
+        #expect(queue["current"] as? String == "tr-1")
+        #expect(queue["position"] as? Int == 61_500)
+        #expect(queue["username"] as? String == "ann")
+        #expect(queue["changedBy"] as? String == "phone")
+        #expect(queue["changed"] is String)
+        #expect((queue["entry"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["tr-3", "tr-1", "tr-2"])
+        // Per user: bob's is his own.
+        #expect(try bob.ok("getPlayQueue")["playQueue"] == nil)
+        _ = try bob.ok("savePlayQueue", [("id", "tr-4")])
+        #expect(((try ann.ok("getPlayQueue")["playQueue"] as? [String: Any])?["entry"] as? [Any])?.count == 3)
+        // Bad input leaves the saved queue alone; no songs clears it.
+        #expect(try ann.errorCode("savePlayQueue", [("id", "tr-1"), ("current", "tr-2")]) == 0)
+        #expect(try ann.errorCode("savePlayQueue", [("id", "tr-999999")]) == 70)
+        #expect(try ann.errorCode("savePlayQueue", [("id", "al-1")]) == 70)
+        #expect(try ann.errorCode("savePlayQueue", [("id", "tr-1"), ("position", "-5")]) == 0)
+        #expect(((try ann.ok("getPlayQueue")["playQueue"] as? [String: Any])?["entry"] as? [Any])?.count == 3)
+        _ = try ann.ok("savePlayQueue")
+        #expect(try ann.ok("getPlayQueue")["playQueue"] == nil)
+
+        // Folders: artist → albums → songs, with the tag-browsing IDs.
+        let indexes = try #require((try ann.ok("getIndexes")["indexes"] as? [String: Any])?["index"] as? [[String: Any]])
+        let artist = try #require(indexes.first?["artist"] as? [[String: Any]])[0]
+        let artistID = try #require(artist["id"] as? String)
+        let directory = try #require(try ann.ok("getMusicDirectory", [("id", artistID)])["directory"] as? [String: Any])
+        #expect(directory["id"] as? String == artistID)
+        #expect(directory["name"] as? String == artist["name"] as? String)
+        let albums = try #require(directory["child"] as? [[String: Any]])
+        #expect(!albums.isEmpty && albums.allSatisfy { $0["isDir"] as? Bool == true && $0["parent"] as? String == artistID })
+        let tagAlbums = try #require((try ann.ok("getArtist", [("id", artistID)])["artist"] as? [String: Any])?["album"] as? [[String: Any]])
+        #expect(albums.compactMap { $0["id"] as? String } == tagAlbums.compactMap { $0["id"] as? String })
+        let albumID = try #require(albums[0]["id"] as? String)
+        let folder = try #require(try ann.ok("getMusicDirectory", [("id", albumID)])["directory"] as? [String: Any])
+        #expect(folder["parent"] as? String == artistID)
+        let songs = try #require(folder["child"] as? [[String: Any]])
+        let tagSongs = try #require((try ann.ok("getAlbum", [("id", albumID)])["album"] as? [String: Any])?["song"] as? [[String: Any]])
+        #expect(songs.compactMap { $0["id"] as? String } == tagSongs.compactMap { $0["id"] as? String })
+        #expect(songs.allSatisfy { $0["isDir"] as? Bool == false && $0["parent"] as? String == albumID })
+        #expect(try ann.errorCode("getMusicDirectory") == 10)
+        #expect(try ann.errorCode("getMusicDirectory", [("id", "tr-1")]) == 70)
+        #expect(try ann.errorCode("getMusicDirectory", [("id", "ar-1")]) == 70)
+        // XML carries the same directory.
+        let xml = try xmlTree(try ann.raw("getMusicDirectory", [("id", albumID)]).body)
+        #expect(((xml["directory"] as? [[String: Any]])?.first?["child"] as? [Any])?.count == songs.count)
+    }
+
+    @Test func startScanImportsTheMusicFoldersAndGetScanStatusFollows() throws {
+        let fixture = try ServedLibrary(tracks: 3)
+        defer { fixture.remove() }
+        // Files the library does not have yet, under the folder the server is told about.
+        let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
+        let added = URL(fileURLWithPath: fixture.music).appendingPathComponent("added").path
+        // Longer than the fixture's files, so not the same audio (which the import would take for them).
+        try #require(try ChildProcess.run(bench, ["sample-files", "--tracks", "5", "--dir", added, "--seconds", "0.5"]).status == 0)
+        let server = try ServerProcess(library: fixture.library, arguments: ["--music", fixture.music])
+        defer { server.stop() }
+        let ann = SubsonicClient(server)
+        let bob = SubsonicClient(server, auth: [("u", "bob"), ("p", ServedLibrary.bobPassword)])
+        let before = try #require(try ann.ok("getScanStatus")["scanStatus"] as? [String: Any])
+        #expect(before["scanning"] as? Bool == false)
+        #expect(before["count"] as? Int == 3)
+        #expect(try bob.errorCode("startScan") == 50)
+        let started = try #require(try ann.ok("startScan")["scanStatus"] as? [String: Any])
+        #expect(started["scanning"] is Bool)
+        // Polled until it ends (bounded: a hung import fails the test rather than hanging it).
+        let deadline = Date().addingTimeInterval(60)
+        var status = started
+        while status["scanning"] as? Bool == true, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            status = try #require(try ann.ok("getScanStatus")["scanStatus"] as? [String: Any])
+        }
+        #expect(status["scanning"] as? Bool == false)
+        #expect(status["count"] as? Int == 8)
+        #expect(try ann.ok("search3", [("query", ""), ("songCount", "500")])["searchResult3"].flatMap { ($0 as? [String: Any])?["song"] as? [Any] }?.count == 8)
+
+        // A server told of no folders says how to tell it.
+        let plain = try ServerProcess(library: fixture.library)
+        defer { plain.stop() }
+        let response = try SubsonicClient(plain).json("startScan")
+        #expect(response["status"] as? String == "failed")
+        #expect(((response["error"] as? [String: Any])?["message"] as? String)?.contains("--music") == true)
+    }
+
+    /// A sync by pages while another process imports and deletes between them. "Exactly once" is
+    /// for the songs that exist from the sync's first page to its last: each comes once. A song
+    /// imported or deleted meanwhile may come or not, but never twice; nothing else ever comes.
+    @Test func aSearchSyncSendsEverySongOnceWhileTheLibraryChanges() throws {
+        let fixture = try ServedLibrary(tracks: 12)
+        defer { fixture.remove() }
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let ann = SubsonicClient(server)
+        let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
+        func allIDs() throws -> Set<String> {
+            let page = try ann.ok("search3", [("query", ""), ("songCount", "500"), ("artistCount", "0"), ("albumCount", "0")])
+            return Set((((page["searchResult3"] as? [String: Any])?["song"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
+        }
+        let initial = try allIDs()
+        try #require(initial.count == 12)
+        let deleted = ["tr-2", "tr-7", "tr-11"]
+        var seen: [String] = []
+        var offset = 0
+        var step = 0
+        while true {
+            let page = try ann.ok("search3", [("query", "\"\""), ("songCount", "2"), ("songOffset", "\(offset)"), ("artistCount", "0"), ("albumCount", "0")])
+            let songs = ((page["searchResult3"] as? [String: Any])?["song"] as? [[String: Any]]) ?? []
+            seen += songs.compactMap { $0["id"] as? String }
+            if songs.count < 2 { break }
+            offset += 2
+            // Between pages: new files imported by another process, or a track deleted by one.
+            switch step {
+            case 0, 2, 4:
+                let folder = URL(fileURLWithPath: fixture.root.path).appendingPathComponent("new-\(step)").path
+                // Each batch of its own length: identical audio would be taken for the tracks already there.
+                try #require(try ChildProcess.run(bench, ["sample-files", "--tracks", "3", "--dir", folder, "--seconds", "0.\(4 + step)"]).status == 0)
+                let imported = try fixture.shelf(["import", folder])
+                try #require(imported.status == 0, "\(imported.stderr)")
+            case 1, 3, 5:
+                let deletedNow = try fixture.shelf(["delete", String(deleted[step / 2].dropFirst(3))])
+                try #require(deletedNow.status == 0, "\(deletedNow.stderr)")
+            default: break
+            }
+            step += 1
+            try #require(step < 100, "the sync does not end")
+        }
+        let final = try allIDs()
+        #expect(final.count == 12 - 3 + 9)
+        let throughout = initial.subtracting(deleted)
+        let counts = Dictionary(seen.map { ($0, 1) }, uniquingKeysWith: +)
+        for id in throughout { #expect(counts[id] == 1, "\(id) came \(counts[id] ?? 0) times") }
+        #expect(counts.values.allSatisfy { $0 == 1 }, "\(counts.filter { $0.value > 1 })")
+        #expect(Set(seen).isSubset(of: initial.union(final)))
+    }
 }

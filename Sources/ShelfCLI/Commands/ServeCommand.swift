@@ -8,12 +8,14 @@ import ShelfServer
 struct ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Serve the library over HTTP (JSON API, artwork, streaming, live events) until SIGINT/SIGTERM; 127.0.0.1:4040 unless --listen says otherwise."
-    static let synopsis = "[--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N]"
+    static let synopsis = "[--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]…"
 
     let address: String
     let port: UInt16
     let tls: (certificate: String, key: String)?
     let maxTranscodes: Int?
+    /// The music folders a Subsonic startScan imports.
+    let music: [URL]
 
     init(arguments: inout Arguments) throws {
         (address, port) = try Self.parseListen(try arguments.option("--listen") ?? "127.0.0.1:4040")
@@ -25,6 +27,15 @@ struct ServeCommand: Command {
         default: throw UsageError("--tls-cert and --tls-key go together")
         }
         maxTranscodes = try arguments.intOption("--max-transcodes", in: 1...256)
+        var music: [URL] = []
+        while let folder = try arguments.firstOption("--music") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw UsageError("--music expects a directory, got '\(folder)'")
+            }
+            music.append(URL(fileURLWithPath: folder).standardizedFileURL)
+        }
+        self.music = music
         _ = try arguments.positionals().first.map { throw UsageError("serve takes no words, got '\($0)'") }
     }
 
@@ -58,6 +69,7 @@ struct ServeCommand: Command {
         options.address = address
         options.port = port
         if let maxTranscodes { options.maxTranscodes = maxTranscodes }
+        options.musicRoots = music
         // A tuning knob (and how tests make a stuck reader overflow quickly).
         if let text = ProcessInfo.processInfo.environment["SHELF_EVENT_BUFFER_BYTES"], let bytes = Int(text), bytes > 0 {
             options.eventBufferBytes = bytes

@@ -34,6 +34,8 @@ final class SubsonicAPI: Sendable {
     let context: ServerContext
     private let report: @Sendable (String) -> Void
     let cursors = SubsonicCursors()
+    /// Saved play queues, per user.
+    let playQueues = SubsonicPlayQueues()
 
     /// The API over `context`; `report` receives the details of internal errors.
 init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {
@@ -77,7 +79,7 @@ func respond(_ request: HTTPRequest) async -> HTTPResponse {
                     : SubsonicError(0, "f expects xml, json or jsonp, got '\(f ?? "")'")
             }
             format = parsed
-            guard let handler = Self.table[name] ?? Self.extras[name] else {
+            guard let handler = Self.table[name] ?? Self.extras[name] ?? Self.libraryEndpoints[name] else {
                 throw SubsonicError(0, "Shelf does not implement \(name.isEmpty ? "that endpoint" : name)", status: 501)
             }
             let user = Self.anonymous.contains(name) ? nil : try await authenticate(parameters, request)

@@ -59,15 +59,6 @@ extension SubsonicAPI {
 
     var library: Library { context.library }
 
-    // MARK: System
-
-    func scanStatus() async throws -> SubsonicReply {
-        let status = context.imports.status
-        let count = try await library.info().trackCount
-        let scanning = status.state == "running"
-        return .elements([SubsonicElement("scanStatus", [("scanning", .bool(scanning)), ("count", .int(count))])])
-    }
-
     // MARK: Browsing
 
     /// The articles the engine's collation skips, as getArtists/getIndexes name them.
@@ -78,7 +69,8 @@ extension SubsonicAPI {
         var indexes: [(String, [SubsonicElement])] = []
         var cursor: PageCursor?
         repeat {
-            let page = try await library.groups(GroupQuery(kind: .albumArtist), after: cursor, limit: 5_000)
+            // No artwork lookup: a track read per artist would be most of the index's cost (`hasPicture`).
+            let page = try await library.groups(GroupQuery(kind: .albumArtist), after: cursor, limit: 5_000, artwork: false)
             for item in page.items {
                 if indexes.last?.0 != item.section { indexes.append((item.section, [])) }
                 indexes[indexes.count - 1].1.append(Self.artist(item))

@@ -20,13 +20,16 @@ extension SubsonicAPI {
     /// A `song` (Child) element: the track with this user's star, rating and plays.
     static func song(_ track: Track, _ data: UserTrackData?, name: String = "song", ids known: TrackGroupIDs? = nil) -> SubsonicElement {
         let ids = known ?? Library.groupIDs(of: track)
-        let file = (track.path as NSString).lastPathComponent
-        let suffix = (track.path as NSString).pathExtension.lowercased()
+        // The name and extension by hand: NSString's path methods normalise the whole path first.
+        let file = track.path.lastIndex(of: "/").map { String(track.path[track.path.index(after: $0)...]) } ?? track.path
+        let dot = file.lastIndex(of: ".").flatMap { $0 == file.startIndex ? nil : $0 }
+        let stem = dot.map { String(file[..<$0]) } ?? file
+        let suffix = dot.map { file[file.index(after: $0)...].lowercased() } ?? ""
         var attributes: [(String, SubsonicValue?)] = [
             ("id", .string(SubsonicID.track(track.id).description)),
             ("parent", ids.album.map { .string(SubsonicID.album($0).description) }),
             ("isDir", .bool(false)),
-            ("title", .string(track.title ?? (file as NSString).deletingPathExtension)),
+            ("title", .string(track.title ?? stem)),
             ("album", track.album.map { .string($0) }),
             ("artist", track.artist.map { .string($0) }),
             ("track", track.trackNumber.map { .int($0) }),
@@ -71,7 +74,7 @@ extension SubsonicAPI {
         attributes += [
             ("artist", item.artist.map { .string($0) }),
             ("artistId", item.artistID.map { .string(SubsonicID.artist($0).description) }),
-            ("coverArt", item.artworkID == nil ? nil : .string(SubsonicID.album(item.id).description)),
+            ("coverArt", hasPicture(item) ? .string(SubsonicID.album(item.id).description) : nil),
             ("songCount", .int(item.trackCount)),
             ("duration", .int(Int(item.duration.rounded()))),
             ("created", created.map { .string(iso($0)) }),
@@ -82,12 +85,16 @@ extension SubsonicAPI {
         return SubsonicElement("album", repeated: true, attributes)
     }
 
+    /// Whether a view row has a picture: a row read without its artwork lookup still names the
+    /// track whose picture it shows, and the cover's own ID is the row's, so none is read here.
+    static func hasPicture(_ item: GroupItem) -> Bool { item.artworkID != nil || item.artworkTrack != nil }
+
     /// An `artist` (ArtistID3) element from its album-artist view row.
     static func artist(_ item: GroupItem, children: [SubsonicElement] = []) -> SubsonicElement {
         SubsonicElement(
             "artist", repeated: true,
             [("id", .string(SubsonicID.artist(item.id).description)), ("name", .string(item.name)),
-             ("coverArt", item.artworkID == nil ? nil : .string(SubsonicID.artist(item.id).description)),
+             ("coverArt", hasPicture(item) ? .string(SubsonicID.artist(item.id).description) : nil),
              ("albumCount", .int(item.albumCount)), ("sortName", .string(""))],
             children: children)
     }

@@ -62,12 +62,14 @@ extension SubsonicAPI {
         var position = cursors.nearest(list, atMost: offset)
         while (position?.offset ?? 0) < offset {
             let step = min(offset - (position?.offset ?? 0), Self.walkStep)
-            let page = try await library.groups(query, after: position?.cursor, limit: step)
+            // Skipped rows need no pictures: the artwork lookup would read a track per row.
+            let page = try await library.groups(query, after: position?.cursor, limit: step, artwork: false)
             guard page.items.count == step, let next = page.nextCursor else { return [] }
             position = SubsonicCursors.Position(offset: (position?.offset ?? 0) + step, cursor: next)
         }
         guard limit > 0 else { return [] }
-        let page = try await library.groups(query, after: position?.cursor, limit: limit)
+        // Pictures are only flagged on these rows (`hasPicture`), so their tracks are not read.
+        let page = try await library.groups(query, after: position?.cursor, limit: limit, artwork: false)
         if let next = page.nextCursor { cursors.store(list, .init(offset: offset + page.items.count, cursor: next)) }
         return page.items
     }

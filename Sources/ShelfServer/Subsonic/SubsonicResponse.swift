@@ -94,12 +94,12 @@ enum SubsonicRenderer {
 
     /// The HTTP response of `root` in `format` (always 200: Subsonic reports failures in the body).
     static func response(_ root: SubsonicElement, format: SubsonicFormat, status: Int = 200) -> HTTPResponse {
-        let (body, type): (String, String) = switch format {
-        case .xml: (xmlDocument(root), "text/xml; charset=utf-8")
-        case .json: (json(root), "application/json; charset=utf-8")
-        case .jsonp(let callback): ("\(callback)(\(json(root)));", "application/javascript; charset=utf-8")
+        let (body, type): (Data, String) = switch format {
+        case .xml: (Data(xmlDocument(root).utf8), "text/xml; charset=utf-8")
+        case .json: (Data(json(root)), "application/json; charset=utf-8")
+        case .jsonp(let callback): (Data(callback.utf8) + Data("(".utf8) + Data(json(root)) + Data(");".utf8), "application/javascript; charset=utf-8")
         }
-        return HTTPResponse(status: status, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: .data(Data(body.utf8)))
+        return HTTPResponse(status: status, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: .data(body))
     }
 
     // MARK: XML
@@ -147,34 +147,43 @@ enum SubsonicRenderer {
 
     // MARK: JSON
 
-    /// `{"subsonic-response":{…}}`.
-    static func json(_ root: SubsonicElement) -> String {
-        var out = "{" + jsonString(root.name) + ":"
+    /// `{"subsonic-response":{…}}` as UTF-8, written into one byte buffer: a 500-song sync page
+    /// is some 15,000 keys and values, and a String built per key and value cost more than the
+    /// page's reads.
+    static func json(_ root: SubsonicElement) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 * 1024)
+        out.append(UInt8(ascii: "{"))
+        jsonString(root.name, into: &out)
+        out.append(UInt8(ascii: ":"))
         jsonObject(root, into: &out)
-        return out + "}"
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
-    private static func jsonObject(_ element: SubsonicElement, into out: inout String) {
-        out += "{"
+    private static func jsonObject(_ element: SubsonicElement, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
         var first = true
         func key(_ name: String) {
-            if !first { out += "," }
+            if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            out += jsonString(name) + ":"
+            jsonString(name, into: &out)
+            out.append(UInt8(ascii: ":"))
         }
         for (name, value) in element.attributes {
             key(name)
             switch value {
-            case .string(let text): out += jsonString(text)
-            case .int(let number): out += String(number)
-            case .double(let number): out += number.isFinite ? String(number) : "0"
-            case .bool(let flag): out += flag ? "true" : "false"
+            case .string(let text): jsonString(text, into: &out)
+            case .int(let number): out.append(contentsOf: String(number).utf8)
+            case .double(let number): out.append(contentsOf: (number.isFinite ? String(number) : "0").utf8)
+            case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
             }
         }
         if let text = element.text {
             key("value")
-            out += jsonString(text)
+            jsonString(text, into: &out)
         }
+        guard !element.children.isEmpty else { return out.append(UInt8(ascii: "}")) }
         // Children grouped by name in first-appearance order: list members become one array.
         var order: [String] = []
         var groups: [String: [SubsonicElement]] = [:]
@@ -188,36 +197,44 @@ enum SubsonicRenderer {
             if members.count == 1, !members[0].repeated {
                 jsonObject(members[0], into: &out)
             } else {
-                out += "["
+                out.append(UInt8(ascii: "["))
                 for (index, member) in members.enumerated() {
-                    if index > 0 { out += "," }
+                    if index > 0 { out.append(UInt8(ascii: ",")) }
                     jsonObject(member, into: &out)
                 }
-                out += "]"
+                out.append(UInt8(ascii: "]"))
             }
         }
-        out += "}"
+        out.append(UInt8(ascii: "}"))
     }
 
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default:
-                if scalar.value < 0x20 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
+    /// `text` as a JSON string. U+2028 and U+2029 are escaped too, so JSONP stays valid script.
+    static func jsonString(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            // Most values need no escaping: copied whole.
+            guard bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) else { return out.append(contentsOf: bytes) }
+            let hex = Array("0123456789abcdef".utf8)
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case 0..<0x20: out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                    out.append(contentsOf: "\\u202".utf8)
+                    out.append(bytes[index + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
+                    index += 2
+                default: out.append(byte)
                 }
+                index += 1
             }
         }
-        return out + "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -1,0 +1,123 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// Each user's saved play queue, kept in the server's memory: the engine has no table for it,
+/// and a queue is what a player restores on another device while the server runs (a restart
+/// forgets it, as an app that never saved one expects).
+final class SubsonicPlayQueues: Sendable {
+    /// One saved queue: its songs, the one playing and where in it, and when and by what client.
+    struct Queue: Sendable {
+        var songs: [TrackID]
+        var current: TrackID?
+        var position: Int
+        var changed: Date
+        var changedBy: String
+    }
+
+    private let queues = Locked<[UserID: Queue]>([:])
+
+    /// The queue `user` saved last.
+    func queue(of user: UserID) -> Queue? { queues.withLock { $0[user] } }
+
+    /// Replaces `user`'s queue; nil clears it (savePlayQueue without songs).
+    func save(_ queue: Queue?, for user: UserID) { queues.withLock { $0[user] = queue } }
+}
+
+/// The play queue, folder-style browsing (getMusicDirectory) and library scans (startScan).
+extension SubsonicAPI {
+    /// The endpoints of this file.
+    static let libraryEndpoints: [String: Endpoint] = [
+        "savePlayQueue": { api, call in try await api.savePlayQueue(call) },
+        "getPlayQueue": { api, call in try await api.getPlayQueue(call) },
+        "getMusicDirectory": { api, call in try await api.musicDirectory(call) },
+        "startScan": { api, call in try await api.startScan(call) },
+    ]
+
+    /// savePlayQueue: `id` (repeated) the songs, `current` one of them, `position` milliseconds into it.
+    func savePlayQueue(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let user = try call.signedIn
+        let p = call.parameters
+        let ids = try p.values("id").map { text throws(SubsonicError) in try SubsonicParameters.track(text, "id") }
+        guard !ids.isEmpty else {
+            playQueues.save(nil, for: user.id)
+            return .empty
+        }
+        let current = try p.value("current").map { text throws(SubsonicError) in try SubsonicParameters.track(text, "current") }
+        if let current, !ids.contains(current) { throw SubsonicError(0, "current (tr-\(current)) is not one of the queue's songs") }
+        let position = try p.int("position", default: 0, in: 0...Int(Int64.max)) ?? 0
+        // Songs that do not exist are refused, so a restored queue never names nothing.
+        let known = Set(try await library.tracks(ids: ids).tracks.map(\.id))
+        if let missing = ids.first(where: { !known.contains($0) }) { throw SubsonicError.notFound("song tr-\(missing)") }
+        playQueues.save(.init(songs: ids, current: current, position: position, changed: Date(), changedBy: p.value("c") ?? ""), for: user.id)
+        return .empty
+    }
+
+    /// getPlayQueue: the user's saved queue (songs deleted since are left out), or an empty answer.
+    func getPlayQueue(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let user = try call.signedIn
+        guard let queue = playQueues.queue(of: user.id) else { return .empty }
+        let entries = try await songs(queue.songs, for: user, name: "entry")
+        return .elements([SubsonicElement(
+            "playQueue",
+            [("current", queue.current.map { .string(SubsonicID.track($0).description) }), ("position", .int(queue.position)),
+             ("username", .string(user.name)), ("changed", .string(Self.iso(queue.changed))), ("changedBy", .string(queue.changedBy))],
+            children: entries)])
+    }
+
+    /// getMusicDirectory: an artist's directory holds its albums, an album's its songs; the IDs
+    /// are the tag-browsing ones, so both ways of browsing name the same things.
+    func musicDirectory(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let user = try call.signedIn
+        switch try call.parameters.id() {
+        case .artist(let id):
+            let artist = try await artistItem(id)
+            let albums = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
+            let children = try await albumElements(albums, child: true).map { element in
+                var child = element
+                child.name = "child"
+                return child
+            }
+            return .elements([SubsonicElement(
+                "directory", [("id", .string(SubsonicID.artist(id).description)), ("name", .string(artist.name)), ("albumCount", .int(artist.albumCount))],
+                children: children)])
+        case .album(let id):
+            let album = try await albumItem(id)
+            let ids = try await library.albumTracks(id).map(\.id)
+            return .elements([SubsonicElement(
+                "directory",
+                [("id", .string(SubsonicID.album(id).description)), ("name", .string(album.name)),
+                 ("parent", album.artistID.map { .string(SubsonicID.artist($0).description) }), ("songCount", .int(album.trackCount))],
+                children: try await songs(ids, for: user, name: "child"))])
+        default:
+            throw SubsonicError.notFound("directory '\(call.parameters.value("id") ?? "")' (an artist or album ID)")
+        }
+    }
+
+    /// startScan (admins): an import of the roots `shelf serve --music DIR` named, in the background
+    /// through the same jobs as `POST /api/import`; getScanStatus follows it.
+    func startScan(_ call: SubsonicCall) async throws -> SubsonicReply {
+        guard try call.signedIn.isAdmin else { throw SubsonicError(50, "only an admin may start a scan") }
+        guard !context.musicRoots.isEmpty else {
+            throw SubsonicError(0, "this server knows no music folders to scan; start it with shelf serve --music DIR")
+        }
+        if context.imports.status.state != "running" {
+            do {
+                _ = try context.imports.start(context.musicRoots)
+            } catch where error.status == 409 {
+                // Another import started in between: the scan status reports that one.
+            }
+        }
+        return try await scanStatus()
+    }
+
+    /// getScanStatus: whether an import runs, and files handled (while one runs) or tracks in the library.
+    func scanStatus() async throws -> SubsonicReply {
+        let status = context.imports.status
+        let scanning = status.state == "running"
+        let count = scanning ? status.done : try await library.info().trackCount
+        var attributes: [(String, SubsonicValue?)] = [("scanning", .bool(scanning)), ("count", .int(count))]
+        if scanning { attributes.append(("total", .int(status.total))) }
+        return .elements([SubsonicElement("scanStatus", attributes)])
+    }
+}

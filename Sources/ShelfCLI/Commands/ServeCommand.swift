@@ -128,6 +128,9 @@ extension ServeCommand {
         FlagHelp("--tls-cert", "FILE", "Serve HTTPS with this PEM certificate (with --tls-key).", completes: .file),
         FlagHelp("--tls-key", "FILE", "The PEM private key of --tls-cert.", completes: .file),
         FlagHelp("--max-transcodes", "N", "The most ffmpeg transcodes at once (1 to 256).", default: "the number of cores"),
+        FlagHelp(
+            "--music", "DIR", "A music folder that a Subsonic startScan imports from (repeatable).", default: "none (startScan is refused)",
+            completes: .directory, repeats: true),
     ]
     static let examples = ["shelf serve", "shelf serve --listen 0.0.0.0:4040", "shelf serve --listen '[::1]:8443' --tls-cert cert.pem --tls-key key.pem"]
 }

@@ -223,3 +223,14 @@ public final class RawConnection: @unchecked Sendable {
 
     deinit { Foundation.close(socket) }
 }
+
+/// Runs a test body that blocks (child processes, curl, socket reads) on a thread of its own, off
+/// Swift's cooperative pool: that pool has a thread per core, and a blocking test that held one
+/// would starve the tests whose servers and handlers run on it.
+public func offCooperativePool(_ body: @escaping @Sendable () throws -> Void) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}

@@ -57,15 +57,15 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
 }
 
 @Suite(.serialized) struct ServeTests {
-    @Test func withoutUsersServeSaysHowToStartAndExits2() throws {
+    @Test func withoutUsersServeSaysHowToStartAndExits2() async throws { try await offCooperativePool {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-nouser-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let result = try ChildProcess.run(ServedLibrary.shelfBinary(), ["--library", root.path, "serve", "--listen", "127.0.0.1:0"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("user add NAME --admin"))
-    }
+    } }
 
-    @Test func sessionsKeysAndForgeryProtection() throws {
+    @Test func sessionsKeysAndForgeryProtection() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary()
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -108,9 +108,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         // Signing out ends the session.
         #expect(try ann.request("DELETE", "/api/session").status == 200)
         #expect(try ann.request("GET", "/api/me").status == 401)
-    }
+    } }
 
-    @Test func wrongPasswordsAreThrottledPerAddress() throws {
+    @Test func wrongPasswordsAreThrottledPerAddress() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -123,9 +123,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         let limited = try client.request("POST", "/api/session", body: Curl.json(["name": "ann", "password": ServedLibrary.annPassword]))
         #expect(limited.status == 429)
         #expect(Int(limited.headers["retry-after"] ?? "") ?? 0 > 0)
-    }
+    } }
 
-    @Test func everyBrowsingEndpointAnswersWhatTheCommandLinePrints() throws {
+    @Test func everyBrowsingEndpointAnswersWhatTheCommandLinePrints() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary()
         defer { fixture.remove() }
         #expect(try fixture.shelf(["playlist", "create", "Road"]).status == 0)
@@ -194,9 +194,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         #expect(try ann.request("GET", "/api/tracks/999999").status == 404)
         #expect(try ann.request("DELETE", "/api/token").status == 405)
         #expect(try ann.request("GET", "/api/changes?since=shelf1.\(UUID().uuidString).3").status == 410)
-    }
+    } }
 
-    @Test func writesThroughTheAPIReachTheStoreAndItsHistory() throws {
+    @Test func writesThroughTheAPIReachTheStoreAndItsHistory() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 6)
         defer { fixture.remove() }
         let token = try #require((try fixture.json(["token"]) as? [String: Any])?["token"] as? String)
@@ -240,9 +240,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         #expect(groups.contains("userData"))
         #expect(groups.contains("playStats"))
         #expect(groups.contains("metadata"))
-    }
+    } }
 
-    @Test func artworkIsServedAtStepSizesAndIsImmutable() throws {
+    @Test func artworkIsServedAtStepSizesAndIsImmutable() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 4)
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -269,9 +269,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         #expect(try ann.request("GET", "/api/artwork/\(UUID().uuidString)?size=64").status == 404)
         #expect(try ann.request("GET", "/api/artwork/not-an-id").status == 400)
         #expect(try ann.request("GET", "/api/artwork/\(artworkID)?format=gif").status == 400)
-    }
+    } }
 
-    @Test func streamsServeRangesFromTheFile() throws {
+    @Test func streamsServeRangesFromTheFile() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 4)
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -316,9 +316,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         #expect(heads.count >= 2 && heads[1].hasPrefix("HTTP/1.1 200"))
         #expect(try ann.request("GET", "/api/stream/424242").status == 404)
         #expect(try ann.request("GET", "/api/stream/1?format=wma").status == 400)
-    }
+    } }
 
-    @Test func transcodesStreamAndDieWithTheirClient() throws {
+    @Test func transcodesStreamAndDieWithTheirClient() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }
         // Ten minutes of audio, so a transcode outlives its client.
@@ -354,9 +354,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         holder.close()
         #expect(waitUntil { ffmpegChildren(of: server.process.processIdentifier) == 0 })
         #expect(waitUntil { (try? ann.request("GET", "/api/stream/2?format=flac").status) == 200 })
-    }
+    } }
 
-    @Test func hostileRequestsGetTheirStatusAndTheServerGoesOn() throws {
+    @Test func hostileRequestsGetTheirStatusAndTheServerGoesOn() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -391,9 +391,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         #expect(server.waitForLine { $0.hasPrefix("POST /api/playlists 413") } != nil)
         #expect(!server.log.contains { $0.contains(ServedLibrary.annPassword) })
         #expect(try ann.request("GET", "/api/tracks").status == 200)
-    }
+    } }
 
-    @Test func eventsResumeFromTheLastEventIDWithNothingLostOrRepeated() throws {
+    @Test func eventsResumeFromTheLastEventIDWithNothingLostOrRepeated() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 4)
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -430,9 +430,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         #expect(try fixture.shelf(["playlist", "create", "Three"]).status == 0)
         #expect(stale.next(named: "change") != nil)
         stale.close()
-    }
+    } }
 
-    @Test func aReaderThatStopsHoldsNoOneElse() throws {
+    @Test func aReaderThatStopsHoldsNoOneElse() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }
         let server = try ServerProcess(
@@ -460,9 +460,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         #expect(changes == rounds)
         reader.close()
         stuck.close()
-    }
+    } }
 
-    @Test func sigtermLetsInFlightRequestsFinishAndExitsZero() throws {
+    @Test func sigtermLetsInFlightRequestsFinishAndExitsZero() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }
         let long = fixture.root.appendingPathComponent("music/long.wav").path
@@ -488,9 +488,9 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         #expect(events.waitForEnd())
         #expect(server.stop() == 0)
         #expect(server.log.contains("shelf: stopped"))
-    }
+    } }
 
-    @Test func aServerKilledDuringWritesLosesNoAnsweredWrite() throws {
+    @Test func aServerKilledDuringWritesLosesNoAnsweredWrite() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 3)
         defer { fixture.remove() }
         let start = try #require((try fixture.json(["token"]) as? [String: Any])?["token"] as? String)
@@ -526,7 +526,7 @@ func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: Strin
         let total = ((plays?["tracks"] as? [String: [String: Any]]) ?? [:]).values.compactMap { $0["playCount"] as? Int }.reduce(0, +)
         #expect(total >= answered)
         #expect(server.stop() == 0)
-    }
+    } }
 }
 
 /// How many `ffmpeg` processes are children of `pid` (from /proc, no tools needed).

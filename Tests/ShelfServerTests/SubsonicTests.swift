@@ -103,7 +103,7 @@ func normalized(_ value: Any) -> Any {
         return fixture
     }
 
-    @Test func everyAuthMethodAndItsErrors() throws {
+    @Test func everyAuthMethodAndItsErrors() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -159,9 +159,9 @@ func normalized(_ value: Any) -> Any {
         let limited = try wrong.raw("ping")
         #expect(limited.status == 429 && limited.text.contains("status=\"failed\""))
         #expect(try clear.raw("ping").status == 429)
-    }
+    } }
 
-    @Test func browsingListsAndTheJapaneseIndex() throws {
+    @Test func browsingListsAndTheJapaneseIndex() async throws { try await offCooperativePool {
         let fixture = try Self.fixture()
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -263,9 +263,9 @@ func normalized(_ value: Any) -> Any {
         #expect(try ann.errorCode("getSong", [("id", "tr-999999")]) == 70)
         #expect(try ann.errorCode("getSong", [("id", "12")]) == 70)
         #expect(try ann.errorCode("getArtist", [("id", "ar-x")]) == 70)
-    }
+    } }
 
-    @Test func mediaAnnotationAndPlaylists() throws {
+    @Test func mediaAnnotationAndPlaylists() async throws { try await offCooperativePool {
         let fixture = try Self.fixture()
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -351,11 +351,11 @@ func normalized(_ value: Any) -> Any {
         #expect(try bob.errorCode("getPlaylist", [("id", id)]) == 70)
         #expect(try bob.errorCode("updatePlaylist", [("playlistId", "pl-999")]) == 70)
         #expect(try bob.errorCode("createPlaylist", []) == 10)
-    }
+    } }
 
     /// The PyPI client (py-opensonic, in the project's `.venv` made by `make subsonic-client`)
     /// drives the server with token and API-key authentication; skipped when the venv is absent.
-    @Test func thePyPIClientIsServed() throws {
+    @Test func thePyPIClientIsServed() async throws { try await offCooperativePool {
         let python = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(".venv/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
@@ -370,9 +370,9 @@ func normalized(_ value: Any) -> Any {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("subsonic_client_test.py")
         let result = try ChildProcess.run(python, [script.path, "http://127.0.0.1", "\(server.port)", "ann", ServedLibrary.annPassword, key, "12"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-    }
+    } }
 
-    @Test func playQueueAndMusicDirectory() throws {
+    @Test func playQueueAndMusicDirectory() async throws { try await offCooperativePool {
         let fixture = try Self.fixture()
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -427,9 +427,9 @@ func normalized(_ value: Any) -> Any {
         // XML carries the same directory.
         let xml = try xmlTree(try ann.raw("getMusicDirectory", [("id", albumID)]).body)
         #expect(((xml["directory"] as? [[String: Any]])?.first?["child"] as? [Any])?.count == songs.count)
-    }
+    } }
 
-    @Test func startScanImportsTheMusicFoldersAndGetScanStatusFollows() throws {
+    @Test func startScanImportsTheMusicFoldersAndGetScanStatusFollows() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 3)
         defer { fixture.remove() }
         // Files the library does not have yet, under the folder the server is told about.
@@ -464,12 +464,12 @@ func normalized(_ value: Any) -> Any {
         let response = try SubsonicClient(plain).json("startScan")
         #expect(response["status"] as? String == "failed")
         #expect(((response["error"] as? [String: Any])?["message"] as? String)?.contains("--music") == true)
-    }
+    } }
 
     /// A sync by pages while another process imports and deletes between them. "Exactly once" is
     /// for the songs that exist from the sync's first page to its last: each comes once. A song
     /// imported or deleted meanwhile may come or not, but never twice; nothing else ever comes.
-    @Test func aSearchSyncSendsEverySongOnceWhileTheLibraryChanges() throws {
+    @Test func aSearchSyncSendsEverySongOnceWhileTheLibraryChanges() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 12)
         defer { fixture.remove() }
         let server = try ServerProcess(library: fixture.library)
@@ -515,5 +515,5 @@ func normalized(_ value: Any) -> Any {
         for id in throughout { #expect(counts[id] == 1, "\(id) came \(counts[id] ?? 0) times") }
         #expect(counts.values.allSatisfy { $0 == 1 }, "\(counts.filter { $0.value > 1 })")
         #expect(Set(seen).isSubset(of: initial.union(final)))
-    }
+    } }
 }

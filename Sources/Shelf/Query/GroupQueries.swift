@@ -15,9 +15,12 @@ extension MirrorQueryEngine: GroupEngine {
         groupPageSQL(query, cursor: cursor, total: nil)
     }
 
-    /// The same with an extra last column: the view's total, from a subquery with its arguments.
+    /// The same with an extra last column: the view's total, from a subquery with its arguments;
+    /// `from` starts the range at a key byte (the view's order decides which side) and `offset`
+    /// skips rows inside it.
     private func groupPageSQL(
-        _ query: GroupQuery, cursor: PageCursor?, total: (String, [(any SQLiteBindable)?])?
+        _ query: GroupQuery, cursor: PageCursor?, total: (String, [(any SQLiteBindable)?])?,
+        from byte: UInt8? = nil, offset: Bool = false
     ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let column = query.useSortTags ? "s_name" : "k_name"
         let direction = query.descending ? " DESC" : ""
@@ -31,22 +34,65 @@ extension MirrorQueryEngine: GroupEngine {
             conditions.append("(\(column), id) \(query.descending ? "<" : ">") (?, ?)")
             arguments += [Data(key), cursor.id.rawValue]
         }
+        if let byte {
+            // Keys are never empty and a key's first byte is its section byte: the rows of one
+            // byte are one range, before or after every other byte's.
+            if !query.descending {
+                conditions.append("\(column) >= ?")
+                arguments.append(Data([byte]))
+            } else if byte < 0xFF {
+                conditions.append("\(column) < ?")
+                arguments.append(Data([byte + 1]))
+            }
+        }
         let columns = GroupRow.columns + (total.map { ", (\($0.0))" } ?? "")
-        return ("SELECT \(columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?",
+        return ("SELECT \(columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?" + (offset ? " OFFSET ?" : ""),
                 arguments)
+    }
+
+    private func groupTotalSQL(_ query: GroupQuery) -> (String, [(any SQLiteBindable)?]) {
+        query.artist.map {
+            ("SELECT count(*) FROM mirror_group WHERE kind = ? AND artist_id = ?", [query.kind.code, $0.rawValue])
+        } ?? ("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = ? AND tags = 0", [query.kind.code])
     }
 
     /// One statement, the total riding along as its last column (as for track pages); the
     /// look-ahead row that tells whether another page follows is not decoded.
     @_spi(Internals) public func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
-        let totalSQL: (String, [(any SQLiteBindable)?]) = query.artist.map {
-            ("SELECT count(*) FROM mirror_group WHERE kind = ? AND artist_id = ?", [query.kind.code, $0.rawValue])
-        } ?? ("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = ? AND tags = 0", [query.kind.code])
-        let (sql, arguments) = groupPageSQL(query, cursor: cursor, total: totalSQL)
+        try groupPage(query, cursor: cursor, from: nil, skip: nil, limit: limit)
+    }
+
+    /// A page from row `offset` costs the same at any depth: the maintained per-byte counts name
+    /// the key byte whose range holds the row, and SQL `OFFSET` skips only within that range (a
+    /// few thousand index entries at most), never over the rows before it. A view of one artist
+    /// is small and skipped directly.
+    @_spi(Internals) public func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
+        guard query.artist == nil, offset > 0 else { return try groupPage(query, cursor: nil, from: nil, skip: offset, limit: limit) }
+        return try db.transaction(.deferred) {
+            var counts: [(byte: UInt8, count: Int)] = []
+            try db.forEachRow(
+                "SELECT section, count FROM mirror_group_section WHERE kind = ? AND tags = ? AND count > 0 ORDER BY section",
+                [query.kind.code, Int64(query.useSortTags ? 1 : 0)]
+            ) { row in
+                counts.append((UInt8(truncatingIfNeeded: try row.int64(0)), Int(try row.int64(1))))
+            }
+            if query.descending { counts.reverse() }
+            var before = 0
+            for (byte, count) in counts {
+                if offset < before + count { return try groupPage(query, cursor: nil, from: byte, skip: offset - before, limit: limit) }
+                before += count
+            }
+            return GroupPage(items: [], nextCursor: nil, total: before)
+        }
+    }
+
+    private func groupPage(_ query: GroupQuery, cursor: PageCursor?, from byte: UInt8?, skip: Int?, limit: Int) throws -> GroupPage {
+        let totalSQL = groupTotalSQL(query)
+        let (sql, arguments) = groupPageSQL(query, cursor: cursor, total: totalSQL, from: byte, offset: skip != nil)
         var rows: [GroupRow] = []
         var more = false
         var total: Int?
-        try db.forEachRow(sql, arguments + [limit + 1]) { row in
+        try db.forEachRow(sql, arguments + [limit + 1] + (skip.map { [$0] } ?? [])) { row in
             if total == nil { total = Int(try row.int64(GroupRow.columnCount)) }
             guard rows.count < limit else {
                 more = true
@@ -135,6 +181,14 @@ extension DirectQueryEngine: GroupEngine {
         }
         let slice = Array(rows[start..<min(rows.count, start + limit)])
         let more = start + slice.count < rows.count
+        return GroupPage(items: slice.map { $0.item(useSortTags: query.useSortTags) },
+                         nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
+    }
+
+    @_spi(Internals) public func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
+        let rows = try groupRows(query)
+        let slice = Array(rows.dropFirst(offset).prefix(limit))
+        let more = offset + slice.count < rows.count
         return GroupPage(items: slice.map { $0.item(useSortTags: query.useSortTags) },
                          nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
     }

@@ -195,8 +195,20 @@ import ShelfDatabase
         try run(query, cursor: cursor, offset: nil, limit: limit)
     }
 
+    /// A deep page of the whole library costs what a section's page does: the maintained counts
+    /// name the section holding row `offset`, its anchor is one index probe, and SQL `OFFSET`
+    /// skips only within that section. A filtered list has no maintained counts, so its rows
+    /// before `offset` are skipped by SQL.
     @_spi(Internals) public func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
-        try run(query, cursor: nil, offset: offset, limit: limit)
+        guard offset > 0, query.filter == .all, Self.shape(query).sectionColumn != nil else {
+            return try run(query, cursor: nil, offset: offset, limit: limit)
+        }
+        return try db.transaction(.deferred) {
+            guard let section = try sections(query).last(where: { $0.firstIndex <= offset }),
+                  let anchor = try anchor(section.name, query)
+            else { return try run(query, cursor: nil, offset: offset, limit: limit) }
+            return try run(query, cursor: anchor.cursor, offset: offset - anchor.index, limit: limit)
+        }
     }
 
     /// Rows in the list: the unfiltered count is kept by sync, a filtered one is counted.

@@ -37,7 +37,7 @@ extension SubsonicAPI {
             ("genre", track.genre.map { .string($0) }),
             ("coverArt", track.artworkID == nil ? nil : .string(SubsonicID.track(track.id).description)),
             ("size", .int(Int(track.fileSize))),
-            ("contentType", .string(StreamResponder.mimeType(path: track.path, codec: track.codec))),
+            ("contentType", .string(StreamResponder.mimeType(suffix: suffix, codec: track.codec))),
             ("suffix", .string(suffix)),
             ("duration", track.duration.map { .int(Int($0.rounded())) }),
             ("bitRate", track.bitrate.map { .int($0) }),

@@ -184,8 +184,15 @@ func normalized(_ value: Any) -> Any {
         let everyArtist = indexes.flatMap { ($0["artist"] as? [[String: Any]]) ?? [] }
         #expect(everyArtist.allSatisfy { $0["sortName"] != nil && ($0["id"] as? String)?.hasPrefix("ar-") == true })
         let classic = try #require(try ann.ok("getIndexes")["indexes"] as? [String: Any])
-        #expect(classic["lastModified"] is Int)
+        let modified = try #require(classic["lastModified"] as? Int)
+        #expect(modified > 0)
         #expect((classic["index"] as? [[String: Any]])?.count == indexes.count)
+        // A client that has the index since the last write gets none; an older copy gets it all.
+        let unchanged = try #require(try ann.ok("getIndexes", [("ifModifiedSince", "\(modified)")])["indexes"] as? [String: Any])
+        #expect(unchanged["index"] == nil && unchanged["lastModified"] as? Int == modified)
+        let stale = try #require(try ann.ok("getIndexes", [("ifModifiedSince", "\(modified - 1)")])["indexes"] as? [String: Any])
+        #expect((stale["index"] as? [[String: Any]])?.count == indexes.count)
+        #expect(try ann.errorCode("getIndexes", [("ifModifiedSince", "yesterday")]) == 0)
 
         // Artist → albums → songs.
         let artistID = try #require(ogura["id"] as? String)
@@ -329,6 +336,25 @@ func normalized(_ value: Any) -> Any {
         #expect((((try bob.ok("getStarred")["starred"] as? [String: Any])?["song"] as? [Any]) ?? []).count == 1)
         #expect(try bob.errorCode("star", []) == 10)
         #expect(try bob.errorCode("star", [("id", "tr-99999")]) == 70)
+
+        // Albums and artists are starred per user too, by albumId/artistId or by id.
+        let albumID = try #require(song["albumId"] as? String)
+        let artistID = try #require(song["artistId"] as? String)
+        _ = try bob.ok("star", [("albumId", albumID), ("artistId", artistID)])
+        let groups = try #require(try bob.ok("getStarred2")["starred2"] as? [String: Any])
+        #expect(((groups["album"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == [albumID])
+        #expect(((groups["artist"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == [artistID])
+        #expect(((groups["album"] as? [[String: Any]])?.first?["starred"]) is String)
+        #expect((try bob.ok("getAlbum", [("id", albumID)])["album"] as? [String: Any])?["starred"] is String)
+        #expect((try ann.ok("getAlbum", [("id", albumID)])["album"] as? [String: Any])?["starred"] == nil)
+        let starredList = try bob.ok("getAlbumList2", [("type", "starred")])
+        #expect((((starredList["albumList2"] as? [String: Any])?["album"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == [albumID])
+        #expect(try bob.errorCode("star", [("albumId", "al-12345")]) == 70)
+        #expect(try bob.errorCode("star", [("albumId", "tr-3")]) == 70)
+        #expect(try bob.errorCode("star", [("artistId", albumID)]) == 70)
+        _ = try bob.ok("unstar", [("id", albumID), ("id", artistID)])
+        let cleared = try #require(try bob.ok("getStarred2")["starred2"] as? [String: Any])
+        #expect(cleared["album"] == nil && cleared["artist"] == nil && cleared["song"] != nil)
         #expect(try bob.errorCode("setRating", [("id", "tr-3"), ("rating", "9")]) == 0)
 
         // Playlists: owners and public flags.
@@ -462,6 +488,21 @@ func normalized(_ value: Any) -> Any {
         }
         #expect(status["scanning"] as? Bool == false)
         #expect(status["count"] as? Int == 8)
+
+        // One music folder per root; musicFolderId narrows song lists to it, an unknown one is 70.
+        let folders = try #require((try ann.ok("getMusicFolders")["musicFolders"] as? [String: Any])?["musicFolder"] as? [[String: Any]])
+        #expect(folders.count == 1 && folders.first?["id"] as? Int == 1)
+        #expect(folders.first?["name"] as? String == URL(fileURLWithPath: fixture.music).lastPathComponent)
+        let inFolder = try ann.ok("getRandomSongs", [("size", "50"), ("musicFolderId", "1")])
+        #expect((((inFolder["randomSongs"] as? [String: Any])?["song"] as? [Any]) ?? []).count == 8)
+        #expect(try ann.errorCode("getRandomSongs", [("musicFolderId", "2")]) == 70)
+        #expect(try ann.errorCode("getAlbumList2", [("type", "newest"), ("musicFolderId", "x")]) == 70)
+        let folderAlbums = try ann.ok("getAlbumList2", [("type", "alphabeticalByName"), ("size", "500"), ("musicFolderId", "1")])
+        let allAlbums = try ann.ok("getAlbumList2", [("type", "alphabeticalByName"), ("size", "500")])
+        func albumIDs(_ response: [String: Any]) -> [String] {
+            (((response["albumList2"] as? [String: Any])?["album"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+        }
+        #expect(!albumIDs(folderAlbums).isEmpty && Set(albumIDs(folderAlbums)) == Set(albumIDs(allAlbums)))
         #expect(try ann.ok("search3", [("query", ""), ("songCount", "500")])["searchResult3"].flatMap { ($0 as? [String: Any])?["song"] as? [Any] }?.count == 8)
 
         // A server told of no folders says how to tell it.

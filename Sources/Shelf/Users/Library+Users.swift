@@ -131,6 +131,16 @@ extension Library {
         }
     }
 
+    /// The albums or artists (views of `kind`) a user starred, with when, most recent first.
+    public func starredGroups(of user: UserID, kind: GroupKind) async throws -> [(id: GroupID, starred: Date)] {
+        try await read { db in
+            try db.query(
+                "SELECT group_id, starred FROM user_group_star WHERE user_id = ? AND kind = ? ORDER BY starred DESC, group_id",
+                [user.rawValue, kind.code]
+            ) { (id: GroupID(try $0.int64(0)), starred: try $0.get(1) as Date) }
+        }
+    }
+
     /// Every playlist that belongs to a user, with its owner; the others belong to the library.
     public func playlistOwners() async throws -> [PlaylistID: PlaylistOwnership] {
         try await read { db in

@@ -13,7 +13,9 @@ extension SubsonicAPI {
             let genre = try p.required("genre")
             let count = try p.int("count", default: 10, in: 0...500) ?? 10
             let offset = try p.int("offset", default: 0, in: 0...Int(Int32.max)) ?? 0
-            let ids = try await api.trackRows(LibraryQuery(sort: .albumArtist, filter: .text(.genre, .equals(genre))), offset: offset, limit: count)
+            let genreFilter = Filter.text(.genre, .equals(genre))
+            let filter = try api.folderFilter(p).map { Filter.and([genreFilter, $0]) } ?? genreFilter
+            let ids = try await api.trackRows(LibraryQuery(sort: .albumArtist, filter: filter), offset: offset, limit: count)
             return .elements([SubsonicElement("songsByGenre", children: try await api.songs(ids, for: try call.signedIn))])
         },
         "getTopSongs": { api, call in

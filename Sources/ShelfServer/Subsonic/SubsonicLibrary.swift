@@ -73,7 +73,7 @@ extension SubsonicAPI {
         case .artist(let id):
             let artist = try await artistItem(id)
             let albums = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
-            let children = try await albumElements(albums, child: true).map { element in
+            let children = try await albumElements(albums, child: true, stars: try await groupStars(of: user)).map { element in
                 var child = element
                 child.name = "child"
                 return child
@@ -119,5 +119,42 @@ extension SubsonicAPI {
         var attributes: [(String, SubsonicValue?)] = [("scanning", .bool(scanning)), ("count", .int(count))]
         if scanning { attributes.append(("total", .int(status.total))) }
         return .elements([SubsonicElement("scanStatus", attributes)])
+    }
+}
+
+/// Music folders: one per root `shelf serve --music` named, numbered from 1 in that order; a
+/// server told of none has one folder, the whole library.
+extension SubsonicAPI {
+    /// One folder: its number, its name (the root's last component) and its root (nil: everything).
+    struct MusicFolder: Sendable {
+        let id: Int
+        let name: String
+        let root: URL?
+    }
+
+    /// The folders getMusicFolders lists.
+    var musicFolders: [MusicFolder] {
+        let roots = context.musicRoots
+        guard !roots.isEmpty else { return [MusicFolder(id: 1, name: "Music", root: nil)] }
+        return roots.enumerated().map { index, root in MusicFolder(id: index + 1, name: root.lastPathComponent, root: root) }
+    }
+
+    /// getMusicFolders.
+    func getMusicFolders() -> SubsonicReply {
+        .elements([SubsonicElement("musicFolders", children: musicFolders.map {
+            SubsonicElement("musicFolder", repeated: true, [("id", .int($0.id)), ("name", .string($0.name))])
+        })])
+    }
+
+    /// The filter `musicFolderId` stands for: the tracks under that folder's root (nil without the
+    /// parameter, or for the whole-library folder). An unknown folder is error 70.
+    func folderFilter(_ parameters: SubsonicParameters) throws(SubsonicError) -> Filter? {
+        guard let text = parameters.value("musicFolderId") else { return nil }
+        guard let number = Int(text), let folder = musicFolders.first(where: { $0.id == number }) else {
+            throw SubsonicError.notFound("music folder '\(text)' (musicFolderId)")
+        }
+        guard let root = folder.root else { return nil }
+        let path = root.standardizedFileURL.path
+        return .text(.path, .prefix(path.hasSuffix("/") ? path : path + "/"))
     }
 }

@@ -62,7 +62,7 @@ extension SubsonicAPI {
 
     /// An `album` (AlbumID3) element from its view row; `child` adds the folder-style fields
     /// (`title`, `isDir`, `parent`) that getAlbumList and search2 send.
-    static func album(_ item: GroupItem, child: Bool = false, created: Date? = nil, sortName: String = "") -> SubsonicElement {
+    static func album(_ item: GroupItem, child: Bool = false, created: Date? = nil, sortName: String = "", starred: Date? = nil) -> SubsonicElement {
         var attributes: [(String, SubsonicValue?)] = [
             ("id", .string(SubsonicID.album(item.id).description)),
             ("name", .string(item.name)),
@@ -80,6 +80,7 @@ extension SubsonicAPI {
             ("created", created.map { .string(iso($0)) }),
             ("year", item.year.map { .int($0) }),
             ("genre", item.genre.map { .string($0) }),
+            ("starred", starred.map { .string(iso($0)) }),
             ("sortName", .string(sortName)),
         ]
         return SubsonicElement("album", repeated: true, attributes)
@@ -90,13 +91,28 @@ extension SubsonicAPI {
     static func hasPicture(_ item: GroupItem) -> Bool { item.artworkID != nil || item.artworkTrack != nil }
 
     /// An `artist` (ArtistID3) element from its album-artist view row.
-    static func artist(_ item: GroupItem, children: [SubsonicElement] = []) -> SubsonicElement {
+    static func artist(_ item: GroupItem, children: [SubsonicElement] = [], starred: Date? = nil) -> SubsonicElement {
         SubsonicElement(
             "artist", repeated: true,
             [("id", .string(SubsonicID.artist(item.id).description)), ("name", .string(item.name)),
              ("coverArt", hasPicture(item) ? .string(SubsonicID.artist(item.id).description) : nil),
-             ("albumCount", .int(item.albumCount)), ("sortName", .string(""))],
+             ("albumCount", .int(item.albumCount)), ("starred", starred.map { .string(iso($0)) }), ("sortName", .string(""))],
             children: children)
+    }
+
+    /// One user's stars on albums and artists, read once per request (a user stars a few
+    /// hundred at most; every album and artist element of the answer looks itself up here).
+    struct GroupStars: Sendable {
+        var albums: [GroupID: Date] = [:]
+        var artists: [GroupID: Date] = [:]
+    }
+
+    /// `user`'s album and artist stars.
+    func groupStars(of user: User) async throws -> GroupStars {
+        func map(_ kind: GroupKind) async throws -> [GroupID: Date] {
+            Dictionary(try await library.starredGroups(of: user.id, kind: kind).map { ($0.id, $0.starred) }, uniquingKeysWith: { first, _ in first })
+        }
+        return GroupStars(albums: try await map(.album), artists: try await map(.albumArtist))
     }
 
     /// Song elements for `ids` in that order, with `user`'s data (one lookup each).
@@ -123,7 +139,7 @@ extension SubsonicAPI {
     /// Album elements for view rows, each with `created` (the protocol requires it): the date its
     /// representative track was added, read in one lookup; an album without a picture has no
     /// representative, so its first track is read instead.
-    func albumElements(_ items: [GroupItem], child: Bool = false) async throws -> [SubsonicElement] {
+    func albumElements(_ items: [GroupItem], child: Bool = false, stars: GroupStars) async throws -> [SubsonicElement] {
         var representative: [GroupID: TrackID] = [:]
         for item in items {
             if let track = item.artworkTrack {
@@ -135,7 +151,7 @@ extension SubsonicAPI {
         let tracks = try await library.tracks(ids: Array(Set(representative.values))).tracks
         let added = Dictionary(tracks.map { ($0.id, $0.dateAdded) }, uniquingKeysWith: { first, _ in first })
         return items.map { item in
-            Self.album(item, child: child, created: representative[item.id].flatMap { added[$0] } ?? Date(timeIntervalSince1970: 0))
+            Self.album(item, child: child, created: representative[item.id].flatMap { added[$0] } ?? Date(timeIntervalSince1970: 0), starred: stars.albums[item.id])
         }
     }
 

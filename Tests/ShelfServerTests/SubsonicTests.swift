@@ -337,6 +337,22 @@ func normalized(_ value: Any) -> Any {
         #expect(try bob.errorCode("star", []) == 10)
         #expect(try bob.errorCode("star", [("id", "tr-99999")]) == 70)
 
+        // Bob's frequent, recent and highest lists come from his own plays and ratings.
+        let threeAlbum = try #require(three["albumId"] as? String)
+        for type in ["frequent", "recent", "highest"] {
+            let list = try bob.ok("getAlbumList2", [("type", type)])
+            #expect((((list["albumList2"] as? [String: Any])?["album"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == [threeAlbum], "\(type)")
+            let paged = try bob.ok("getAlbumList2", [("type", type), ("offset", "1")])
+            let rest = ((paged["albumList2"] as? [String: Any])?["album"] as? [Any]) ?? []
+            #expect(rest.isEmpty)
+        }
+
+        // The owner's are the tracks' own numbers, which the mirror sorts by.
+        _ = try ann.ok("setRating", [("id", "tr-5"), ("rating", "5")])
+        let fiveAlbum = try #require((try ann.ok("getSong", [("id", "tr-5")])["song"] as? [String: Any])?["albumId"] as? String)
+        let annHighest = try ann.ok("getAlbumList2", [("type", "highest")])
+        #expect((((annHighest["albumList2"] as? [String: Any])?["album"] as? [[String: Any]]) ?? []).first?["id"] as? String == fiveAlbum)
+
         // Albums and artists are starred per user too, by albumId/artistId or by id.
         let albumID = try #require(song["albumId"] as? String)
         let artistID = try #require(song["artistId"] as? String)

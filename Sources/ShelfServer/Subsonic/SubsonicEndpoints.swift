@@ -135,6 +135,7 @@ extension SubsonicAPI {
         let size = try p.int("size", default: 10, in: 0...500) ?? 10
         let offset = try p.int("offset", default: 0, in: 0...Int(Int32.max)) ?? 0
         let folder = try folderFilter(p)
+        let owner = try call.signedIn.isOwner
         /// A track list's filter narrowed to the folder asked for.
         func within(_ filter: Filter) -> Filter {
             guard let folder else { return filter }
@@ -150,6 +151,11 @@ extension SubsonicAPI {
         case "alphabeticalByArtist":
             let ids = try await albumsOfTracks(LibraryQuery(sort: .albumArtist, filter: within(.all)), offset: offset, limit: size)
             items = try await albumItems(ids)
+        case "frequent" where !owner, "recent" where !owner, "highest" where !owner:
+            // Another user's plays and ratings are their own rows, not the track's (the owner's).
+            let order: UserTrackOrder = type == "frequent" ? .mostPlayed : type == "recent" ? .recentlyPlayed : .bestRated
+            let ids = try await library.userTracks(of: try call.signedIn.id, by: order)
+            items = try await albumItems(try await albumsOf(ids, folder: folder, offset: offset, limit: size))
         case "newest", "frequent", "recent", "highest", "byYear", "byGenre":
             let query: LibraryQuery
             switch type {
@@ -183,6 +189,24 @@ extension SubsonicAPI {
         }
         let stars = try await groupStars(of: try call.signedIn)
         return .elements([SubsonicElement(element, children: try await albumElements(items, child: child, stars: stars))])
+    }
+
+    /// Albums `limit` from album `offset` of those met walking `ids` in order (each album where its
+    /// first track is), reading the tracks a thousand at a time; tracks outside `folder` are skipped.
+    func albumsOf(_ ids: [TrackID], folder: Filter?, offset: Int, limit: Int) async throws -> [GroupID] {
+        var seen = Set<GroupID>()
+        var albums: [GroupID] = []
+        var start = 0
+        while start < ids.count && albums.count < offset + limit {
+            let chunk = Array(ids[start..<min(ids.count, start + 1_000)])
+            let byID = Dictionary(try await library.tracks(ids: chunk).tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for id in chunk {
+                guard let track = byID[id], folder?.matches(track) ?? true, let album = Library.groupIDs(of: track).album else { continue }
+                if seen.insert(album).inserted { albums.append(album) }
+            }
+            start += chunk.count
+        }
+        return Array(albums.dropFirst(offset).prefix(limit))
     }
 
     /// The album rows of `ids`, in order (an album gone since is left out).

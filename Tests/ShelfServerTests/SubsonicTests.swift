@@ -292,6 +292,17 @@ func normalized(_ value: Any) -> Any {
         #expect(part.status == 206 && part.body == whole.body.prefix(10))
         let transcoded = try ann.raw("stream", [("id", "tr-2"), ("format", "mp3"), ("maxBitRate", "96"), ("timeOffset", "1")])
         #expect(transcoded.status == 200 && transcoded.headers["content-type"] == "audio/mpeg" && !transcoded.body.isEmpty)
+        #expect(transcoded.headers["content-length"] == nil)
+        // estimateContentLength: the length the duration left at the bit rate gives, and exactly
+        // that many bytes (the transcode cut or made up to it).
+        let songTwo = try #require(try ann.ok("getSong", [("id", "tr-2")])["song"] as? [String: Any])
+        let duration = try #require(try fixture.json(["track", "2"]) as? [String: Any])["duration"] as? Double
+        let estimated = try ann.raw("stream", [("id", "tr-2"), ("format", "mp3"), ("maxBitRate", "96"), ("estimateContentLength", "true")])
+        let expectedLength = Int(((try #require(duration)) * 96_000 / 8).rounded(.up))
+        #expect(songTwo["duration"] is Int)
+        #expect(estimated.status == 200 && estimated.headers["content-length"] == String(expectedLength))
+        #expect(estimated.body.count == expectedLength)
+        #expect(estimated.body.prefix(3) == Data("ID3".utf8) || estimated.body.first == 0xFF)
         // Binary endpoints' errors follow f.
         let missingSong = try ann.raw("stream", [("id", "tr-99999"), ("f", "json")])
         #expect(((missingSong.json as? [String: Any])?["subsonic-response"] as? [String: Any])?["status"] as? String == "failed")

@@ -143,7 +143,7 @@ public final class StreamResponder: Sendable {
     }
 
     /// Track `id` transcoded to `format` from `timeOffset` seconds, streamed as ffmpeg writes it.
-    public func transcode(_ id: TrackID, format: TranscodeFormat, bitRate: Int, timeOffset: Double) async throws -> HTTPResponse {
+    public func transcode(_ id: TrackID, format: TranscodeFormat, bitRate: Int, timeOffset: Double, estimateLength: Bool = false) async throws -> HTTPResponse {
         guard let track = try await library.track(id) else { throw LibraryError.trackNotFound(id) }
         guard FileManager.default.isReadableFile(atPath: track.path) else { throw HTTPError.notFound("the file of track \(id) is missing or unreadable") }
         let ffmpeg = try Library.findFFmpeg(ffmpegPath)
@@ -173,7 +173,13 @@ public final class StreamResponder: Sendable {
             running.withLock { $0 -= 1 }
             throw error
         }
-        let stream = ByteStream(capacity: 256 * 1024)
+        // An estimated length (Subsonic's estimateContentLength, for players that show or seek by
+        // it) is the duration left at the bit rate; flac has no bit rate to estimate from.
+        var estimate: UInt64?
+        if estimateLength, format != .flac, let duration = track.duration, duration > timeOffset {
+            estimate = UInt64(((duration - timeOffset) * Double(bitRate) * 1000 / 8).rounded(.up))
+        }
+        let stream = ByteStream(capacity: 256 * 1024, length: estimate)
         let pid = process.processIdentifier
         // The client went away: ffmpeg is killed at once; the reader then sees the pipe close.
         stream.onCancel { kill(pid, SIGKILL) }

@@ -30,7 +30,8 @@ extension SubsonicAPI {
         }
         guard let format else { return .binary(try await context.streams.file(id, request: call.http)) }
         let bitRate = maxBitRate > 0 ? min(320, max(32, maxBitRate)) : 192
-        return .binary(try await context.streams.transcode(id, format: format, bitRate: bitRate, timeOffset: Double(timeOffset)))
+        let estimate = try call.parameters.bool("estimateContentLength") ?? false
+        return .binary(try await context.streams.transcode(id, format: format, bitRate: bitRate, timeOffset: Double(timeOffset), estimateLength: estimate))
     }
 
     /// `getCoverArt`: the picture of a song, album, artist or playlist (its first track with one).

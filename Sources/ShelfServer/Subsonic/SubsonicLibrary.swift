@@ -39,13 +39,14 @@ extension SubsonicAPI {
         let user = try call.signedIn
         let p = call.parameters
         let ids = try p.values("id").map { text throws(SubsonicError) in try SubsonicParameters.track(text, "id") }
+        // Checked even when the queue is cleared: a bad value is the client's mistake either way.
+        let position = try p.int("position", default: 0, in: 0...Int(Int64.max)) ?? 0
         guard !ids.isEmpty else {
             playQueues.save(nil, for: user.id)
             return .empty
         }
         let current = try p.value("current").map { text throws(SubsonicError) in try SubsonicParameters.track(text, "current") }
         if let current, !ids.contains(current) { throw SubsonicError(0, "current (tr-\(current)) is not one of the queue's songs") }
-        let position = try p.int("position", default: 0, in: 0...Int(Int64.max)) ?? 0
         // Songs that do not exist are refused, so a restored queue never names nothing.
         let known = Set(try await library.tracks(ids: ids).tracks.map(\.id))
         if let missing = ids.first(where: { !known.contains($0) }) { throw SubsonicError.notFound("song tr-\(missing)") }

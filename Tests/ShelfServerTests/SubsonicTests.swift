@@ -71,14 +71,16 @@ func xmlTree(_ data: Data) throws -> [String: Any] {
     return convert(root)
 }
 
-/// JSON made comparable with `xmlTree`: scalars as their XML text, every object under a key a list.
+/// JSON made comparable with `xmlTree`: scalars as their XML text, every object under a key a
+/// list, and a bare value in a list (an extension's `versions`) as the element XML makes of it.
+/// An empty text ("value": "") is dropped: in XML it is an empty element, as no text is.
 func normalized(_ value: Any) -> Any {
     switch value {
     case let object as [String: Any]:
         var out: [String: Any] = [:]
-        for (key, child) in object {
+        for (key, child) in object where !(key == "value" && child as? String == "") {
             switch child {
-            case let list as [Any]: out[key] = list.map(normalized)
+            case let list as [Any]: out[key] = list.map { $0 is [String: Any] ? normalized($0) : ["value": normalized($0)] }
             case let nested as [String: Any]: out[key] = [normalized(nested)]
             default: out[key] = normalized(child)
             }

@@ -13,7 +13,7 @@ extension SubsonicAPI {
         "getOpenSubsonicExtensions": { _, _ in
             .elements(extensions.map { name, versions in
                 SubsonicElement("openSubsonicExtensions", repeated: true, [("name", .string(name))],
-                                children: versions.map { SubsonicElement("versions", repeated: true, text: String($0)) })
+                                children: versions.map { SubsonicElement("versions", repeated: true, value: .int($0)) })
             })
         },
         "getMusicFolders": { api, _ in api.getMusicFolders() },

@@ -111,11 +111,12 @@ extension SubsonicAPI {
         var filters: [Filter] = []
         if !artist.isEmpty { filters.append(.text(.artist, .equals(artist))) }
         if !title.isEmpty { filters.append(.text(.title, .equals(title))) }
-        guard !filters.isEmpty else { return .elements([SubsonicElement("lyrics")]) }
+        // No lyrics found is an empty text, which clients' models require, not a missing one.
+        guard !filters.isEmpty else { return .elements([SubsonicElement("lyrics", text: "")]) }
         let ids = try await library.list(LibraryQuery(sort: .title, filter: .and(filters)), limit: 20).items.map(\.id)
         let tracks = try await library.tracks(ids: ids).tracks
         guard let track = tracks.first(where: { !($0.lyrics ?? "").isEmpty }), let text = track.lyrics else {
-            return .elements([SubsonicElement("lyrics", [("artist", .string(artist)), ("title", .string(title))])])
+            return .elements([SubsonicElement("lyrics", [("artist", .string(artist)), ("title", .string(title))], text: "")])
         }
         let plain = Self.syncedLines(text).map { $0.map(\.1).joined(separator: "\n") } ?? text
         return .elements([SubsonicElement("lyrics", [("artist", track.artist.map { .string($0) }), ("title", track.title.map { .string($0) })], text: plain)])

@@ -23,18 +23,21 @@ enum SubsonicValue: Sendable, Equatable {
 /// there is one); `text` is an element's content (`<genre>Jazz</genre>`, JSON's `"value"`).
 struct SubsonicElement: Sendable, Equatable {
     /// The element's name (`song`, `album`, …).
-var name: String
+    var name: String
     /// Attributes in order; nil values are dropped when added.
-var attributes: [(String, SubsonicValue)]
+    var attributes: [(String, SubsonicValue)]
     /// Child elements in order.
-var children: [SubsonicElement]
+    var children: [SubsonicElement]
     /// Whether this element is one of a list (`<song>` in `<album>`).
-var repeated: Bool
+    var repeated: Bool
     /// Text content, if any.
-var text: String?
+    var text: String?
+    /// A bare value: an element that is only a typed value (`versions` of an extension), XML
+    /// content and in JSON the value itself, not an object.
+    var value: SubsonicValue?
 
     /// An element with its parts.
-init(_ name: String, repeated: Bool = false, _ attributes: [(String, SubsonicValue?)] = [], children: [SubsonicElement] = [], text: String? = nil) {
+    init(_ name: String, repeated: Bool = false, _ attributes: [(String, SubsonicValue?)] = [], children: [SubsonicElement] = [], text: String? = nil) {
         self.name = name
         self.repeated = repeated
         self.attributes = attributes.compactMap { key, value in value.map { (key, $0) } }
@@ -42,15 +45,21 @@ init(_ name: String, repeated: Bool = false, _ attributes: [(String, SubsonicVal
         self.text = text
     }
 
+    /// An element that is only `value`.
+    init(_ name: String, repeated: Bool = false, value: SubsonicValue) {
+        self.init(name, repeated: repeated, text: value.text)
+        self.value = value
+    }
+
     /// A copy marked as a list member.
-func asList() -> SubsonicElement {
+    func asList() -> SubsonicElement {
         var copy = self
         copy.repeated = true
         return copy
     }
 
-static func == (lhs: SubsonicElement, rhs: SubsonicElement) -> Bool {
-        lhs.name == rhs.name && lhs.repeated == rhs.repeated && lhs.text == rhs.text && lhs.children == rhs.children
+    static func == (lhs: SubsonicElement, rhs: SubsonicElement) -> Bool {
+        lhs.name == rhs.name && lhs.repeated == rhs.repeated && lhs.text == rhs.text && lhs.value == rhs.value && lhs.children == rhs.children
             && lhs.attributes.map(\.0) == rhs.attributes.map(\.0) && lhs.attributes.map(\.1) == rhs.attributes.map(\.1)
     }
 }
@@ -162,6 +171,7 @@ enum SubsonicRenderer {
     }
 
     private static func jsonObject(_ element: SubsonicElement, into out: inout [UInt8]) {
+        if let value = element.value { return jsonValue(value, into: &out) }
         out.append(UInt8(ascii: "{"))
         var first = true
         func key(_ name: String) {
@@ -172,12 +182,7 @@ enum SubsonicRenderer {
         }
         for (name, value) in element.attributes {
             key(name)
-            switch value {
-            case .string(let text): jsonString(text, into: &out)
-            case .int(let number): out.append(contentsOf: String(number).utf8)
-            case .double(let number): out.append(contentsOf: (number.isFinite ? String(number) : "0").utf8)
-            case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
-            }
+            jsonValue(value, into: &out)
         }
         if let text = element.text {
             key("value")
@@ -206,6 +211,15 @@ enum SubsonicRenderer {
             }
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    private static func jsonValue(_ value: SubsonicValue, into out: inout [UInt8]) {
+        switch value {
+        case .string(let text): jsonString(text, into: &out)
+        case .int(let number): out.append(contentsOf: String(number).utf8)
+        case .double(let number): out.append(contentsOf: (number.isFinite ? String(number) : "0").utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        }
     }
 
     /// `text` as a JSON string. U+2028 and U+2029 are escaped too, so JSONP stays valid script.

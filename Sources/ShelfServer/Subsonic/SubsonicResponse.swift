@@ -45,6 +45,14 @@ struct SubsonicElement: Sendable, Equatable {
         self.text = text
     }
 
+    /// An element with attributes already known to be present (no nil values to drop).
+    init(_ name: String, repeated: Bool, present attributes: [(String, SubsonicValue)]) {
+        self.name = name
+        self.repeated = repeated
+        self.attributes = attributes
+        self.children = []
+    }
+
     /// An element that is only `value`.
     init(_ name: String, repeated: Bool = false, value: SubsonicValue) {
         self.init(name, repeated: repeated, text: value.text)
@@ -189,26 +197,30 @@ enum SubsonicRenderer {
             jsonString(text, into: &out)
         }
         guard !element.children.isEmpty else { return out.append(UInt8(ascii: "}")) }
-        // Children grouped by name in first-appearance order: list members become one array.
+        // Children by name in first-appearance order: list members become one array. The few
+        // names are found by comparison rather than grouped into copies (a page has 500 songs).
         var order: [String] = []
-        var groups: [String: [SubsonicElement]] = [:]
-        for child in element.children {
-            if groups[child.name] == nil { order.append(child.name) }
-            groups[child.name, default: []].append(child)
-        }
+        for child in element.children where !order.contains(child.name) { order.append(child.name) }
         for name in order {
-            let members = groups[name] ?? []
             key(name)
-            if members.count == 1, !members[0].repeated {
-                jsonObject(members[0], into: &out)
-            } else {
-                out.append(UInt8(ascii: "["))
-                for (index, member) in members.enumerated() {
-                    if index > 0 { out.append(UInt8(ascii: ",")) }
-                    jsonObject(member, into: &out)
-                }
-                out.append(UInt8(ascii: "]"))
+            var count = 0
+            var only: SubsonicElement?
+            for child in element.children where child.name == name {
+                count += 1
+                if count == 1 { only = child }
             }
+            if count == 1, let only, !only.repeated {
+                jsonObject(only, into: &out)
+                continue
+            }
+            out.append(UInt8(ascii: "["))
+            var first = true
+            for child in element.children where child.name == name {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                jsonObject(child, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "}"))
     }

@@ -375,6 +375,13 @@ func normalized(_ value: Any) -> Any {
         #expect(((groups["artist"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == [artistID])
         #expect(((groups["album"] as? [[String: Any]])?.first?["starred"]) is String)
         #expect((try bob.ok("getAlbum", [("id", albumID)])["album"] as? [String: Any])?["starred"] is String)
+        // The artist index (rendered once per library state) shows each user's own stars.
+        func indexedArtist(_ client: SubsonicClient) throws -> [String: Any]? {
+            let indexes = ((try client.ok("getArtists")["artists"] as? [String: Any])?["index"] as? [[String: Any]]) ?? []
+            return indexes.flatMap { ($0["artist"] as? [[String: Any]]) ?? [] }.first { $0["id"] as? String == artistID }
+        }
+        #expect(try indexedArtist(bob)?["starred"] is String)
+        #expect(try indexedArtist(ann)?["starred"] == nil)
         #expect((try ann.ok("getAlbum", [("id", albumID)])["album"] as? [String: Any])?["starred"] == nil)
         let starredList = try bob.ok("getAlbumList2", [("type", "starred")])
         #expect((((starredList["albumList2"] as? [String: Any])?["album"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == [albumID])
@@ -384,6 +391,12 @@ func normalized(_ value: Any) -> Any {
         _ = try bob.ok("unstar", [("id", albumID), ("id", artistID)])
         let cleared = try #require(try bob.ok("getStarred2")["starred2"] as? [String: Any])
         #expect(cleared["album"] == nil && cleared["artist"] == nil && cleared["song"] != nil)
+        #expect(try indexedArtist(bob)?["starred"] == nil)
+        // A write from another process shows in the next index.
+        let renamed = try fixture.shelf(["edit", "4", "--set", "albumArtist=Zz Newcomer"])
+        try #require(renamed.status == 0, "\(renamed.stderr)")
+        let after = ((try bob.ok("getArtists")["artists"] as? [String: Any])?["index"] as? [[String: Any]]) ?? []
+        #expect(after.flatMap { ($0["artist"] as? [[String: Any]]) ?? [] }.contains { $0["name"] as? String == "Zz Newcomer" })
         #expect(try bob.errorCode("setRating", [("id", "tr-3"), ("rating", "9")]) == 0)
 
         // Playlists: owners and public flags.

@@ -36,6 +36,8 @@ final class SubsonicAPI: Sendable {
     let cursors = SubsonicCursors()
     /// Saved play queues, per user.
     let playQueues = SubsonicPlayQueues()
+    /// Rendered artist indexes, per library state.
+    let indexCache = SubsonicIndexCache()
 
     /// The API over `context`; `report` receives the details of internal errors.
     init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {

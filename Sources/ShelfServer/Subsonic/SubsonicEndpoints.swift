@@ -62,34 +62,6 @@ extension SubsonicAPI {
     /// The articles the engine's collation skips, as getArtists/getIndexes name them.
     static var ignoredArticles: String { SortKeyOptions.english.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
 
-    /// Every album artist, under the engine's sections (A–Z, kana rows, #) in view order.
-    func artists(_ call: SubsonicCall, element: String, lastModified: Bool) async throws -> SubsonicReply {
-        let stars = try await groupStars(of: try call.signedIn)
-        var attributes: [(String, SubsonicValue?)] = [("ignoredArticles", .string(Self.ignoredArticles))]
-        if lastModified {
-            // Milliseconds of the last write; a client that has the index since then gets none.
-            let changed = Int(((try await library.lastChangeDate())?.timeIntervalSince1970 ?? 0) * 1000)
-            attributes.append(("lastModified", .int(changed)))
-            if let since = try call.parameters.int("ifModifiedSince", in: 0...Int.max), changed <= since {
-                return .elements([SubsonicElement(element, attributes)])
-            }
-        }
-        var indexes: [(String, [SubsonicElement])] = []
-        var cursor: PageCursor?
-        repeat {
-            // No artwork lookup: a track read per artist would be most of the index's cost (`hasPicture`).
-            let page = try await library.groups(GroupQuery(kind: .albumArtist), after: cursor, limit: 5_000, artwork: false)
-            for item in page.items {
-                if indexes.last?.0 != item.section { indexes.append((item.section, [])) }
-                indexes[indexes.count - 1].1.append(Self.artist(item, starred: stars.artists[item.id]))
-            }
-            cursor = page.nextCursor
-        } while cursor != nil
-        return .elements([SubsonicElement(
-            element, attributes,
-            children: indexes.map { name, artists in SubsonicElement("index", repeated: true, [("name", .string(name))], children: artists) })])
-    }
-
     func getArtist(_ call: SubsonicCall) async throws -> SubsonicReply {
         guard case .artist(let id) = try call.parameters.id() else { throw SubsonicError.notFound("artist '\(call.parameters.value("id") ?? "")'") }
         let item = try await artistItem(id)

@@ -116,7 +116,12 @@ enum SubsonicRenderer {
         case .json: (Data(json(root)), "application/json; charset=utf-8")
         case .jsonp(let callback): (Data(callback.utf8) + Data("(".utf8) + Data(json(root)) + Data(");".utf8), "application/javascript; charset=utf-8")
         }
-        return HTTPResponse(status: status, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: .data(body))
+        return response(body, type: type, status: status)
+    }
+
+    /// The HTTP response of a rendered body.
+    static func response(_ body: Data, type: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: .data(body))
     }
 
     // MARK: XML

@@ -83,3 +83,29 @@ import Testing
         }
     }
 }
+
+/// What `contrib/` ships: the example config passes its own check, and the systemd unit passes
+/// `systemd-analyze verify` (where systemd is installed) with the binary it would run.
+@Suite struct ContribTests {
+    let contrib = HelpCommandTests.packageRoot.appendingPathComponent("contrib")
+
+    @Test func exampleConfigIsValid() throws {
+        let result = try ChildProcess.run(
+            ChildProcess.productsDirectory().appendingPathComponent("shelf"), ["config", "check", contrib.appendingPathComponent("config.toml").path])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test(.enabled(if: HelpCommandTests.tool("systemd-analyze") != nil)) func unitVerifies() throws {
+        let dir = try TemporaryDirectory()
+        let unit = try String(contentsOf: contrib.appendingPathComponent("shelf.service"), encoding: .utf8)
+        #expect(unit.contains("Type=notify") && unit.contains("ProtectSystem=strict") && unit.contains("ProtectHome=read-only"))
+        #expect(unit.contains("NoNewPrivileges=true") && unit.contains("PrivateTmp=true") && unit.contains("Restart=on-failure"))
+        // verify checks that ExecStart's program exists: point it at this build's.
+        let shelf = ChildProcess.productsDirectory().appendingPathComponent("shelf").path
+        try Data(unit.replacingOccurrences(of: "/usr/local/bin/shelf", with: shelf).utf8).write(to: dir.path("shelf.service"))
+        let result = try ChildProcess.run(
+            URL(fileURLWithPath: try #require(HelpCommandTests.tool("systemd-analyze"))), ["verify", "--man=no", dir.path("shelf.service").path])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+}

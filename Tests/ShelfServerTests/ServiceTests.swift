@@ -215,4 +215,47 @@ final class NotifySocket: @unchecked Sendable {
         #expect(server.log.contains { $0.hasPrefix("shelf: scan (scheduled): importing \(incoming.path)") })
         #expect(server.log.contains { $0.hasPrefix("shelf: import finished: 1 added") })
     } }
+
+    /// A preset of the config file names a format and rate on both APIs; SIGHUP raises the
+    /// transcode limit while a transcode holds the only slot, and the next one is let in.
+    @Test func presetsStreamAndAReloadRaisesTheTranscodeLimit() async throws { try await offCooperativePool {
+        let fixture = try ServedLibrary(tracks: 2)
+        defer { fixture.remove() }
+        // Ten minutes of audio, so the holder's transcode outlives the rest of the test.
+        let long = fixture.root.appendingPathComponent("music/long.flac").path
+        let made = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=600", "-c:a", "flac", long])
+        try #require(made.status == 0, "\(made.stderr)")
+        #expect(try fixture.shelf(["import", long]).status == 0)
+        let key = try #require((try fixture.json(["user", "key", "ann"]) as? [String: Any])?["key"] as? String)
+        let config = try writeConfig(fixture, "max-transcodes = 1\n[presets]\nmobile = \"mp3:64\"\n")
+        let server = try ServerProcess(library: fixture.library, arguments: ["--config", config])
+        defer { server.stop() }
+        let client = Curl(base: server.base)
+        let auth = ["Authorization": "Bearer \(key)"]
+        let native = try client.request("GET", "/api/stream/1?format=mobile", headers: auth)
+        #expect(native.status == 200)
+        #expect(native.headers["content-type"] == "audio/mpeg")
+        #expect(native.body.count > 1000)
+        let subsonic = try client.request("GET", "/rest/stream?id=tr-2&format=mobile&apiKey=\(key)")
+        #expect(subsonic.status == 200)
+        #expect(subsonic.headers["content-type"] == "audio/mpeg", "\(subsonic.text.prefix(300))")
+        let unknown = try client.request("GET", "/api/stream/1?format=tablet", headers: auth)
+        #expect(unknown.status == 400)
+        #expect(unknown.text.contains("mobile"), "\(unknown.text)")
+
+        let holder = try RawConnection(port: server.port, receiveBuffer: 4096)
+        defer { holder.close() }
+        try holder.send("GET /api/stream/3?format=mobile HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\n\r\n")
+        #expect(holder.readHead().head.hasPrefix("HTTP/1.1 200"))
+        #expect(try client.request("GET", "/api/stream/1?format=mobile", headers: auth).status == 429)
+
+        try Data("max-transcodes = 2\n[presets]\nmobile = \"mp3:64\"\n".utf8).write(to: URL(fileURLWithPath: config))
+        kill(server.process.processIdentifier, SIGHUP)
+        #expect(server.waitForLine { $0.contains("reloaded \(config)") && $0.contains("max-transcodes 2") } != nil)
+        // The holder still has its transcode running, and a second is now allowed beside it.
+        #expect(ffmpegChildren(of: server.process.processIdentifier) >= 1)
+        #expect(try client.request("GET", "/api/stream/1?format=mobile", headers: auth).status == 200)
+    } }
 }

@@ -43,7 +43,7 @@ public final class ShelfServer: Sendable {
         public var eventBufferBytes = 1 << 20
         /// How long an event-stream client may leave a full buffer unread before it is dropped.
         public var eventStallLimit: Duration = .seconds(10)
-        /// Music folders a Subsonic startScan imports (`shelf serve --music DIR`, repeatable).
+        /// Music folders scans import: scheduled ones (`scanInterval`) and Subsonic startScan.
         public var musicRoots: [URL] = []
         /// How long after one scheduled scan of `musicRoots` ends the next starts; nil: scans only on demand.
         public var scanInterval: Duration?

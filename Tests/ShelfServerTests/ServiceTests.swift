@@ -258,4 +258,42 @@ final class NotifySocket: @unchecked Sendable {
         #expect(ffmpegChildren(of: server.process.processIdentifier) >= 1)
         #expect(try client.request("GET", "/api/stream/1?format=mobile", headers: auth).status == 200)
     } }
+
+    /// `log-file` set by a reload takes the log from stderr; after the file is moved away (a log
+    /// rotation), the next SIGHUP reopens it at its path, and the moved file keeps what it had.
+    @Test func sighupReopensTheLogFileAfterARotation() async throws { try await offCooperativePool {
+        let fixture = try ServedLibrary(tracks: 1)
+        defer { fixture.remove() }
+        let logFile = fixture.root.appendingPathComponent("shelf.log").path
+        let config = try writeConfig(fixture, "log-format = \"text\"\n")
+        let server = try ServerProcess(library: fixture.library, arguments: ["--config", config])
+        defer { server.stop() }
+        /// The file's lines once one of them holds `text` (a minute is the bound of a failed test).
+        func waitForFile(_ path: String, containing text: String) -> [String]? {
+            for _ in 0..<3_000 {
+                if let data = FileManager.default.contents(atPath: path) {
+                    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+                    if lines.contains(where: { $0.contains(text) }) { return lines }
+                }
+                usleep(20_000)
+            }
+            return nil
+        }
+        try Data("log-format = \"text\"\nlog-file = \"\(logFile)\"\n".utf8).write(to: URL(fileURLWithPath: config))
+        kill(server.process.processIdentifier, SIGHUP)
+        let first = try #require(waitForFile(logFile, containing: "reloaded \(config)"))
+        #expect(first.count == 1, "\(first)")
+        #expect(!server.log.contains { $0.contains("reloaded") })  // not on stderr any more
+        let rotated = logFile + ".1"
+        #expect(rename(logFile, rotated) == 0)
+        kill(server.process.processIdentifier, SIGHUP)
+        let second = try #require(waitForFile(logFile, containing: "reloaded \(config)"))
+        #expect(second.count == 1, "\(second)")
+        #expect(try String(contentsOfFile: rotated, encoding: .utf8).split(separator: "\n").count == 1)
+        // Requests are logged to the new file.
+        _ = try Curl(base: server.base).request("GET", "/api/info")
+        #expect(waitForFile(logFile, containing: "GET /api/info 401") != nil)
+        #expect(server.stop() == 0)
+        #expect(waitForFile(logFile, containing: "shelf: stopped") != nil)
+    } }
 }

@@ -30,16 +30,24 @@ public final class StreamResponder: Sendable {
     }
 
     private let library: Library
-    /// Transcodes allowed at once.
-    public let maxTranscodes: Int
+    /// Transcodes allowed at once (changed by `configure`, on SIGHUP).
+    public var maxTranscodes: Int { settings.withLock { $0.maxTranscodes } }
+    /// Named transcodes (the config's `[presets]`) that `format=NAME` asks for.
+    public var presets: [String: TranscodePreset] { settings.withLock { $0.presets } }
+    private let settings: Locked<(maxTranscodes: Int, presets: [String: TranscodePreset])>
     private let running = Locked(0)
     private let ffmpegPath: String?
 
     /// A responder over `library`'s files allowing `maxTranscodes` ffmpeg processes at once.
     public init(library: Library, maxTranscodes: Int = ProcessInfo.processInfo.activeProcessorCount, ffmpegPath: String? = nil) {
         self.library = library
-        self.maxTranscodes = max(1, maxTranscodes)
+        settings = Locked((max(1, maxTranscodes), [:]))
         self.ffmpegPath = ffmpegPath
+    }
+
+    /// Sets the transcode limit (transcodes already running above it finish) and the presets.
+    public func configure(maxTranscodes: Int, presets: [String: TranscodePreset]) {
+        settings.withLock { $0 = (max(1, maxTranscodes), presets) }
     }
 
     /// Transcodes running now.
@@ -147,14 +155,15 @@ public final class StreamResponder: Sendable {
         guard let track = try await library.track(id) else { throw LibraryError.trackNotFound(id) }
         guard FileManager.default.isReadableFile(atPath: track.path) else { throw HTTPError.notFound("the file of track \(id) is missing or unreadable") }
         let ffmpeg = try Library.findFFmpeg(ffmpegPath)
+        let limit = maxTranscodes
         let admitted = running.withLock { running -> Bool in
-            guard running < maxTranscodes else { return false }
+            guard running < limit else { return false }
             running += 1
             return true
         }
         guard admitted else {
             throw HTTPError(
-                status: 429, code: "tooManyTranscodes", message: "\(maxTranscodes) transcodes are running, the most allowed; try again shortly",
+                status: 429, code: "tooManyTranscodes", message: "\(limit) transcodes are running, the most allowed; try again shortly",
                 headers: [("Retry-After", "5")])
         }
         let process = Process()

@@ -95,20 +95,15 @@ extension SubsonicAPI {
         }
     }
 
-    /// startScan (admins): an import of the roots `shelf serve --music DIR` named, in the background
+    /// startScan (admins): an import of the music folders (`shelf serve --music DIR`, the config's `music`), in the background
     /// through the same jobs as `POST /api/import`; getScanStatus follows it.
     func startScan(_ call: SubsonicCall) async throws -> SubsonicReply {
         guard try call.signedIn.isAdmin else { throw SubsonicError(50, "only an admin may start a scan") }
-        guard !context.musicRoots.isEmpty else {
-            throw SubsonicError(0, "this server knows no music folders to scan; start it with shelf serve --music DIR")
+        guard !context.scans.roots.isEmpty else {
+            throw SubsonicError(0, "this server knows no music folders to scan; start it with shelf serve --music DIR (or `music` in its config file)")
         }
-        if context.imports.status.state != "running" {
-            do {
-                _ = try context.imports.start(context.musicRoots)
-            } catch where error.status == 409 {
-                // Another import started in between: the scan status reports that one.
-            }
-        }
+        // One scan at a time: while any import runs, the scan status reports that one.
+        context.scans.scanNow(reason: "startScan")
         return try await scanStatus()
     }
 

@@ -17,7 +17,10 @@ extension SubsonicAPI {
         let formatText = p.value("format") ?? ""
         guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
         var format: StreamResponder.TranscodeFormat?
+        // A preset of the config file (`format=mobile`) names a format and its bit rate.
+        let preset = context.streams.presets[formatText]
         switch formatText {
+        case _ where preset != nil: format = preset?.format
         case "raw": format = nil
         case "": format = (maxBitRate > 0 && maxBitRate < (track.bitrate ?? Int.max)) || timeOffset > 0 ? .mp3 : nil
         case "ogg", "oga": format = .opus
@@ -29,7 +32,7 @@ extension SubsonicAPI {
             format = known
         }
         guard let format else { return .binary(try await context.streams.file(id, request: call.http)) }
-        let bitRate = maxBitRate > 0 ? min(320, max(32, maxBitRate)) : 192
+        let bitRate = maxBitRate > 0 ? min(320, max(32, maxBitRate)) : preset?.bitRate ?? 192
         let estimate = try call.parameters.bool("estimateContentLength") ?? false
         return .binary(try await context.streams.transcode(id, format: format, bitRate: bitRate, timeOffset: Double(timeOffset), estimateLength: estimate))
     }

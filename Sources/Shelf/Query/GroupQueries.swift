@@ -16,11 +16,9 @@ extension MirrorQueryEngine: GroupEngine {
     }
 
     /// The same with an extra last column: the view's total, from a subquery with its arguments;
-    /// `from` starts the range at a key byte (the view's order decides which side) and `offset`
-    /// skips rows inside it.
+    /// `offset` adds an `OFFSET ?` (for a view of one artist, which is small).
     private func groupPageSQL(
-        _ query: GroupQuery, cursor: PageCursor?, total: (String, [(any SQLiteBindable)?])?,
-        from byte: UInt8? = nil, offset: Bool = false
+        _ query: GroupQuery, cursor: PageCursor?, total: (String, [(any SQLiteBindable)?])?, offset: Bool = false
     ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let column = query.useSortTags ? "s_name" : "k_name"
         let direction = query.descending ? " DESC" : ""
@@ -31,19 +29,8 @@ extension MirrorQueryEngine: GroupEngine {
             arguments.append(artist.rawValue)
         }
         if let cursor, case .bytes(let key)? = cursor.key.first {
-            conditions.append("(\(column), id) \(query.descending ? "<" : ">") (?, ?)")
+            conditions.append("(\(column), id) \(query.descending ? "<" : ">")\(cursor.inclusive ? "=" : "") (?, ?)")
             arguments += [Data(key), cursor.id.rawValue]
-        }
-        if let byte {
-            // Keys are never empty and a key's first byte is its section byte: the rows of one
-            // byte are one range, before or after every other byte's.
-            if !query.descending {
-                conditions.append("\(column) >= ?")
-                arguments.append(Data([byte]))
-            } else if byte < 0xFF {
-                conditions.append("\(column) < ?")
-                arguments.append(Data([byte + 1]))
-            }
         }
         let columns = GroupRow.columns + (total.map { ", (\($0.0))" } ?? "")
         return ("SELECT \(columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?" + (offset ? " OFFSET ?" : ""),
@@ -59,7 +46,7 @@ extension MirrorQueryEngine: GroupEngine {
     /// One statement, the total riding along as its last column (as for track pages); the
     /// look-ahead row that tells whether another page follows is not decoded.
     @_spi(Internals) public func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
-        try groupPage(query, cursor: cursor, from: nil, skip: nil, limit: limit)
+        try groupPage(query, cursor: cursor, skip: nil, limit: limit)
     }
 
     /// A page from row `offset` costs the same at any depth: the maintained per-byte counts name
@@ -67,7 +54,7 @@ extension MirrorQueryEngine: GroupEngine {
     /// few thousand index entries at most), never over the rows before it. A view of one artist
     /// is small and skipped directly.
     @_spi(Internals) public func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
-        guard query.artist == nil, offset > 0 else { return try groupPage(query, cursor: nil, from: nil, skip: offset, limit: limit) }
+        guard query.artist == nil, offset > 0 else { return try groupPage(query, cursor: nil, skip: offset, limit: limit) }
         return try db.transaction(.deferred) {
             var counts: [(byte: UInt8, count: Int)] = []
             try db.forEachRow(
@@ -79,16 +66,42 @@ extension MirrorQueryEngine: GroupEngine {
             if query.descending { counts.reverse() }
             var before = 0
             for (byte, count) in counts {
-                if offset < before + count { return try groupPage(query, cursor: nil, from: byte, skip: offset - before, limit: limit) }
+                if offset < before + count {
+                    // The row is found on the name index alone (skipped rows are index entries,
+                    // not table rows), then the page is read from it.
+                    guard let start = try groupKey(query, from: byte, skipping: offset - before) else { break }
+                    return try groupPage(query, cursor: start, skip: nil, limit: limit)
+                }
                 before += count
             }
             return GroupPage(items: [], nextCursor: nil, total: before)
         }
     }
 
-    private func groupPage(_ query: GroupQuery, cursor: PageCursor?, from byte: UInt8?, skip: Int?, limit: Int) throws -> GroupPage {
+    /// An inclusive cursor at the row `skip` rows into key byte `byte`'s range; nil past it. Keys
+    /// are never empty and a key's first byte is its section byte, so one byte's rows are one
+    /// range, before or after every other byte's.
+    private func groupKey(_ query: GroupQuery, from byte: UInt8, skipping skip: Int) throws -> PageCursor? {
+        let column = query.useSortTags ? "s_name" : "k_name"
+        let direction = query.descending ? " DESC" : ""
+        var range = ""
+        var arguments: [(any SQLiteBindable)?] = [query.kind.code]
+        if !query.descending {
+            range = " AND \(column) >= ?"
+            arguments.append(Data([byte]))
+        } else if byte < 0xFF {
+            range = " AND \(column) < ?"
+            arguments.append(Data([byte + 1]))
+        }
+        return try db.queryOne(
+            "SELECT \(column), id FROM mirror_group WHERE kind = ?\(range) ORDER BY \(column)\(direction), id\(direction) LIMIT 1 OFFSET ?",
+            arguments + [skip]
+        ) { row in PageCursor(key: [.bytes(try row.bytes(0))], id: TrackID(try row.int64(1)), inclusive: true) }
+    }
+
+    private func groupPage(_ query: GroupQuery, cursor: PageCursor?, skip: Int?, limit: Int) throws -> GroupPage {
         let totalSQL = groupTotalSQL(query)
-        let (sql, arguments) = groupPageSQL(query, cursor: cursor, total: totalSQL, from: byte, offset: skip != nil)
+        let (sql, arguments) = groupPageSQL(query, cursor: cursor, total: totalSQL, offset: skip != nil)
         var rows: [GroupRow] = []
         var more = false
         var total: Int?

@@ -339,6 +339,10 @@ func normalized(_ value: Any) -> Any {
         _ = try bob.ok("setRating", [("id", "tr-3"), ("rating", "4")])
         _ = try bob.ok("scrobble", [("id", "tr-3"), ("time", "1700000000000")])
         _ = try bob.ok("scrobble", [("id", "tr-3"), ("submission", "false")])
+        // Not a play, but what bob is playing now, seen by everyone.
+        let playing = ((try ann.ok("getNowPlaying")["nowPlaying"] as? [String: Any])?["entry"] as? [[String: Any]]) ?? []
+        #expect(playing.count == 1 && playing.first?["id"] as? String == "tr-3" && playing.first?["username"] as? String == "bob")
+        #expect((playing.first?["minutesAgo"] as? Int ?? -1) >= 0 && playing.first?["playerName"] as? String == "test")
         let starred = try bob.ok("getStarred2")
         let bobSongs = ((starred["starred2"] as? [String: Any])?["song"] as? [[String: Any]]) ?? []
         #expect(Set(bobSongs.compactMap { $0["id"] as? String }) == ["tr-3", "tr-4"])

@@ -36,6 +36,8 @@ final class SubsonicAPI: Sendable {
     let cursors = SubsonicCursors()
     /// Saved play queues, per user.
     let playQueues = SubsonicPlayQueues()
+    /// What each user is playing now.
+    let nowPlaying = SubsonicNowPlaying()
     /// Rendered artist indexes, per library state.
     let indexCache = SubsonicIndexCache()
 

@@ -27,7 +27,7 @@ extension SubsonicAPI {
             let ids = try await api.trackRows(query, offset: 0, limit: count)
             return .elements([SubsonicElement("topSongs", children: try await api.songs(ids, for: try call.signedIn))])
         },
-        "getNowPlaying": { _, _ in .elements([SubsonicElement("nowPlaying")]) },
+        "getNowPlaying": { api, call in try await api.getNowPlaying(call) },
         // Shelf has no biographies or notes: the bodies are empty, for an artist or album that exists.
         "getArtistInfo2": { api, call in
             guard case .artist(let id) = try call.parameters.id() else { throw SubsonicError.notFound("artist '\(call.parameters.value("id") ?? "")'") }

@@ -24,6 +24,50 @@ final class SubsonicPlayQueues: Sendable {
     func save(_ queue: Queue?, for user: UserID) { queues.withLock { $0[user] = queue } }
 }
 
+/// What each user is playing now (scrobble with `submission=false`), in the server's memory: it
+/// is only ever "now", so a restart losing it loses nothing. An entry older than `horizon` is gone.
+final class SubsonicNowPlaying: Sendable {
+    /// One user's current song, since when, on which client.
+    struct Entry: Sendable {
+        let track: TrackID
+        let user: User
+        let since: Date
+        let player: String
+    }
+
+    private let entries = Locked<[UserID: Entry]>([:])
+    /// How long a "now playing" lasts without another.
+    let horizon: TimeInterval = 30 * 60
+
+    /// `user` started `track` on `player`.
+    func record(_ track: TrackID, user: User, player: String, at date: Date = Date()) {
+        entries.withLock { $0[user.id] = Entry(track: track, user: user, since: date, player: player) }
+    }
+
+    /// The current entries, most recent first.
+    func current(now: Date = Date()) -> [Entry] {
+        entries.withLock { entries in
+            entries = entries.filter { now.timeIntervalSince($0.value.since) < horizon }
+            return entries.values.sorted { $0.since > $1.since }
+        }
+    }
+}
+
+extension SubsonicAPI {
+    /// getNowPlaying: every user's current song (`entry`), with who, how many minutes ago and the client.
+    func getNowPlaying(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let viewer = try call.signedIn
+        var entries: [SubsonicElement] = []
+        for entry in nowPlaying.current() {
+            guard var song = try await songs([entry.track], for: viewer, name: "entry").first else { continue }
+            song.attributes += [("username", .string(entry.user.name)), ("minutesAgo", .int(Int(Date().timeIntervalSince(entry.since) / 60))),
+                                ("playerId", .int(0)), ("playerName", .string(entry.player))]
+            entries.append(song)
+        }
+        return .elements([SubsonicElement("nowPlaying", children: entries)])
+    }
+}
+
 /// The play queue, folder-style browsing (getMusicDirectory) and library scans (startScan).
 extension SubsonicAPI {
     /// The endpoints of this file.

@@ -115,6 +115,8 @@ extension SubsonicAPI {
         }
         guard try p.bool("submission") ?? true else {
             for id in ids where try await library.track(id) == nil { throw SubsonicError.notFound("song tr-\(id)") }
+            // "Now playing": the last song named, shown by getNowPlaying, never counted as a play.
+            if let last = ids.last { nowPlaying.record(last, user: user, player: p.value("c") ?? "") }
             return .empty
         }
         try await write { batch in

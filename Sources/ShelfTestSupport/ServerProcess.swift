@@ -219,7 +219,9 @@ public final class RawConnection: @unchecked Sendable {
         while !done(received) {
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count <= 0 { break }
-            received.append(contentsOf: buffer[0..<count])
+            // Appended as one block: appending an array slice goes byte by byte, which cost the
+            // benchmark's client more than the server's answer (200 ms for a 2 MB artist index).
+            buffer.withUnsafeBufferPointer { received.append($0.baseAddress!, count: count) }
         }
         return received
     }

@@ -89,6 +89,20 @@ extension Library {
         }
     }
 
+    /// When each of these tracks was added (a track that does not exist has no entry): one
+    /// statement reading one column, for lists that show a date per row and nothing else of it.
+    public func dateAdded(of ids: [TrackID]) async throws -> [TrackID: Date] {
+        guard !ids.isEmpty else { return [:] }
+        let list = "[" + ids.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        return try await read { db in
+            var result: [TrackID: Date] = [:]
+            try db.forEachRow("SELECT id, date_added FROM track WHERE id IN (SELECT value FROM json_each(?))", [list]) { row in
+                result[TrackID(try row.int64(0))] = try row.get(1) as Date
+            }
+            return result
+        }
+    }
+
     /// Every playlist and folder, by ID.
     public func playlists() async throws -> [Playlist] {
         try await read { db in try db.query(PlaylistRow.select + " ORDER BY id", [], PlaylistRow.decode) }

@@ -156,8 +156,7 @@ extension SubsonicAPI {
                 representative[item.id] = first.id
             }
         }
-        let tracks = try await library.tracks(ids: Array(Set(representative.values)), texts: false).tracks
-        let added = Dictionary(tracks.map { ($0.id, $0.dateAdded) }, uniquingKeysWith: { first, _ in first })
+        let added = try await library.dateAdded(of: Array(Set(representative.values)))
         return items.map { item in
             Self.album(item, child: child, created: representative[item.id].flatMap { added[$0] } ?? Date(timeIntervalSince1970: 0), starred: stars.albums[item.id])
         }

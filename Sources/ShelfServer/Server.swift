@@ -66,7 +66,7 @@ public final class ShelfServer: Sendable {
         let log = options.log
         self.log = log
         let router = Router(
-            routes: NativeAPI(context: context).routes,
+            routes: NativeAPI(context: context).routes + WebPage().routes,
             authenticator: SessionAuthenticator(library: library, throttle: context.throttle), report: log)
         let subsonic = SubsonicAPI(context: context, report: log)
         http = try HTTPServer(

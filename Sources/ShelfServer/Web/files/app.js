@@ -333,6 +333,7 @@ async function openGroup(item) {
 
 async function openAlbum(item) {
   showView('album');
+  $('list-title').textContent = item.name;
   $('album-name').textContent = item.name;
   $('album-cover').src = item.artworkID ? artworkURL(item.artworkID, 200) : '';
   if (!item.artworkID) $('album-cover').removeAttribute('src');

@@ -315,6 +315,73 @@ def test_albums_grid(driver):
     show_tracks(driver)
 
 
+def click_row(driver, index, *modifiers):
+    row = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f'.rows .row[data-index="{index}"][data-id]'), f"row {index}")
+    actions = webdriver.ActionChains(driver)
+    for key in modifiers:
+        actions.key_down(key)
+    actions.click(row)
+    for key in modifiers:
+        actions.key_up(key)
+    actions.perform()
+
+
+def selected_count(driver):
+    text = driver.find_element(By.ID, "selection-count").text
+    return int(text.split()[0].replace(",", "")) if text else 0
+
+
+def test_selection_playlist_and_smart(driver):
+    show_tracks(driver)
+    ids = [t["id"] for t in api(driver, "/api/tracks?limit=6")["items"]]
+    click_row(driver, 0)
+    click_row(driver, 5, Keys.SHIFT)
+    wait(driver, lambda d: selected_count(d) == 6, "six selected")
+    click_row(driver, 2, Keys.CONTROL)
+    wait(driver, lambda d: selected_count(d) == 5, "five selected")
+    marked = js(driver, "return [...document.querySelectorAll('.rows .row[aria-selected=\"true\"]')].map(r => Number(r.dataset.id))")
+    assert sorted(marked) == sorted(ids[:2] + ids[3:6]), marked
+    driver.find_element(By.ID, "add-to-playlist").click()
+    alert = wait(driver, lambda d: d.switch_to.alert, "the playlist prompt")
+    alert.send_keys("Browser picks")
+    alert.accept()
+    # The sidebar is redrawn as the playlist changes: find and click it in one step.
+    wait(driver, lambda d: js(d, "const b = [...document.querySelectorAll('#playlists button')].find(b => b.textContent === 'Browser picks'); if (b) b.click(); return Boolean(b);"), "the new playlist")
+    wait(driver, lambda d: d.find_element(By.ID, "list-title").text == "Browser picks" and (s := settled(d)) and s["rowcount"] == 6, "the playlist's five tracks")
+    shown = js(driver, "return [...document.querySelectorAll('.rows .row:not([hidden])')].map(r => Number(r.dataset.id))")
+    assert sorted(shown) == sorted(ids[:2] + ids[3:6]), shown
+    # A smart playlist: the server's error in place, then one that works.
+    driver.find_element(By.ID, "new-smart").click()
+    form = driver.find_element(By.ID, "smart-form")
+    form.find_element(By.NAME, "name").send_keys("Browser smart")
+    form.find_element(By.NAME, "rule").send_keys("year:19x")
+    form.find_element(By.CSS_SELECTOR, 'button[type="submit"]').click()
+    message = wait(driver, lambda d: d.find_element(By.ID, "smart-error").text, "the rule's error")
+    assert "19x" in message, message
+    form.find_element(By.NAME, "rule").clear()
+    form.find_element(By.NAME, "rule").send_keys("year:1900..2100")
+    form.find_element(By.NAME, "limit").send_keys("4")
+    form.find_element(By.NAME, "by").send_keys("mostPlayed")
+    form.find_element(By.CSS_SELECTOR, 'button[type="submit"]').click()
+    wait(driver, lambda d: d.find_element(By.ID, "list-title").text == "Browser smart" and (s := settled(d)) and s["rowcount"] == 5, "the smart playlist's four tracks")
+    show_tracks(driver)
+
+
+def test_select_across_unloaded_pages(driver):
+    js(driver, "document.getElementById('viewport').scrollTop = 0;")
+    wait(driver, lambda d: (s := settled(d)) and s["first"] == 0, "the top")
+    click_row(driver, 0)
+    total = grid_state(driver)["rowcount"] - 1
+    js(driver, "const v = document.getElementById('viewport'); v.scrollTop = v.scrollHeight;")
+    click_row(driver, total - 1, Keys.SHIFT)
+    wait(driver, lambda d: selected_count(d) == total, f"all {total} selected")
+    js(driver, "document.getElementById('viewport').scrollTop = 0;")
+    wait(driver, lambda d: (s := settled(d)) and s["first"] == 0, "the top")
+    assert js(driver, "return [...document.querySelectorAll('.rows .row:not([hidden])')].every(r => r.getAttribute('aria-selected') === 'true')")
+    click_row(driver, 0)
+    wait(driver, lambda d: selected_count(d) == 1, "one selected")
+
+
 def big_suite(driver):
     check("sign in", sign_in, driver)
     check("first rows", test_first_rows, driver)
@@ -325,6 +392,7 @@ def big_suite(driver):
     check("a filter mistake shows the message", test_filter_mistake, driver)
     check("DOM nodes and heap flat over the whole list", test_memory_flat_over_whole_list, driver)
     check("keyboard: move, page, end, type a letter", test_keyboard, driver)
+    check("shift-click selects across pages not loaded", test_select_across_unloaded_pages, driver)
     check("albums grid with covers at the screen's size", test_albums_grid, driver)
 
 
@@ -398,6 +466,7 @@ def sample_suite(driver):
     check("first rows", test_first_rows, driver)
     check("play a track, then the next from the queue", test_play_and_next, driver)
     check("edit a title in the dialog", test_edit_title, driver)
+    check("selection, a playlist from it, a smart playlist", test_selection_playlist_and_smart, driver)
     if IMPORT_DIR:
         check("shelf import while the page is open", test_import_while_open, driver)
 

@@ -200,6 +200,7 @@ function clearError() {
 
 function showSelection() {
   const count = table.selection.size;
+  $('selection-count').textContent = count ? `${count.toLocaleString()} selected` : '';
   for (const id of ['play-selection', 'queue-selection', 'add-to-playlist', 'edit-selection']) $(id).disabled = count === 0;
 }
 

@@ -15,6 +15,7 @@ export function librarySource({ sort, sortTags, filter }) {
       else params.offset = start;
       return api('/api/tracks', { params, signal });
     },
+    async snapshot() { return (await api('/api/snapshot', { params: { sort, sortTags, filter } })).ids; },
   };
 }
 

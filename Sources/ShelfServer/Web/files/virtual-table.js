@@ -409,7 +409,7 @@ export class VirtualTable {
       ArrowDown: this.active + 1, ArrowUp: this.active - 1, PageDown: this.active + page, PageUp: this.active - page,
       Home: 0, End: this.total - 1,
     };
-    if (event.key in moves) {
+    if (event.key in moves && !event.altKey) {
       event.preventDefault();
       const from = this.active;
       this.setActive(this.active < 0 ? this.firstVisible() : moves[event.key]);

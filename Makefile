@@ -100,6 +100,7 @@ bench: release
 	.build/release/shelf-bench import --files 10000 --dir $(BENCH_DIR)-import
 	.build/release/shelf-bench serve --library $(BENCH_DIR)-serve
 	.build/release/shelf-bench subsonic --library $(BENCH_DIR)-serve
+	.build/release/shelf-bench web --library $(BENCH_DIR)-serve
 
 clean:
 	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve

@@ -350,6 +350,13 @@ def test_selection_playlist_and_smart(driver):
     wait(driver, lambda d: d.find_element(By.ID, "list-title").text == "Browser picks" and (s := settled(d)) and s["rowcount"] == 6, "the playlist's five tracks")
     shown = js(driver, "return [...document.querySelectorAll('.rows .row:not([hidden])')].map(r => Number(r.dataset.id))")
     assert sorted(shown) == sorted(ids[:2] + ids[3:6]), shown
+    # Renamed from the sidebar: the list's title follows.
+    js(driver, "[...document.querySelectorAll('#playlists li.playlist')].find(li => li.firstChild.textContent === 'Browser picks').querySelector('[data-action=\"rename\"]').click()")
+    alert = wait(driver, lambda d: d.switch_to.alert, "the rename prompt")
+    alert.send_keys("Picked in the browser")
+    alert.accept()
+    wait(driver, lambda d: d.find_element(By.ID, "list-title").text == "Picked in the browser", "the renamed playlist's title")
+    assert js(driver, "return [...document.querySelectorAll('#playlists button')].some(b => b.textContent === 'Picked in the browser')")
     # A smart playlist: the server's error in place, then one that works.
     driver.find_element(By.ID, "new-smart").click()
     form = driver.find_element(By.ID, "smart-form")

@@ -74,8 +74,9 @@ try:
             button.click();
         """, section))
     jumps = [j for j in jumps if j is not None]
-    result["jumpMs"] = sorted(jumps)[len(jumps) // 2]
-    result["jumpMaxMs"] = max(jumps)
+    if jumps:
+        result["jumpMs"] = sorted(jumps)[len(jumps) // 2]
+        result["jumpMaxMs"] = max(jumps)
 
     # A fast scroll over SCROLL_ROWS rows from the top: a constant speed per frame (about 4 s),
     # with long animation frames observed and frame gaps counted.

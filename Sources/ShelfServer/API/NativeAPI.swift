@@ -96,6 +96,17 @@ struct NativeAPI: Sendable {
                 try await write { batch in try batch.removeFromPlaylist(id, at: body.positions.map { $0 - 1 }) }
                 return try .json(try await Documents.playlistCount(id, library))
             },
+            Route("POST", "/api/playlists/{id}/rename", bodyLimit: 16 * 1024) { request in
+                let id = try await ownedPlaylist(request)
+                let name = try request.json(RenameBody.self).name.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !name.isEmpty, name.count <= 500 else { throw HTTPError.badRequest("name must be 1 to 500 characters", code: "invalidValue") }
+                try await write { batch in
+                    guard var playlist = try batch.playlist(id) else { throw LibraryError.playlistNotFound(id) }
+                    playlist.name = name
+                    try batch.updatePlaylist(playlist)
+                }
+                return try .json(RenamedDocument(id: id, name: name))
+            },
             Route("DELETE", "/api/playlists/{id}") { request in
                 let id = try await ownedPlaylist(request)
                 try await write { batch in try batch.deletePlaylist(id) }
@@ -321,6 +332,14 @@ struct NativeAPI: Sendable {
     }
 
     struct PositionsBody: Decodable { let positions: [Int] }
+
+    struct RenameBody: Decodable { let name: String }
+
+    /// `{"id":…,"name":…}`: a playlist after a rename.
+    struct RenamedDocument: Encodable {
+        let id: PlaylistID
+        let name: String
+    }
 
     struct RatingBody: Decodable { let rating: Int? }
 

@@ -90,7 +90,14 @@ const playlists = new Playlists($('playlists'), {
     showList();
   },
   selectedIDs: () => table.selectedIDs(),
-  onChanged: () => { if (state.list.type === 'playlist') refreshAll(); },
+  onChanged: () => {
+    const open = playlists.playlists.find((p) => p.id === state.list.id);
+    if (state.list.type === 'playlist' || state.list.type === 'smart') {
+      if (open) state.list.name = open.name;
+      $('list-title').textContent = state.list.name ?? 'Tracks';
+      refreshAll();
+    }
+  },
 });
 
 // MARK: Signing in and out
@@ -201,7 +208,7 @@ function clearError() {
 function showSelection() {
   const count = table.selection.size;
   $('selection-count').textContent = count ? `${count.toLocaleString()} selected` : '';
-  for (const id of ['play-selection', 'queue-selection', 'add-to-playlist', 'edit-selection']) $(id).disabled = count === 0;
+  for (const id of ['play-selection', 'next-selection', 'queue-selection', 'add-to-playlist', 'edit-selection']) $(id).disabled = count === 0;
 }
 
 async function selectedTracks() {
@@ -228,6 +235,7 @@ function playFrom(index) {
 
 $('play-selection').addEventListener('click', async () => player.playNow((await selectedTracks()).tracks));
 $('queue-selection').addEventListener('click', async () => player.add((await selectedTracks()).tracks));
+$('next-selection').addEventListener('click', async () => player.playNext((await selectedTracks()).tracks));
 $('add-to-playlist').addEventListener('click', () => playlists.chooseAndAdd(table.selectedIDs()));
 $('edit-selection').addEventListener('click', async () => {
   const { ids, tracks } = await selectedTracks();

@@ -73,8 +73,20 @@ export class Playlists {
           });
           button.addEventListener('keydown', (event) => {
             if (event.key === 'Delete') this.remove(playlist);
+            if (event.key === 'F2') this.rename(playlist);
           });
-          item.append(button);
+          const actions = [['✎', 'Rename', () => this.rename(playlist)], ['✕', 'Delete', () => this.remove(playlist)]].map(([text, name, action]) => {
+            const control = document.createElement('button');
+            control.type = 'button';
+            control.className = 'pl-action';
+            control.textContent = text;
+            control.setAttribute('aria-label', `${name} ${playlist.name}`);
+            control.dataset.action = name.toLowerCase();
+            control.addEventListener('click', action);
+            return control;
+          });
+          item.className = 'playlist';
+          item.append(button, ...actions);
         }
         list.append(item);
       }
@@ -100,6 +112,18 @@ export class Playlists {
       await api(`/api/playlists/${id}/items`, { method: 'POST', body: { tracks: ids } });
     }
     await this.load();
+  }
+
+  async rename(playlist) {
+    const name = window.prompt('Rename the playlist', playlist.name);
+    if (!name || name === playlist.name) return;
+    try {
+      await api(`/api/playlists/${playlist.id}/rename`, { method: 'POST', body: { name } });
+    } catch (error) {
+      window.alert(error.message);
+    }
+    await this.load();
+    this.onChanged();
   }
 
   async remove(playlist) {

@@ -182,14 +182,16 @@ export class VirtualTable {
 
   onScroll() {
     const top = this.viewport.scrollTop;
+    let user = false;
     if (this.setScroll && Math.abs(top - this.setScroll.scrollTop) < 1.5) {
       this.virtualTop = this.setScroll.virtualTop;
     } else {
       this.setScroll = null;
       this.virtualTop = Math.min(top * this.ratio(), Math.max(0, this.virtualHeight() - this.viewport.clientHeight));
+      user = true;
     }
     this.headGroup.scrollLeft = this.viewport.scrollLeft;
-    this.update();
+    this.update({ flinging: user });
   }
 
   /** Puts the virtual offset `virtualTop` at the top of the view. */
@@ -220,7 +222,7 @@ export class VirtualTable {
   firstVisible() { return Math.min(this.total - 1, Math.floor(this.virtualTop / this.rowHeight)); }
 
   /** Renders the rows in view and asks for the ones missing. */
-  update() {
+  update({ flinging = false } = {}) {
     const first = Math.floor(this.virtualTop / this.rowHeight);
     const offset = this.virtualTop - first * this.rowHeight;
     let activeRow = null;
@@ -271,7 +273,16 @@ export class VirtualTable {
     }
     if (activeRow) this.grid.setAttribute('aria-activedescendant', activeRow.id);
     else this.grid.removeAttribute('aria-activedescendant');
-    this.request(first, first + this.pool.length);
+    // While the list flies by (a fling or a drag moving more than a few screens a frame) the
+    // pages would be stale before they arrived: ask once it slows down, so no request is wasted.
+    const moved = Math.abs(first - (this.lastFirst ?? first));
+    this.lastFirst = first;
+    clearTimeout(this.requestTimer);
+    if (flinging && moved > this.pool.length * 3) {
+      this.requestTimer = setTimeout(() => this.request(first, first + this.pool.length), 50);
+    } else {
+      this.request(first, first + this.pool.length);
+    }
   }
 
   /** Fetches what is missing around [first, last), cancels what is far, drops rows far away. */

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import traceback
+from urllib.parse import quote
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
@@ -136,7 +137,7 @@ def test_first_rows(driver):
 def jump_to(driver, section, by_key=False):
     sections = {s["name"]: s for s in api(driver, "/api/sections?sort=artist")["sections"]}
     anchor = api(driver, "/api/anchor?sort=artist&section=" + section)
-    expected = api(driver, "/api/tracks?sort=artist&limit=1&after=" + anchor["cursor"])["items"][0]["id"]
+    expected = api(driver, "/api/tracks?sort=artist&limit=1&after=" + quote(anchor["cursor"]))["items"][0]["id"]
     assert anchor["index"] == sections[section]["firstIndex"]
     if by_key:
         driver.switch_to.active_element.send_keys(section)
@@ -311,6 +312,19 @@ def test_albums_grid(driver):
     steps = [16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048]
     for width, size in sizes:
         assert size in steps and size >= width and (steps.index(size) == 0 or steps[steps.index(size) - 1] < width + 1), (width, size)
+    # The grid's jump bar: the section's first album comes to the top row.
+    sections = {x["name"]: x for x in api(driver, "/api/albums/sections?sortTags=on")["sections"]}
+    name = "M" if sections.get("M", {}).get("count") else max(sections.values(), key=lambda x: x["count"])["name"]
+    first = sections[name]["firstIndex"]
+    album, after, seen = None, None, 0
+    while album is None:
+        page = api(driver, "/api/albums?sortTags=on&limit=10000" + (f"&after={quote(after)}" if after else ""))
+        if first < seen + len(page["items"]):
+            album = page["items"][first - seen]
+        seen += len(page["items"])
+        after = page["nextCursor"]
+    driver.find_element(By.CSS_SELECTOR, f'#groups-jumpbar button[data-section="{name}"]').click()
+    wait(driver, lambda d: js(d, "const t = document.querySelector(`#groups-layer .tile[data-index=\"${arguments[0]}\"]`); return t && t.dataset.id && t.getBoundingClientRect().top < 200 ? t.querySelector('.name').textContent : null", first) == (album["name"] or "(none)"), f"the albums at {name}")
     show_album(driver)
     show_tracks(driver)
 

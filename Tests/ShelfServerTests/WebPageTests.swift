@@ -83,6 +83,30 @@ import Testing
         #expect(try ann.request("POST", "/api/playlists/\(id)/rename", headers: write, body: Curl.json(["name": "Admin's"])).status == 200)
     } }
 
+    /// The views' sections, behind the grids' jump bar: every item counted once, and each section
+    /// starting where the view's own pages say its first item is.
+    @Test func theViewsHaveSections() async throws { try await offCooperativePool {
+        let fixture = try ServedLibrary(tracks: 30)
+        defer { fixture.remove() }
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let client = try signedIn(server)
+        for (view, parameters) in [("albums", ""), ("artists", "by=albumArtist"), ("composers", ""), ("genres", ""), ("albums", "sortTags=off")] {
+            let page = try #require(try client.request("GET", "/api/\(view)?limit=1000&\(parameters)").json as? [String: Any])
+            let items = try #require(page["items"] as? [[String: Any]])
+            let answer = try client.request("GET", "/api/\(view)/sections?\(parameters)")
+            #expect(answer.status == 200, "\(view): \(answer.text)")
+            let sections = try #require((answer.json as? [String: Any])?["sections"] as? [[String: Any]], "\(view)")
+            #expect(sections.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == items.count, "\(view)")
+            for section in sections {
+                let first = try #require(section["firstIndex"] as? Int)
+                #expect(items[first]["section"] as? String == section["name"] as? String, "\(view) \(section)")
+            }
+        }
+        #expect(try client.request("GET", "/api/albums/sections?after=x").status == 400)
+        #expect(try Curl(base: server.base).request("GET", "/api/albums/sections").status == 401)
+    } }
+
     /// What the policy forbids is not in the tree: no inline script, no style attributes, no
     /// inline event handlers, nothing loaded from elsewhere.
     @Test func theFilesNeedNothingThePolicyForbids() throws {

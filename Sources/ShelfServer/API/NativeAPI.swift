@@ -56,6 +56,10 @@ struct NativeAPI: Sendable {
                 return try .json(Documents.groups(try await library.groups(query, after: after, limit: limit)))
             },
             Route("GET", "/api/composers", query: ["sort", "sortTags", "after", "limit"]) { try await groups(.composer, $0) },
+            Route("GET", "/api/albums/sections", query: ["sort", "sortTags", "artist"]) { try await groupSections(.album, $0) },
+            Route("GET", "/api/artists/sections", query: ["sort", "sortTags", "by"]) { try await groupSections(.artist, $0) },
+            Route("GET", "/api/composers/sections", query: ["sort", "sortTags"]) { try await groupSections(.composer, $0) },
+            Route("GET", "/api/genres/sections", query: ["sort", "sortTags"]) { try await groupSections(.genre, $0) },
             Route("GET", "/api/genres", query: ["sort", "sortTags", "after", "limit"]) { try await groups(.genre, $0) },
             Route("GET", "/api/playlists", playlists),
             Route("POST", "/api/playlists", createPlaylist),
@@ -268,6 +272,13 @@ struct NativeAPI: Sendable {
             kind: kind, by: request.query("by"), sort: request.query("sort"), sortTags: request.query("sortTags"), artist: request.query("artist"))
         let after = try request.query("after").map { text throws(WireInputError) in try Parameters.cursor(text) }
         return try .json(Documents.groups(try await library.groups(query, after: after, limit: try request.int("limit", in: 0...10_000) ?? 50)))
+    }
+
+    /// `{"sections":[…]}` of a view, as `/api/sections` is of the tracks: the web page's jump bar over the grids.
+    func groupSections(_ kind: GroupKind, _ request: RouteRequest) async throws -> HTTPResponse {
+        let query = try Parameters.groupQuery(
+            kind: kind, by: request.query("by"), sort: request.query("sort"), sortTags: request.query("sortTags"), artist: request.query("artist"))
+        return try .json(SectionsDocument(sections: try await library.groupSections(query)))
     }
 
     // MARK: Writes

@@ -61,6 +61,11 @@ const jumpBar = new JumpBar($('jumpbar'), {
   },
 });
 
+const groupsJumpBar = new JumpBar($('groups-jumpbar'), {
+  anchorPath: null,
+  onJump: (index) => grid.scrollToIndex(index),
+});
+
 const player = new Player(
   {
     audio: $('audio'), play: $('play'), next: $('next'), prev: $('prev'), seek: $('seek'), time: $('time'), length: $('length'),
@@ -292,7 +297,6 @@ function showView(view) {
   $('groups-view').hidden = !['albums', 'artists', 'composers', 'genres'].includes(view);
   $('album-view').hidden = view !== 'album';
   document.querySelector('.list-actions').hidden = view !== 'tracks';
-  $('groups-jumpbar').hidden = true;
   const sortTags = state.sortTags ? 'on' : 'off';
   const groups = {
     albums: ['albums', { sortTags }, 'album', 'Albums'],
@@ -305,6 +309,9 @@ function showView(view) {
     $('list-title').textContent = title;
     $('list-count').textContent = '';
     grid.show(path, params, kind);
+    groupsJumpBar.load(params, `/api/${path}/sections`).catch(showError);
+  } else {
+    groupsJumpBar.load(null);
   }
   $('sidebar').classList.remove('open');
 }
@@ -328,7 +335,9 @@ async function openGroup(item) {
   if (item.kind === 'artist' || item.kind === 'albumArtist') {
     showView('albums');
     $('list-title').textContent = item.name;
-    grid.show('albums', { sortTags: state.sortTags ? 'on' : 'off', artist: String(item.id) }, 'album');
+    const params = { sortTags: state.sortTags ? 'on' : 'off', artist: String(item.id) };
+    grid.show('albums', params, 'album');
+    groupsJumpBar.load(params, '/api/albums/sections').catch(showError);
     return;
   }
   // Composers and genres drill down to the tracks, filtered.
@@ -396,7 +405,10 @@ function refreshAll() {
   source?.reset?.();
   table.refresh();
   if (source?.kind === 'library') jumpBar.load(listParams()).catch(showError);
-  if (!$('groups-view').hidden) grid.refresh();
+  if (!$('groups-view').hidden) {
+    grid.refresh();
+    if (groupsJumpBar.params) groupsJumpBar.load(groupsJumpBar.params).catch(() => {});
+  }
   playlists.load().catch(() => {});
 }
 

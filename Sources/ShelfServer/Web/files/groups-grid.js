@@ -159,6 +159,13 @@ export class GroupsGrid {
     }
   }
 
+  /** Moves the tile row holding item `index` to the top (a jump bar's section). */
+  scrollToIndex(index) {
+    const row = Math.floor(index / this.columns());
+    this.viewport.scrollTop = (row * this.tileHeight()) / this.ratio();
+    this.update();
+  }
+
   /** The library changed: drop what is loaded and fetch what is in view again. */
   refresh() {
     if (!this.path) return;

@@ -27,6 +27,7 @@ export function sectionOfKey(key) {
 /** A jump bar in `element` for lists described by `params()` ({sort, sortTags, filter}). */
 export class JumpBar {
   constructor(element, { onJump, path = '/api/sections', anchorPath = '/api/anchor' }) {
+    // anchorPath null: jump to the section's firstIndex from the sections themselves.
     this.element = element;
     this.onJump = onJump;
     this.path = path;
@@ -48,8 +49,9 @@ export class JumpBar {
   }
 
   /** Loads the sections of the list `params` describes (null: a list without sections). */
-  async load(params) {
+  async load(params, path = this.path) {
     this.params = params;
+    this.path = path;
     this.controller?.abort();
     if (!params) {
       this.element.hidden = true;
@@ -76,6 +78,11 @@ export class JumpBar {
   async jump(section) {
     if (!this.params || !this.counts.get(section)?.count) return false;
     try {
+      // The views have sections but no anchors: their first index is where to go.
+      if (!this.anchorPath) {
+        this.onJump(this.counts.get(section).firstIndex, undefined, section);
+        return true;
+      }
       const anchor = await api(this.anchorPath, { params: { ...this.params, section } });
       this.onJump(anchor.index, anchor.cursor, section);
       return true;

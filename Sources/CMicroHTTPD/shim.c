@@ -168,9 +168,9 @@ shelf_http_response *shelf_http_response_file(int fd, uint64_t offset, uint64_t 
     return MHD_create_response_from_fd_at_offset64(length, fd, offset);
 }
 
-shelf_http_response *shelf_http_response_reader(ssize_t (*reader)(void *, uint64_t, char *, size_t), void *context,
+shelf_http_response *shelf_http_response_reader(uint64_t size, ssize_t (*reader)(void *, uint64_t, char *, size_t), void *context,
                                                 void (*release)(void *)) {
-    return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, reader, context, release);
+    return MHD_create_response_from_callback(size == UINT64_MAX ? MHD_SIZE_UNKNOWN : size, 32 * 1024, reader, context, release);
 }
 
 int shelf_http_response_header(shelf_http_response *response, const char *name, const char *value) {

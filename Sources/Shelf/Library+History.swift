@@ -13,6 +13,14 @@ extension Library {
         }
     }
 
+    /// When the last write was committed (nil for a library never written): what "modified since"
+    /// questions compare with. Per-user writes (stars, plays) count too, so it errs towards "changed".
+    public func lastChangeDate() async throws -> Date? {
+        try await read { db in
+            try db.queryOne("SELECT committed_at FROM change_transaction ORDER BY id DESC LIMIT 1", []) { try $0.get(0) as Date }
+        }
+    }
+
     /// Parses a token's string form, with a typed error for text that is not a token.
     public static func token(_ text: String) throws -> ChangeToken {
         guard let token = ChangeToken(text) else { throw LibraryError.malformedToken(text) }

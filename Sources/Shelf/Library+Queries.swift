@@ -173,7 +173,20 @@ extension Library {
     /// unless `artwork` is false (a caller skipping rows to reach a position reads no tracks).
     public func groups(_ query: GroupQuery, after cursor: PageCursor? = nil, limit: Int = 50, artwork: Bool = true) async throws -> GroupPage {
         guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
-        var page = try await withEngine { try $0.groups(query, after: cursor, limit: limit) }
+        return try await withArtwork(try await withEngine { try $0.groups(query, after: cursor, limit: limit) }, artwork: artwork)
+    }
+
+    /// Up to `limit` rows of an aggregation view from row `offset`: a deep page costs what the
+    /// first does (the mirror seeks by its maintained section counts, never over the rows before).
+    public func groups(_ query: GroupQuery, offset: Int, limit: Int = 50, artwork: Bool = true) async throws -> GroupPage {
+        try Self.checkLimit(limit)
+        guard offset >= 0 else { throw LibraryError.invalidValue(field: "offset", value: String(offset), reason: "must be ≥ 0") }
+        return try await withArtwork(try await withEngine { try $0.groups(query, offset: offset, limit: limit) }, artwork: artwork)
+    }
+
+    /// `page` with each row's representative `artworkID` read from the store, unless `artwork` is false.
+    private func withArtwork(_ page: GroupPage, artwork: Bool) async throws -> GroupPage {
+        var page = page
         let pictured = artwork ? page.items.compactMap(\.artworkTrack) : []
         if !pictured.isEmpty {
             let artwork = try await tracks(ids: pictured).tracks

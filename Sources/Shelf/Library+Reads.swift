@@ -64,17 +64,21 @@ extension Library {
 
     /// The track with this ID, or nil.
     public func track(_ id: TrackID) async throws -> Track? {
-        try await read { db in try db.queryOne(TrackRow.select + " WHERE id = ?", [id.rawValue], TrackRow.decode) }
+        try await read { db in try db.queryOne(TrackRow.selectByID, [id.rawValue], TrackRow.decode) }
     }
 
     /// The tracks with these IDs that still exist (in the order asked) and the IDs that do not.
-    public func tracks(ids: [TrackID]) async throws -> TrackLookup {
-        try await read { db in
+    /// Without `texts`, lyrics and comment come back nil: what a list of many tracks shows
+    /// without reading their longest values.
+    public func tracks(ids: [TrackID], texts: Bool = true) async throws -> TrackLookup {
+        let sql = texts ? TrackRow.selectByID : TrackRow.selectByIDWithoutTexts
+        return try await read { db in
             try db.transaction(.deferred) {
                 var found: [Track] = []
+                found.reserveCapacity(ids.count)
                 var missing: [TrackID] = []
                 for id in ids {
-                    if let track = try db.queryOne(TrackRow.select + " WHERE id = ?", [id.rawValue], TrackRow.decode) {
+                    if let track = try db.queryOne(sql, [id.rawValue], TrackRow.decode) {
                         found.append(track)
                     } else {
                         missing.append(id)

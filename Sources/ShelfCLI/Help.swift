@@ -68,6 +68,9 @@ enum GlobalOptions {
         ("SHELF_BUSY_TIMEOUT_MS", "The lock wait when --busy-timeout is not given, in milliseconds."),
         ("SHELF_PROGRESS", "`lines`: long jobs print one `progress LABEL DONE/TOTAL` line per step instead of a bar."),
         ("PATH", "Where ffmpeg and ffprobe are looked for (exports, transcodes, formats TagLib cannot read)."),
+        ("XDG_CONFIG_HOME", "`shelf serve` reads $XDG_CONFIG_HOME/shelf/config.toml (else ~/.config/shelf/config.toml) when --config is not given."),
+        ("NOTIFY_SOCKET", "Where `shelf serve` sends READY=1 and STOPPING=1 (systemd's Type=notify)."),
+        ("INVOCATION_ID", "Set by systemd: `shelf serve` then also looks for /etc/shelf/config.toml."),
     ]
 
     /// The exit statuses, for the overview and the man page.

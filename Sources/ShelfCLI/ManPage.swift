@@ -48,10 +48,12 @@ enum ManPage {
             ("DIR/mirror.sqlite", "The read mirror, derived from the store; rebuilt when deleted."),
             ("DIR/secret.key", "The key that encrypts stored passwords (mode 0600), made on first need."),
             ("~/.local/share/shelf", "The default library directory."),
+            ("~/.config/shelf/config.toml", "shelf serve's config file ($XDG_CONFIG_HOME/shelf/config.toml when that is set); check it with shelf config check."),
+            ("/etc/shelf/config.toml", "shelf serve's config file when systemd runs it and there is no user one."),
         ] {
             roff += ".TP\n.I \(text(file))\n\(text(help))\n"
         }
-        roff += ".SH SEE ALSO\n.BR ffmpeg (1),\n.BR sqlite3 (1)\n"
+        roff += ".SH SEE ALSO\n.BR ffmpeg (1),\n.BR sqlite3 (1),\n.BR systemd.service (5)\n"
         return roff
     }
 

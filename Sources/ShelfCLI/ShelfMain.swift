@@ -1,5 +1,6 @@
 import Foundation
 import Shelf
+import ShelfServer
 import ShelfWire
 
 /// A `shelf` subcommand: its name, a one-line abstract, and how it runs.
@@ -27,12 +28,16 @@ protocol Command: Sendable {
     static var readsMirror: Bool { get }
     /// Adjusts how the library is opened for this command.
     func configure(_ configuration: inout Library.Configuration)
+    /// The library the command names itself (serve: its config file's `library`), used when
+    /// neither --library nor SHELF_LIBRARY names one; nil by default.
+    var libraryDirectory: URL? { get }
 }
 
 extension Command {
     static var readsMirror: Bool { false }
     static var words: ValueKind { .none }
     func configure(_ configuration: inout Library.Configuration) {}
+    var libraryDirectory: URL? { nil }
 }
 
 /// The `shelf` executable: global options, dispatch, and the mapping of errors to exit codes
@@ -42,7 +47,7 @@ struct ShelfMain {
     /// Every command, in the order help lists them: the one table that parsing, help, completions and the man page read.
     static let commands: [any Command.Type] = [
         InfoCommand.self, TracksCommand.self, SectionsCommand.self, SnapshotCommand.self, TrackCommand.self, DeleteCommand.self,
-        TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self, ArtworkCommand.self, MigrateCommand.self, ImportCommand.self, ScanCommand.self, PlaylistCommand.self, SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self, ComposersCommand.self, GenresCommand.self, SmartCommand.self, EditCommand.self, DraftCommand.self, ExportCommand.self, UserCommand.self, ServeCommand.self,
+        TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self, ArtworkCommand.self, MigrateCommand.self, ImportCommand.self, ScanCommand.self, PlaylistCommand.self, SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self, ComposersCommand.self, GenresCommand.self, SmartCommand.self, EditCommand.self, DraftCommand.self, ExportCommand.self, UserCommand.self, ServeCommand.self, ConfigCommand.self,
         VersionCommand.self, HelpCommand.self, CompletionsCommand.self,
     ]
 
@@ -90,7 +95,9 @@ struct ShelfMain {
                 try await standalone.run(output: output)
                 exit(0)
             }
-            let directory = libraryText.map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
+            let environmentLibrary = !(ProcessInfo.processInfo.environment["SHELF_LIBRARY"] ?? "").isEmpty
+            let directory = libraryText.map { URL(fileURLWithPath: $0) } ?? (environmentLibrary ? nil : command.libraryDirectory)
+                ?? Library.defaultDirectory()
             command.configure(&configuration)
             let library = Library(directory: directory, configuration: configuration)
             if type.readsMirror { await noteMirrorNotReady(library) }
@@ -100,6 +107,12 @@ struct ShelfMain {
             // One line: the mistake and where to read the right way, not the whole usage.
             let help = commandName.map { "shelf help \($0)" } ?? "shelf help"
             fail(code: "usage", message: error.message, json: json, status: 1, hint: "; see '\(help)'")
+        } catch let error as ConfigFileError {
+            // A mistake in a config file is a mistake in how shelf was called: status 1, one line
+            // per mistake (`FILE:LINE:COLUMN: reason`), so a service manager can tell it from a failure.
+            for mistake in error.errors { Output.log("shelf: \(mistake)") }
+            if json { try? Output(json: true).printJSON(ErrorDocument(code: "invalidConfig", message: error.description)) }
+            exit(1)
         } catch let error as LibraryError {
             fail(code: error.code, message: error.description, json: json, status: 2)
         } catch let error as CommandFailure {

@@ -81,6 +81,15 @@ public struct Row {
         sqlite3_column_blob(handle, index)?.load(as: UInt8.self)
     }
 
+    /// A 16-byte blob column as a UUID, read in place; nil for NULL or any other length.
+    public func uuid(_ index: Int32) -> UUID? {
+        // The pointer first, then the length, as SQLite asks.
+        guard let pointer = sqlite3_column_blob(handle, index), sqlite3_column_bytes(handle, index) == 16 else { return nil }
+        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: 16)) }
+        return UUID(uuid: raw)
+    }
+
     /// A blob column as bytes; NULL is an error.
     public func bytes(_ index: Int32) throws -> [UInt8] {
         if isNull(index) { throw typeError(index, "a blob, found NULL") }

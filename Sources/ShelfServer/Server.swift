@@ -17,8 +17,10 @@ public struct ServerContext: Sendable {
     public let throttle: LoginThrottle
     /// Imports started over HTTP.
     public let imports: ImportJobs
-    /// The music folders `shelf serve --music` named: what a Subsonic startScan imports.
-    public var musicRoots: [URL] = []
+    /// Scans of the music folders, scheduled and on demand (Subsonic startScan).
+    public let scans: ScanScheduler
+    /// The music folders (`shelf serve --music`, the config's `music`): what a scan imports.
+    public var musicRoots: [URL] { scans.roots }
 }
 
 /// `shelf serve`: the engine behind HTTP. It opens the library once (the mirror keeps building in
@@ -41,10 +43,16 @@ public final class ShelfServer: Sendable {
         public var eventBufferBytes = 1 << 20
         /// How long an event-stream client may leave a full buffer unread before it is dropped.
         public var eventStallLimit: Duration = .seconds(10)
-        /// Music folders a Subsonic startScan imports (`shelf serve --music DIR`, repeatable).
+        /// Music folders scans import: scheduled ones (`scanInterval`) and Subsonic startScan.
         public var musicRoots: [URL] = []
+        /// How long after one scheduled scan of `musicRoots` ends the next starts; nil: scans only on demand.
+        public var scanInterval: Duration?
+        /// Named transcodes (the config's `[presets]`).
+        public var transcodePresets: [String: TranscodePreset] = [:]
         /// Where log lines go (stderr unless said).
         public var log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        /// Where request lines go; nil: to `log`, as text.
+        public var accessLog: (@Sendable (AccessLogEntry) -> Void)?
 
         /// The defaults.
         public init() {}
@@ -58,13 +66,25 @@ public final class ShelfServer: Sendable {
     /// Starts serving `library`; throws when the address cannot be bound.
     public init(library: Library, options: Options = Options()) throws {
         let events = EventHub(library: library, clientBuffer: options.eventBufferBytes, stallLimit: options.eventStallLimit)
-        let context = ServerContext(
-            library: library, artwork: ArtworkResponder(library: library),
-            streams: StreamResponder(library: library, maxTranscodes: options.maxTranscodes), events: events,
-            throttle: LoginThrottle(), imports: ImportJobs(library: library, onChange: { events.poke() }), musicRoots: options.musicRoots)
-        self.context = context
         let log = options.log
         self.log = log
+        let imports = ImportJobs(library: library, onChange: { status in
+            events.poke()
+            // The same document GET /api/import answers, as a `scan` event.
+            events.publishScan((try? Wire.encode(status)) ?? Data("{}".utf8), running: status.state == "running")
+            if let report = status.report, status.state == "finished" {
+                log("shelf: import finished: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.unchanged) unchanged, \(report.failed.count) failed")
+            } else if status.state == "failed" {
+                log("shelf: import failed: \(status.error ?? "")")
+            }
+        })
+        let streams = StreamResponder(library: library, maxTranscodes: options.maxTranscodes)
+        streams.configure(maxTranscodes: options.maxTranscodes, presets: options.transcodePresets)
+        let context = ServerContext(
+            library: library, artwork: ArtworkResponder(library: library), streams: streams, events: events,
+            throttle: LoginThrottle(), imports: imports,
+            scans: ScanScheduler(imports: imports, roots: options.musicRoots, interval: options.scanInterval, log: log))
+        self.context = context
         let router = Router(
             routes: NativeAPI(context: context).routes + WebPage().routes,
             authenticator: SessionAuthenticator(library: library, throttle: context.throttle), report: log)
@@ -73,10 +93,11 @@ public final class ShelfServer: Sendable {
             address: options.address, port: options.port, limits: options.limits, tls: options.tls,
             bodyLimit: { method, path in router.bodyLimit(method: method, path: path) },
             errorLog: { message in log("shelf: http: \(message.trimmingCharacters(in: .whitespacesAndNewlines))") },
-            log: { entry in log(entry.line) },
+            log: options.accessLog ?? { entry in log(entry.line) },
             // `/rest/` is the OpenSubsonic API, with its own parameters, credentials and errors.
             handler: { request in request.path.hasPrefix("/rest/") ? await subsonic.respond(request) : await router.respond(request) })
         events.start()
+        context.scans.start()
     }
 
     /// The bound port.
@@ -86,6 +107,7 @@ public final class ShelfServer: Sendable {
     /// and transcodes end; a running import stops at its next chunk.
     public func stop(grace: Duration = .seconds(10)) async {
         context.events.close()
+        context.scans.stop()
         await context.imports.stop()
         http.stop(grace: grace)
     }

@@ -15,12 +15,17 @@ public final class ServerProcess: @unchecked Sendable {
     private let lineArrived = NSCondition()
     private let readerDone = DispatchSemaphore(value: 0)
 
-    /// Starts `shelf --library DIR serve --listen 127.0.0.1:0 EXTRA…` and waits until it serves;
-    /// throws with its output when it exits first.
+    /// Starts `shelf --library DIR serve --listen 127.0.0.1:0 EXTRA…` and waits until it serves
+    /// (its text or JSON log says so); throws with its output when it exits first. Unless
+    /// `environment` says otherwise it reads no config file and has no NOTIFY_SOCKET.
     public init(library: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
         process.executableURL = ChildProcess.productsDirectory().appendingPathComponent("shelf")
         process.arguments = ["--library", library, "serve", "--listen", "127.0.0.1:0"] + arguments
         var env = ProcessInfo.processInfo.environment
+        // Hermetic: no config file of the machine's or the user's, no service manager of the test run's.
+        env["XDG_CONFIG_HOME"] = "/nonexistent-shelf-test-config"
+        env["NOTIFY_SOCKET"] = nil
+        env["INVOCATION_ID"] = nil
         env.merge(environment) { $1 }
         process.environment = env
         let err = Pipe()
@@ -52,7 +57,7 @@ public final class ServerProcess: @unchecked Sendable {
             done.signal()
         }
         guard let line = waitForLine(timeout: 120, { $0.contains(" on http://") || $0.contains(" on https://") || $0 == "<eof>" }),
-            line != "<eof>", let colon = line.lastIndex(of: ":"), let port = UInt16(line[line.index(after: colon)...])
+            line != "<eof>", let colon = line.lastIndex(of: ":"), let port = UInt16(line[line.index(after: colon)...].prefix { $0.isNumber })
         else {
             process.waitUntilExit()
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "shelf serve did not start: \(log.joined(separator: "\n"))"])
@@ -77,14 +82,22 @@ public final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    /// Sends `signal` and waits for the exit; returns the exit status.
+    /// Sends `signal` and waits for the exit; returns the exit status. Stopping again (a test's
+    /// own stop, then its deferred one) returns the same status.
     @discardableResult
     public func stop(signal: Int32 = SIGTERM) -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, signal) }
-        process.waitUntilExit()
-        readerDone.wait()
+        stopping.withLock { stopped in
+            if !stopped {
+                if process.isRunning { kill(process.processIdentifier, signal) }
+                process.waitUntilExit()
+                readerDone.wait()
+                stopped = true
+            }
+        }
         return process.terminationStatus
     }
+
+    private let stopping = Locked(false)
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
 }

@@ -56,6 +56,56 @@ import Testing
         #expect(Array(ids) == expected)
         stream.cancel()
     }
+
+    /// A scan's progress goes to every client as `scan` events without `id:` lines, so a client's
+    /// resume point stays the change token; change events keep coming around them; a client
+    /// connecting mid-scan hears where it is, and one connecting after a scan does not hear it again.
+    @Test func scanEventsReachClientsWithoutMovingTheirResumePoint() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-hub-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let library = Library(directory: directory)
+        let hub = EventHub(library: library, pollInterval: .milliseconds(20), clientBuffer: 1 << 16, stallLimit: .seconds(86_400))
+        hub.start()
+        defer { hub.close() }
+        let first = try await hub.subscribe(since: nil)
+        var firstText = ""
+        // Reads `stream` until `text` holds `count` occurrences of `marker`.
+        func read(_ stream: ByteStream, into text: inout String, until marker: String, count: Int = 1) async throws {
+            while text.components(separatedBy: marker).count - 1 < count {
+                switch stream.read(max: 4096, wakeup: {}) {
+                case .data(let data): text += String(decoding: data, as: UTF8.self)
+                case .pending: try await Task.sleep(for: .milliseconds(5))
+                case .end, .aborted: Issue.record("the stream ended early"); return
+                }
+            }
+        }
+        try await read(first, into: &firstText, until: "event: ready")
+        hub.publishScan(Data("{\"state\":\"running\",\"done\":1,\"total\":3}".utf8), running: true)
+        try await read(first, into: &firstText, until: "\"done\":1")
+        // A client arriving now hears the running scan at once.
+        let second = try await hub.subscribe(since: nil)
+        var secondText = ""
+        try await read(second, into: &secondText, until: "\"done\":1")
+        _ = try await library.write { batch in try batch.insert(Track(path: "/music/a.flac", title: "A")) }
+        try await read(first, into: &firstText, until: "event: change")
+        hub.publishScan(Data("{\"state\":\"finished\",\"done\":3,\"total\":3}".utf8), running: false)
+        try await read(first, into: &firstText, until: "\"finished\"")
+        try await read(second, into: &secondText, until: "\"finished\"")
+        for text in [firstText, secondText] {
+            let events = text.components(separatedBy: "\n\n").filter { $0.contains("event: scan") }
+            #expect(events.count >= 2, "\(text)")
+            #expect(events.allSatisfy { !$0.contains("id: ") }, "\(text)")
+        }
+        #expect(firstText.components(separatedBy: "event: scan").count - 1 == 2)  // each status once
+        // One arriving after the scan ended starts quiet: its first events are ready, then the next change.
+        let third = try await hub.subscribe(since: nil)
+        var thirdText = ""
+        try await read(third, into: &thirdText, until: "event: ready")
+        _ = try await library.write { batch in try batch.insert(Track(path: "/music/b.flac", title: "B")) }
+        try await read(third, into: &thirdText, until: "event: change")
+        #expect(!thirdText.contains("event: scan"), "\(thirdText)")
+        for stream in [first, second, third] { stream.cancel() }
+    }
 }
 
 /// Polls `condition` until it holds, for up to a minute (a bound for a broken test, not a

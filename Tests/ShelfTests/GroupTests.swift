@@ -52,6 +52,16 @@ import Testing
                         }
                         #expect(try engines.mirrored.group(GroupID(1), kind: kind) == nil)
                     }
+                    // Any offset, on both paths: section starts, the rows around them, past the end.
+                    let starts = try engines.mirrored.groupSections(query).flatMap { [$0.firstIndex, max(0, $0.firstIndex - 1), $0.firstIndex + 2] }
+                    for offset in [0, 1, expected.count / 2, max(0, expected.count - 2), expected.count, expected.count + 3] + starts {
+                        let want = Array(expected.dropFirst(offset).prefix(6)).map { $0.item(useSortTags: tags) }
+                        let page = try engines.mirrored.groups(query, offset: offset, limit: 6)
+                        #expect(page.items == want, "\(kind) tags=\(tags) desc=\(descending) offset \(offset)")
+                        #expect(page.total == expected.count, "total \(kind) offset \(offset)")
+                        #expect((page.nextCursor != nil) == (offset + 6 < expected.count), "next cursor \(kind) offset \(offset)")
+                        #expect(try engines.direct.groups(query, offset: offset, limit: 6).items == want, "direct \(kind) offset \(offset)")
+                    }
                     // The direct path pages like the mirror too.
                     let directPage = try engines.direct.groups(query, after: walked.count > 3 ? expected[2].cursor(useSortTags: tags) : nil, limit: 5)
                     if walked.count > 3 { #expect(directPage.items.first == walked[3]) }

@@ -86,8 +86,11 @@ struct Engines {
             pages += 1
         } while cursor != nil && pages < 1_000
         #expect(walked == expected, "cursor walk \(context)")
-        for offset in [0, expected.count / 2, max(0, expected.count - 3), expected.count + 5] {
+        // Offsets seek by section: the first row of every section, the row before it, and others.
+        let starts = try mirrored.sections(query).flatMap { [$0.firstIndex, max(0, $0.firstIndex - 1), $0.firstIndex + 1] }
+        for offset in [0, expected.count / 2, max(0, expected.count - 3), expected.count, expected.count + 5] + starts {
             let page = try mirrored.page(query, offset: offset, limit: 7)
+            #expect(page.total == expected.count, "total at offset \(offset) \(context)")
             #expect(page.items.map(\.id) == Array(expected.dropFirst(offset).prefix(7)), "offset \(offset) \(context)")
         }
         let sections = try mirrored.sections(query)

@@ -53,9 +53,10 @@ void shelf_http_stop(shelf_http_daemon *daemon);
 shelf_http_response *shelf_http_response_buffer(const void *data, size_t size);
 /// A response sending `length` bytes of `fd` from `offset` (sendfile where possible); takes the fd.
 shelf_http_response *shelf_http_response_file(int fd, uint64_t offset, uint64_t length);
-/// A response of unknown length (chunked) pulled through `reader`, which returns bytes written,
-/// 0 after suspending the connection, -1 at the end or -2 on error; `release` frees `context`.
-shelf_http_response *shelf_http_response_reader(ssize_t (*reader)(void *context, uint64_t position, char *buffer, size_t max),
+/// A response of `size` bytes (UINT64_MAX: unknown, sent chunked) pulled through `reader`, which
+/// returns bytes written, 0 after suspending the connection, -1 at the end or -2 on error;
+/// `release` frees `context`.
+shelf_http_response *shelf_http_response_reader(uint64_t size, ssize_t (*reader)(void *context, uint64_t position, char *buffer, size_t max),
                                                 void *context, void (*release)(void *context));
 /// Adds a header; 0 if libmicrohttpd refused it.
 int shelf_http_response_header(shelf_http_response *response, const char *name, const char *value);

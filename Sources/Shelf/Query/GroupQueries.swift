@@ -15,9 +15,10 @@ extension MirrorQueryEngine: GroupEngine {
         groupPageSQL(query, cursor: cursor, total: nil)
     }
 
-    /// The same with an extra last column: the view's total, from a subquery with its arguments.
+    /// The same with an extra last column: the view's total, from a subquery with its arguments;
+    /// `offset` adds an `OFFSET ?` (for a view of one artist, which is small).
     private func groupPageSQL(
-        _ query: GroupQuery, cursor: PageCursor?, total: (String, [(any SQLiteBindable)?])?
+        _ query: GroupQuery, cursor: PageCursor?, total: (String, [(any SQLiteBindable)?])?, offset: Bool = false
     ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let column = query.useSortTags ? "s_name" : "k_name"
         let direction = query.descending ? " DESC" : ""
@@ -28,25 +29,83 @@ extension MirrorQueryEngine: GroupEngine {
             arguments.append(artist.rawValue)
         }
         if let cursor, case .bytes(let key)? = cursor.key.first {
-            conditions.append("(\(column), id) \(query.descending ? "<" : ">") (?, ?)")
+            conditions.append("(\(column), id) \(query.descending ? "<" : ">")\(cursor.inclusive ? "=" : "") (?, ?)")
             arguments += [Data(key), cursor.id.rawValue]
         }
         let columns = GroupRow.columns + (total.map { ", (\($0.0))" } ?? "")
-        return ("SELECT \(columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?",
+        return ("SELECT \(columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?" + (offset ? " OFFSET ?" : ""),
                 arguments)
+    }
+
+    private func groupTotalSQL(_ query: GroupQuery) -> (String, [(any SQLiteBindable)?]) {
+        query.artist.map {
+            ("SELECT count(*) FROM mirror_group WHERE kind = ? AND artist_id = ?", [query.kind.code, $0.rawValue])
+        } ?? ("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = ? AND tags = 0", [query.kind.code])
     }
 
     /// One statement, the total riding along as its last column (as for track pages); the
     /// look-ahead row that tells whether another page follows is not decoded.
     @_spi(Internals) public func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
-        let totalSQL: (String, [(any SQLiteBindable)?]) = query.artist.map {
-            ("SELECT count(*) FROM mirror_group WHERE kind = ? AND artist_id = ?", [query.kind.code, $0.rawValue])
-        } ?? ("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = ? AND tags = 0", [query.kind.code])
-        let (sql, arguments) = groupPageSQL(query, cursor: cursor, total: totalSQL)
+        try groupPage(query, cursor: cursor, skip: nil, limit: limit)
+    }
+
+    /// A page from row `offset` costs the same at any depth: the maintained per-byte counts name
+    /// the key byte whose range holds the row, and SQL `OFFSET` skips only within that range (a
+    /// few thousand index entries at most), never over the rows before it. A view of one artist
+    /// is small and skipped directly.
+    @_spi(Internals) public func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
+        guard query.artist == nil, offset > 0 else { return try groupPage(query, cursor: nil, skip: offset, limit: limit) }
+        return try db.transaction(.deferred) {
+            var counts: [(byte: UInt8, count: Int)] = []
+            try db.forEachRow(
+                "SELECT section, count FROM mirror_group_section WHERE kind = ? AND tags = ? AND count > 0 ORDER BY section",
+                [query.kind.code, Int64(query.useSortTags ? 1 : 0)]
+            ) { row in
+                counts.append((UInt8(truncatingIfNeeded: try row.int64(0)), Int(try row.int64(1))))
+            }
+            if query.descending { counts.reverse() }
+            var before = 0
+            for (byte, count) in counts {
+                if offset < before + count {
+                    // The row is found on the name index alone (skipped rows are index entries,
+                    // not table rows), then the page is read from it.
+                    guard let start = try groupKey(query, from: byte, skipping: offset - before) else { break }
+                    return try groupPage(query, cursor: start, skip: nil, limit: limit)
+                }
+                before += count
+            }
+            return GroupPage(items: [], nextCursor: nil, total: before)
+        }
+    }
+
+    /// An inclusive cursor at the row `skip` rows into key byte `byte`'s range; nil past it. Keys
+    /// are never empty and a key's first byte is its section byte, so one byte's rows are one
+    /// range, before or after every other byte's.
+    private func groupKey(_ query: GroupQuery, from byte: UInt8, skipping skip: Int) throws -> PageCursor? {
+        let column = query.useSortTags ? "s_name" : "k_name"
+        let direction = query.descending ? " DESC" : ""
+        var range = ""
+        var arguments: [(any SQLiteBindable)?] = [query.kind.code]
+        if !query.descending {
+            range = " AND \(column) >= ?"
+            arguments.append(Data([byte]))
+        } else if byte < 0xFF {
+            range = " AND \(column) < ?"
+            arguments.append(Data([byte + 1]))
+        }
+        return try db.queryOne(
+            "SELECT \(column), id FROM mirror_group WHERE kind = ?\(range) ORDER BY \(column)\(direction), id\(direction) LIMIT 1 OFFSET ?",
+            arguments + [skip]
+        ) { row in PageCursor(key: [.bytes(try row.bytes(0))], id: TrackID(try row.int64(1)), inclusive: true) }
+    }
+
+    private func groupPage(_ query: GroupQuery, cursor: PageCursor?, skip: Int?, limit: Int) throws -> GroupPage {
+        let totalSQL = groupTotalSQL(query)
+        let (sql, arguments) = groupPageSQL(query, cursor: cursor, total: totalSQL, offset: skip != nil)
         var rows: [GroupRow] = []
         var more = false
         var total: Int?
-        try db.forEachRow(sql, arguments + [limit + 1]) { row in
+        try db.forEachRow(sql, arguments + [limit + 1] + (skip.map { [$0] } ?? [])) { row in
             if total == nil { total = Int(try row.int64(GroupRow.columnCount)) }
             guard rows.count < limit else {
                 more = true
@@ -135,6 +194,14 @@ extension DirectQueryEngine: GroupEngine {
         }
         let slice = Array(rows[start..<min(rows.count, start + limit)])
         let more = start + slice.count < rows.count
+        return GroupPage(items: slice.map { $0.item(useSortTags: query.useSortTags) },
+                         nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
+    }
+
+    @_spi(Internals) public func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
+        let rows = try groupRows(query)
+        let slice = Array(rows.dropFirst(offset).prefix(limit))
+        let more = offset + slice.count < rows.count
         return GroupPage(items: slice.map { $0.item(useSortTags: query.useSortTags) },
                          nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
     }

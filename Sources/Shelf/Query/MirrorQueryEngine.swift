@@ -195,8 +195,43 @@ import ShelfDatabase
         try run(query, cursor: cursor, offset: nil, limit: limit)
     }
 
+    /// A deep page of the whole library costs what a section's page does: the maintained counts
+    /// name the section holding row `offset`, its anchor is one index probe, and SQL `OFFSET`
+    /// skips only within that section. A filtered list has no maintained counts, so its rows
+    /// before `offset` are skipped by SQL.
     @_spi(Internals) public func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
-        try run(query, cursor: nil, offset: offset, limit: limit)
+        guard offset > 0, query.filter == .all, Self.shape(query).sectionColumn != nil else {
+            return try run(query, cursor: nil, offset: offset, limit: limit)
+        }
+        return try db.transaction(.deferred) {
+            guard let section = try sections(query).last(where: { $0.firstIndex <= offset }),
+                  let anchor = try anchor(section.name, query)
+            else { return try run(query, cursor: nil, offset: offset, limit: limit) }
+            guard let start = try key(query, after: anchor.cursor, skipping: offset - anchor.index) else {
+                return ListPage(items: [], nextCursor: nil, total: try total(query))
+            }
+            return try run(query, cursor: start, offset: nil, limit: limit)
+        }
+    }
+
+    /// An inclusive cursor at the row `skip` rows from `cursor` (inclusive), found on the sort's
+    /// index alone: only the key columns are selected, so skipped rows are index entries, never
+    /// table rows. Nil past the end. Only for unfiltered lists (the index holds every row).
+    private func key(_ query: LibraryQuery, after cursor: PageCursor, skipping skip: Int) throws -> PageCursor? {
+        let shape = Self.shape(query)
+        let comparison = query.descending ? (cursor.inclusive ? "<=" : "<") : (cursor.inclusive ? ">=" : ">")
+        let sql = """
+            SELECT \(shape.chain.joined(separator: ", ")) FROM mirror_track
+            WHERE (\(shape.chain.joined(separator: ", "))) \(comparison) (\(shape.chain.map { _ in "?" }.joined(separator: ", ")))
+            ORDER BY \(shape.orderBy) LIMIT 1 OFFSET ?
+            """
+        return try db.queryOne(sql, Self.arguments(cursor) + [skip]) { row in
+            var key: [SortComponent] = []
+            for (index, numeric) in shape.numeric.enumerated() {
+                key.append(numeric ? .number(try row.double(Int32(index))) : .bytes(try row.bytes(Int32(index))))
+            }
+            return PageCursor(key: key, id: TrackID(try row.int64(Int32(shape.numeric.count))), inclusive: true)
+        }
     }
 
     /// Rows in the list: the unfiltered count is kept by sync, a filtered one is counted.

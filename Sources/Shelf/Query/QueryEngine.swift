@@ -39,6 +39,8 @@ import ShelfDatabase
 @_spi(Internals) public protocol GroupEngine {
     /// Up to `limit` rows of a view after `cursor`, in name order (sort names with sort tags on).
     func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage
+    /// Up to `limit` rows of a view from row `offset`, at the cost of a first page at any depth.
+    func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage
     /// Each section of a view: name, first index, count.
     func groupSections(_ query: GroupQuery) throws -> [SectionInfo]
     /// An album's tracks in disc, track, title, ID order; nil when there is no such album.

@@ -22,6 +22,9 @@ enum Migrations {
         Step(name: "addUsers", from: 2, to: 3) { db in
             try db.execute(script: Schema.version3Additions)
         },
+        Step(name: "addGroupStars", from: 3, to: 4) { db in
+            try db.execute(script: Schema.version4Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 3
+    static let currentVersion = 4
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -179,6 +179,19 @@ enum Schema {
           public      INTEGER NOT NULL DEFAULT 0
         );
         CREATE INDEX playlist_owner_user ON playlist_owner(user_id);
+        """
+
+    /// Version 4: a user's stars on albums and artists (Subsonic's star albumId/artistId). Views
+    /// are not stored, so a row names its group by the view's kind code and ID, which are derived
+    /// from names and stay the same while the library changes.
+    static let version4Additions = """
+        CREATE TABLE user_group_star (
+          user_id  INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+          kind     INTEGER NOT NULL,
+          group_id INTEGER NOT NULL,
+          starred  REAL    NOT NULL,
+          PRIMARY KEY (user_id, kind, group_id)
+        ) WITHOUT ROWID;
         """
 
     /// Version 1, the legacy layout: artwork bytes inline in the track row, no artwork table and no

@@ -20,6 +20,9 @@ enum TrackRow {
     /// comment come back nil): what scans of the whole table read.
     static let selectWithoutTexts =
         "SELECT \(columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")) FROM track"
+    /// One track by ID, with and without the long texts: composed once, not per lookup.
+    static let selectByID = select + " WHERE id = ?"
+    static let selectByIDWithoutTexts = selectWithoutTexts + " WHERE id = ?"
     static let insert =
         "INSERT INTO track (\(columnList)) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
     static let update =

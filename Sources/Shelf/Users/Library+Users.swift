@@ -131,6 +131,31 @@ extension Library {
         }
     }
 
+    /// The tracks one user played or rated, in that user's order: most played, most recently played
+    /// or best rated first (ties by track ID). Only the user's own rows are read, never the library's.
+    public func userTracks(of user: UserID, by order: UserTrackOrder) async throws -> [TrackID] {
+        let (condition, sort) = switch order {
+        case .mostPlayed: ("play_count > 0", "play_count DESC")
+        case .recentlyPlayed: ("last_played IS NOT NULL", "last_played DESC")
+        case .bestRated: ("rating > 0", "rating DESC")
+        }
+        return try await read { db in
+            try db.query(
+                "SELECT track_id FROM user_track WHERE user_id = ? AND \(condition) ORDER BY \(sort), track_id", [user.rawValue]
+            ) { TrackID(try $0.int64(0)) }
+        }
+    }
+
+    /// The albums or artists (views of `kind`) a user starred, with when, most recent first.
+    public func starredGroups(of user: UserID, kind: GroupKind) async throws -> [(id: GroupID, starred: Date)] {
+        try await read { db in
+            try db.query(
+                "SELECT group_id, starred FROM user_group_star WHERE user_id = ? AND kind = ? ORDER BY starred DESC, group_id",
+                [user.rawValue, kind.code]
+            ) { (id: GroupID(try $0.int64(0)), starred: try $0.get(1) as Date) }
+        }
+    }
+
     /// Every playlist that belongs to a user, with its owner; the others belong to the library.
     public func playlistOwners() async throws -> [PlaylistID: PlaylistOwnership] {
         try await read { db in

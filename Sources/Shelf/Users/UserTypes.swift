@@ -112,3 +112,13 @@ public struct PlaylistOwnership: Sendable, Hashable, Codable {
         self.isPublic = isPublic
     }
 }
+
+/// The orders of one user's own track lists (Subsonic's frequent, recent and highest).
+public enum UserTrackOrder: String, Sendable, CaseIterable {
+    /// Most played first.
+    case mostPlayed
+    /// Most recently played first.
+    case recentlyPlayed
+    /// Best rated first.
+    case bestRated
+}

@@ -169,6 +169,22 @@ extension WriteBatch {
         }
     }
 
+    /// Stars or unstars albums or artists (views of `kind`) for one user; starring again keeps the
+    /// first star's time. Groups are not checked here: the store does not hold views (callers
+    /// look them up in the mirror first). Not in the change log, which records tracks and playlists.
+    public func setGroupsStarred(_ groups: [GroupID], kind: GroupKind, by user: UserID, _ starred: Bool) throws {
+        _ = try requireUser(user)
+        for group in Set(groups) {
+            if starred {
+                try db.execute(
+                    "INSERT INTO user_group_star (user_id, kind, group_id, starred) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    [user.rawValue, kind.code, group.rawValue, now])
+            } else {
+                try db.execute("DELETE FROM user_group_star WHERE user_id = ? AND kind = ? AND group_id = ?", [user.rawValue, kind.code, group.rawValue])
+            }
+        }
+    }
+
     /// Sets one user's rating of a track (0…100; nil clears it). The owner's rating is the track's
     /// own too (nil becomes 0, the track's "unrated").
     public func setRating(_ track: TrackID, by user: UserID, _ rating: Int?) throws {

@@ -23,12 +23,12 @@ public final class ImportJobs: Sendable {
     }
 
     private let library: Library
-    private let onChange: @Sendable () -> Void
+    private let onChange: @Sendable (Status) -> Void
     private let current = Locked(Status())
     private let task = Locked<Task<Void, Never>?>(nil)
 
-    /// Jobs over `library`; `onChange` runs after each committed chunk.
-    public init(library: Library, onChange: @escaping @Sendable () -> Void) {
+    /// Jobs over `library`; `onChange` runs with the status after each committed chunk and at the end.
+    public init(library: Library, onChange: @escaping @Sendable (Status) -> Void) {
         self.library = library
         self.onChange = onChange
     }
@@ -45,21 +45,31 @@ public final class ImportJobs: Sendable {
         }
         guard let started else { throw HTTPError(status: 409, code: "importRunning", message: "an import is already running; see GET /api/import") }
         let (library, current, onChange) = (library, current, onChange)
+        onChange(started)  // before the task, so no progress report can come ahead of it
         task.withLock { task in
             task = Task {
                 do {
                     let report = try await library.importFiles(at: paths) { progress in
-                        current.withLock { $0.done = progress.done; $0.total = progress.total }
-                        onChange()
+                        onChange(current.withLock { status in
+                            status.done = progress.done
+                            status.total = progress.total
+                            return status
+                        })
                     }
                     current.withLock { $0.state = "finished"; $0.report = report; $0.done = $0.total }
                 } catch {
                     current.withLock { $0.state = "failed"; $0.error = String(describing: error) }
                 }
-                onChange()
+                onChange(current.withLock { $0 })
             }
         }
         return started
+    }
+
+    /// Waits for the running import (if any) to end; cancelling the waiter does not stop the import.
+    public func waitForCurrent() async {
+        let running = task.withLock { $0 }
+        await running?.value
     }
 
     /// Stops a running import at its next chunk and waits for it.

@@ -503,10 +503,13 @@ struct NativeAPI: Sendable {
             }
             return try await context.streams.file(id, request: request.http)
         }
-        guard let format = StreamResponder.TranscodeFormat(rawValue: formatText) else {
-            throw HTTPError.badRequest("format expects raw, opus, mp3, aac or flac, got '\(formatText)'", code: "invalidValue")
+        // A preset of the config file (`format=mobile`) names a format and its bit rate.
+        let preset = context.streams.presets[formatText]
+        guard let format = preset?.format ?? StreamResponder.TranscodeFormat(rawValue: formatText) else {
+            let names = (["raw"] + StreamResponder.TranscodeFormat.allCases.map(\.rawValue) + context.streams.presets.keys.sorted()).joined(separator: ", ")
+            throw HTTPError.badRequest("format expects one of \(names), got '\(formatText)'", code: "invalidValue")
         }
-        let bitRate = try request.int("bitRate", in: 32...320) ?? 128
+        let bitRate = try request.int("bitRate", in: 32...320) ?? preset?.bitRate ?? 128
         let offset: Double
         if let text = request.query("timeOffset") {
             guard let value = Double(text), value >= 0, value < 86_400 else {

@@ -14,6 +14,8 @@ public final class EventHub: Sendable {
         var nextWaiter: UInt64 = 0
         var closed = false
         var clients = 0
+        /// The latest scan (import) status, numbered so that each client sends each one at most once.
+        var scan: (sequence: UInt64, json: Data, running: Bool)?
     }
 
     private let library: Library
@@ -64,6 +66,19 @@ public final class EventHub: Sendable {
     /// Wakes every client to read the feed (after a write this server made, without waiting for the poll).
     public func poke() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.generation += 1
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Publishes a scan's (an import's) status as a `scan` event to every client. Clients get the
+    /// latest status, not every one: a slow reader skips to where the scan is now. The event has
+    /// no `id:`, so a client's `Last-Event-ID` stays the change token it resumes from.
+    public func publishScan(_ json: Data, running: Bool) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.scan = ((state.scan?.sequence ?? 0) + 1, json, running)
             state.generation += 1
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
@@ -137,6 +152,8 @@ public final class EventHub: Sendable {
 
     private func run(_ stream: ByteStream, from start: ChangeToken) async {
         var token = start
+        // A client arriving while a scan runs hears where it is; one arriving after hears of the next.
+        var scanSent = state.withLock { state in state.scan.map { $0.running ? 0 : $0.sequence } ?? 0 }
         // Tells the client where it stands, so even a quiet stream has an ID to resume from.
         // Each client has its own task: one that stops reading waits here alone, then is dropped.
         let send: (Data) async -> Bool = { data in await stream.write(data, within: self.stallLimit) }
@@ -145,6 +162,10 @@ public final class EventHub: Sendable {
         }
         while !stream.isCancelled && !isClosed {
             let seen = generation
+            if let scan = state.withLock({ $0.scan }), scan.sequence > scanSent {
+                guard await send(Self.event(id: nil, name: "scan", json: scan.json)) else { return }
+                scanSent = scan.sequence
+            }
             do {
                 let feed = try await library.changes(since: token, limit: 200)
                 for change in feed.changes {

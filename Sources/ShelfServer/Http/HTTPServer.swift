@@ -361,6 +361,7 @@ private final class ServerCore: @unchecked Sendable {
                 $0.countedBusy = false
             }
             made = shelf_http_response_reader(
+                stream.length ?? UInt64.max,
                 { pointer, _, buffer, max in
                     guard let pointer, let buffer else { return -2 }
                     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()

@@ -216,16 +216,33 @@ public final class ByteStream: @unchecked Sendable {
 
     /// At most this many bytes wait in the buffer.
     public let capacity: Int
+    /// The exact length the response declares (`Content-Length`), or nil for a chunked one. A
+    /// producer's bytes past it are dropped (its write then fails, so it stops), and a stream
+    /// finished short of it is completed with zero bytes: the client was promised that many.
+    public let length: UInt64?
     // `@unchecked Sendable`: every mutable field lives in `state`, reached only under its lock.
     private let state = Locked(State())
 
-    /// A stream that buffers at most `capacity` bytes.
-    public init(capacity: Int = 256 * 1024) { self.capacity = max(capacity, 1) }
+    /// A stream that buffers at most `capacity` bytes and, with `length`, sends exactly that many.
+    public init(capacity: Int = 256 * 1024, length: UInt64? = nil) {
+        self.capacity = max(capacity, 1)
+        self.length = length
+    }
 
     /// Appends `data`, waiting while the buffer is full; false once the stream is cancelled.
     public func write(_ data: Data) async -> Bool {
         enum Step { case wrote((@Sendable () -> Void)?), full, closed }
         var offset = 0
+        if let length {
+            let taken = state.withLock { $0.sent + UInt64($0.buffer.count) }
+            let allowed = taken >= length ? 0 : Int(min(UInt64(data.count), length - taken))
+            if allowed < data.count {
+                // The rest would pass the declared length: what fits is written, and the write
+                // fails so that the producer stops.
+                if allowed > 0 { _ = await write(data.prefix(allowed)) }
+                return false
+            }
+        }
         while offset < data.count {
             let step = state.withLock { state -> Step in
                 if state.cancelled || state.finished { return .closed }
@@ -335,6 +352,12 @@ public final class ByteStream: @unchecked Sendable {
         let (chunk, waiters) = state.withLock { state -> (Chunk, [CheckedContinuation<Void, Never>]) in
             if state.cancelled { return (.aborted, []) }
             if state.buffer.isEmpty {
+                if state.finished, let length, state.sent < length {
+                    // Finished short of the declared length: zeros make up the rest.
+                    let count = Int(Swift.min(UInt64(max), length - state.sent))
+                    state.sent += UInt64(count)
+                    return (.data(Data(count: count)), [])
+                }
                 if state.finished { return (.end, []) }
                 state.wakeup = wakeup
                 return (.pending, [])

@@ -36,9 +36,11 @@ final class SubsonicAPI: Sendable {
     let cursors = SubsonicCursors()
     /// Saved play queues, per user.
     let playQueues = SubsonicPlayQueues()
+    /// Rendered artist indexes, per library state.
+    let indexCache = SubsonicIndexCache()
 
     /// The API over `context`; `report` receives the details of internal errors.
-init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {
+    init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {
         self.context = context
         self.report = report
     }
@@ -50,7 +52,7 @@ init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {
     static let anonymous: Set<String> = ["getOpenSubsonicExtensions"]
 
     /// Answers one `/rest/…` request; never throws: every failure is a Subsonic error response.
-func respond(_ request: HTTPRequest) async -> HTTPResponse {
+    func respond(_ request: HTTPRequest) async -> HTTPResponse {
         var name = String(request.path.dropFirst("/rest/".count))
         if name.hasSuffix(".view") { name.removeLast(5) }
         var pairs = request.query

@@ -13,15 +13,13 @@ extension SubsonicAPI {
         "getOpenSubsonicExtensions": { _, _ in
             .elements(extensions.map { name, versions in
                 SubsonicElement("openSubsonicExtensions", repeated: true, [("name", .string(name))],
-                                children: versions.map { SubsonicElement("versions", repeated: true, text: String($0)) })
+                                children: versions.map { SubsonicElement("versions", repeated: true, value: .int($0)) })
             })
         },
-        "getMusicFolders": { _, _ in
-            .elements([SubsonicElement("musicFolders", children: [SubsonicElement("musicFolder", repeated: true, [("id", .int(1)), ("name", .string("Music"))])])])
-        },
+        "getMusicFolders": { api, _ in api.getMusicFolders() },
         "getScanStatus": { api, _ in try await api.scanStatus() },
-        "getArtists": { api, _ in try await api.artists(element: "artists", lastModified: false) },
-        "getIndexes": { api, _ in try await api.artists(element: "indexes", lastModified: true) },
+        "getArtists": { api, call in try await api.artists(call, element: "artists", lastModified: false) },
+        "getIndexes": { api, call in try await api.artists(call, element: "indexes", lastModified: true) },
         "getArtist": { api, call in try await api.getArtist(call) },
         "getAlbum": { api, call in try await api.getAlbum(call) },
         "getSong": { api, call in
@@ -64,31 +62,12 @@ extension SubsonicAPI {
     /// The articles the engine's collation skips, as getArtists/getIndexes name them.
     static var ignoredArticles: String { SortKeyOptions.english.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
 
-    /// Every album artist, under the engine's sections (A–Z, kana rows, #) in view order.
-    func artists(element: String, lastModified: Bool) async throws -> SubsonicReply {
-        var indexes: [(String, [SubsonicElement])] = []
-        var cursor: PageCursor?
-        repeat {
-            // No artwork lookup: a track read per artist would be most of the index's cost (`hasPicture`).
-            let page = try await library.groups(GroupQuery(kind: .albumArtist), after: cursor, limit: 5_000, artwork: false)
-            for item in page.items {
-                if indexes.last?.0 != item.section { indexes.append((item.section, [])) }
-                indexes[indexes.count - 1].1.append(Self.artist(item))
-            }
-            cursor = page.nextCursor
-        } while cursor != nil
-        var attributes: [(String, SubsonicValue?)] = [("ignoredArticles", .string(Self.ignoredArticles))]
-        if lastModified { attributes.append(("lastModified", .int(Int(Date().timeIntervalSince1970 * 1000)))) }
-        return .elements([SubsonicElement(
-            element, attributes,
-            children: indexes.map { name, artists in SubsonicElement("index", repeated: true, [("name", .string(name))], children: artists) })])
-    }
-
     func getArtist(_ call: SubsonicCall) async throws -> SubsonicReply {
         guard case .artist(let id) = try call.parameters.id() else { throw SubsonicError.notFound("artist '\(call.parameters.value("id") ?? "")'") }
         let item = try await artistItem(id)
         let albums = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
-        var element = Self.artist(item, children: try await albumElements(albums))
+        let stars = try await groupStars(of: try call.signedIn)
+        var element = Self.artist(item, children: try await albumElements(albums, stars: stars), starred: stars.artists[item.id])
         element.repeated = false
         return .elements([element])
     }
@@ -100,7 +79,8 @@ extension SubsonicAPI {
         let ids = try await library.albumTracks(id).map(\.id)
         let songs = try await self.songs(ids, for: user)
         let tracks = try await library.tracks(ids: ids).tracks
-        var element = Self.album(item, created: tracks.map(\.dateAdded).min(), sortName: tracks.compactMap(\.sortAlbum).first ?? "")
+        let stars = try await groupStars(of: user)
+        var element = Self.album(item, created: tracks.map(\.dateAdded).min(), sortName: tracks.compactMap(\.sortAlbum).first ?? "", starred: stars.albums[item.id])
         element.repeated = false
         element.children = songs
         return .elements([element])
@@ -126,13 +106,28 @@ extension SubsonicAPI {
         let type = try p.required("type")
         let size = try p.int("size", default: 10, in: 0...500) ?? 10
         let offset = try p.int("offset", default: 0, in: 0...Int(Int32.max)) ?? 0
+        let folder = try folderFilter(p)
+        let owner = try call.signedIn.isOwner
+        /// A track list's filter narrowed to the folder asked for.
+        func within(_ filter: Filter) -> Filter {
+            guard let folder else { return filter }
+            return filter == .all ? folder : .and([filter, folder])
+        }
         var items: [GroupItem]
         switch type {
+        case "alphabeticalByName" where folder != nil:
+            // Views are of the whole library: a folder's albums come from its tracks in album order.
+            items = try await albumItems(try await albumsOfTracks(LibraryQuery(sort: .album, filter: within(.all)), offset: offset, limit: size))
         case "alphabeticalByName":
             items = try await groupRows(GroupQuery(kind: .album), offset: offset, limit: size)
         case "alphabeticalByArtist":
-            let ids = try await albumsOfTracks(LibraryQuery(sort: .albumArtist), offset: offset, limit: size)
+            let ids = try await albumsOfTracks(LibraryQuery(sort: .albumArtist, filter: within(.all)), offset: offset, limit: size)
             items = try await albumItems(ids)
+        case "frequent" where !owner, "recent" where !owner, "highest" where !owner:
+            // Another user's plays and ratings are their own rows, not the track's (the owner's).
+            let order: UserTrackOrder = type == "frequent" ? .mostPlayed : type == "recent" ? .recentlyPlayed : .bestRated
+            let ids = try await library.userTracks(of: try call.signedIn.id, by: order)
+            items = try await albumItems(try await albumsOf(ids, folder: folder, offset: offset, limit: size))
         case "newest", "frequent", "recent", "highest", "byYear", "byGenre":
             let query: LibraryQuery
             switch type {
@@ -149,9 +144,9 @@ extension SubsonicAPI {
                 let genre = try p.required("genre")
                 query = LibraryQuery(sort: .albumArtist, filter: .text(.genre, .equals(genre)))
             }
-            items = try await albumItems(try await albumsOfTracks(query, offset: offset, limit: size))
+            items = try await albumItems(try await albumsOfTracks(LibraryQuery(sort: query.sort, descending: query.descending, filter: within(query.filter)), offset: offset, limit: size))
         case "random":
-            let ids = try await library.snapshot(LibraryQuery()).shuffled()
+            let ids = try await library.snapshot(LibraryQuery(filter: within(.all))).shuffled()
             var seen = Set<GroupID>()
             var albums: [GroupID] = []
             for id in ids.prefix(size * 20) where albums.count < size {
@@ -159,14 +154,31 @@ extension SubsonicAPI {
             }
             items = try await albumItems(albums)
         case "starred":
-            var seen = Set<GroupID>()
-            let starred = try await library.tracks(ids: try await library.starredTracks(of: try call.signedIn.id)).tracks
-            let albums = starred.compactMap { Library.groupIDs(of: $0).album }.filter { seen.insert($0).inserted }
+            let albums = try await library.starredGroups(of: try call.signedIn.id, kind: .album).map(\.id)
             items = try await albumItems(Array(albums.dropFirst(offset).prefix(size)))
         default:
             throw SubsonicError(0, "type '\(type)' is not one of random, newest, highest, frequent, recent, alphabeticalByName, alphabeticalByArtist, starred, byYear, byGenre")
         }
-        return .elements([SubsonicElement(element, children: try await albumElements(items, child: child))])
+        let stars = try await groupStars(of: try call.signedIn)
+        return .elements([SubsonicElement(element, children: try await albumElements(items, child: child, stars: stars))])
+    }
+
+    /// Albums `limit` from album `offset` of those met walking `ids` in order (each album where its
+    /// first track is), reading the tracks a thousand at a time; tracks outside `folder` are skipped.
+    func albumsOf(_ ids: [TrackID], folder: Filter?, offset: Int, limit: Int) async throws -> [GroupID] {
+        var seen = Set<GroupID>()
+        var albums: [GroupID] = []
+        var start = 0
+        while start < ids.count && albums.count < offset + limit {
+            let chunk = Array(ids[start..<min(ids.count, start + 1_000)])
+            let byID = Dictionary(try await library.tracks(ids: chunk).tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for id in chunk {
+                guard let track = byID[id], folder?.matches(track) ?? true, let album = Library.groupIDs(of: track).album else { continue }
+                if seen.insert(album).inserted { albums.append(album) }
+            }
+            start += chunk.count
+        }
+        return Array(albums.dropFirst(offset).prefix(limit))
     }
 
     /// The album rows of `ids`, in order (an album gone since is left out).
@@ -190,11 +202,12 @@ extension SubsonicAPI {
         let (albumCount, albumOffset) = try counts("album")
         let (songCount, songOffset) = try counts("song")
         var children: [SubsonicElement] = []
+        let stars = try await groupStars(of: user)
         if SearchQuery(text).isEmpty {
             // Everything, in the views' orders: what apps use to sync a whole library.
-            children += try await groupRows(GroupQuery(kind: .albumArtist), offset: artistOffset, limit: artistCount).map { Self.artist($0) }
-            children += try await albumElements(try await groupRows(GroupQuery(kind: .album), offset: albumOffset, limit: albumCount), child: child)
-            let ids = try await trackRows(LibraryQuery(sort: .albumArtist), offset: songOffset, limit: songCount)
+            children += try await groupRows(GroupQuery(kind: .albumArtist), offset: artistOffset, limit: artistCount).map { Self.artist($0, starred: stars.artists[$0.id]) }
+            children += try await albumElements(try await groupRows(GroupQuery(kind: .album), offset: albumOffset, limit: albumCount), child: child, stars: stars)
+            let ids = try await trackRows(LibraryQuery(sort: .albumArtist, filter: try folderFilter(p) ?? .all), offset: songOffset, limit: songCount)
             children += try await songs(ids, for: user)
         } else {
             // Artists and albums: those of the best song hits, in hit order.
@@ -211,9 +224,9 @@ extension SubsonicAPI {
                 if let album = ids.album, Self.mentions(words, track.album), seenAlbums.insert(album).inserted { albums.append(album) }
             }
             for id in artists.dropFirst(artistOffset).prefix(artistCount) {
-                if let item = try await library.group(id, kind: .albumArtist) { children.append(Self.artist(item)) }
+                if let item = try await library.group(id, kind: .albumArtist) { children.append(Self.artist(item, starred: stars.artists[item.id])) }
             }
-            children += try await albumElements(try await albumItems(Array(albums.dropFirst(albumOffset).prefix(albumCount))), child: child)
+            children += try await albumElements(try await albumItems(Array(albums.dropFirst(albumOffset).prefix(albumCount))), child: child, stars: stars)
             let ids = try await trackRows(LibraryQuery(), search: text, offset: songOffset, limit: songCount)
             children += try await songs(ids, for: user)
         }
@@ -229,7 +242,7 @@ extension SubsonicAPI {
     func randomSongs(_ call: SubsonicCall) async throws -> SubsonicReply {
         let p = call.parameters
         let size = try p.int("size", default: 10, in: 0...500) ?? 10
-        var filters: [Filter] = []
+        var filters: [Filter] = try folderFilter(p).map { [$0] } ?? []
         if let genre = p.value("genre"), !genre.isEmpty { filters.append(.text(.genre, .equals(genre))) }
         let from = try p.int("fromYear", in: -9999...9999)
         let to = try p.int("toYear", in: -9999...9999)
@@ -245,9 +258,17 @@ extension SubsonicAPI {
         return .elements([SubsonicElement("randomSongs", children: try await songs(picked, for: try call.signedIn))])
     }
 
+    /// getStarred2/getStarred: the user's starred artists, albums and songs, most recent first.
     func starred(_ call: SubsonicCall, element: String) async throws -> SubsonicReply {
         let user = try call.signedIn
-        let ids = try await library.starredTracks(of: user.id)
-        return .elements([SubsonicElement(element, children: try await songs(ids, for: user))])
+        let stars = try await groupStars(of: user)
+        var children: [SubsonicElement] = []
+        for (id, date) in try await library.starredGroups(of: user.id, kind: .albumArtist) {
+            if let item = try await library.group(id, kind: .albumArtist) { children.append(Self.artist(item, starred: date)) }
+        }
+        let albums = try await albumItems(try await library.starredGroups(of: user.id, kind: .album).map(\.id))
+        children += try await albumElements(albums, child: element == "starred", stars: stars)
+        children += try await songs(try await library.starredTracks(of: user.id), for: user)
+        return .elements([SubsonicElement(element, children: children)])
     }
 }

@@ -13,7 +13,9 @@ extension SubsonicAPI {
             let genre = try p.required("genre")
             let count = try p.int("count", default: 10, in: 0...500) ?? 10
             let offset = try p.int("offset", default: 0, in: 0...Int(Int32.max)) ?? 0
-            let ids = try await api.trackRows(LibraryQuery(sort: .albumArtist, filter: .text(.genre, .equals(genre))), offset: offset, limit: count)
+            let genreFilter = Filter.text(.genre, .equals(genre))
+            let filter = try api.folderFilter(p).map { Filter.and([genreFilter, $0]) } ?? genreFilter
+            let ids = try await api.trackRows(LibraryQuery(sort: .albumArtist, filter: filter), offset: offset, limit: count)
             return .elements([SubsonicElement("songsByGenre", children: try await api.songs(ids, for: try call.signedIn))])
         },
         "getTopSongs": { api, call in
@@ -26,23 +28,40 @@ extension SubsonicAPI {
             return .elements([SubsonicElement("topSongs", children: try await api.songs(ids, for: try call.signedIn))])
         },
         "getNowPlaying": { _, _ in .elements([SubsonicElement("nowPlaying")]) },
-        "getArtistInfo2": { _, call in
-            _ = try call.parameters.id()
+        // Shelf has no biographies or notes: the bodies are empty, for an artist or album that exists.
+        "getArtistInfo2": { api, call in
+            guard case .artist(let id) = try call.parameters.id() else { throw SubsonicError.notFound("artist '\(call.parameters.value("id") ?? "")'") }
+            _ = try await api.artistItem(id)
             return .elements([SubsonicElement("artistInfo2")])
         },
-        "getAlbumInfo2": { _, call in
-            _ = try call.parameters.id()
-            return .elements([SubsonicElement("albumInfo")])
-        },
-        "getAlbumInfo": { _, call in
-            _ = try call.parameters.id()
-            return .elements([SubsonicElement("albumInfo")])
-        },
-        "getSimilarSongs2": { _, call in
-            _ = try call.parameters.id()
-            return .elements([SubsonicElement("similarSongs2")])
-        },
+        "getAlbumInfo2": { api, call in try await api.albumInfo(call) },
+        "getAlbumInfo": { api, call in try await api.albumInfo(call) },
+        "getSimilarSongs2": { api, call in try await api.similarSongs(call) },
     ]
+
+    /// getAlbumInfo(2): an empty `albumInfo` for an album that exists.
+    func albumInfo(_ call: SubsonicCall) async throws -> SubsonicReply {
+        guard case .album(let id) = try call.parameters.id() else { throw SubsonicError.notFound("album '\(call.parameters.value("id") ?? "")'") }
+        _ = try await albumItem(id)
+        return .elements([SubsonicElement("albumInfo")])
+    }
+
+    /// getSimilarSongs2: up to `count` songs, in random order, of the genre the artist's albums
+    /// have most, by other album artists (Shelf knows no similarity beyond its tags).
+    func similarSongs(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let p = call.parameters
+        guard case .artist(let id) = try p.id() else { throw SubsonicError.notFound("artist '\(p.value("id") ?? "")'") }
+        let count = try p.int("count", default: 50, in: 0...500) ?? 50
+        let artist = try await artistItem(id)
+        let albums = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 1_000)
+        let genres = Dictionary(albums.compactMap(\.genre).map { ($0, 1) }, uniquingKeysWith: +)
+        guard let genre = genres.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key })?.key, count > 0 else {
+            return .elements([SubsonicElement("similarSongs2")])
+        }
+        let others = Filter.and([.text(.genre, .equals(genre)), .not(.text(.albumArtist, .equals(artist.name)))])
+        let ids = Array(try await library.snapshot(LibraryQuery(filter: others)).shuffled().prefix(count))
+        return .elements([SubsonicElement("similarSongs2", children: try await songs(ids, for: try call.signedIn))])
+    }
 
     /// `[mm:ss.xx]text` lines (LRC) as (milliseconds, text); nil when the lyrics are plain.
     static func syncedLines(_ lyrics: String) -> [(Int, String)]? {
@@ -92,11 +111,12 @@ extension SubsonicAPI {
         var filters: [Filter] = []
         if !artist.isEmpty { filters.append(.text(.artist, .equals(artist))) }
         if !title.isEmpty { filters.append(.text(.title, .equals(title))) }
-        guard !filters.isEmpty else { return .elements([SubsonicElement("lyrics")]) }
+        // No lyrics found is an empty text, which clients' models require, not a missing one.
+        guard !filters.isEmpty else { return .elements([SubsonicElement("lyrics", text: "")]) }
         let ids = try await library.list(LibraryQuery(sort: .title, filter: .and(filters)), limit: 20).items.map(\.id)
         let tracks = try await library.tracks(ids: ids).tracks
         guard let track = tracks.first(where: { !($0.lyrics ?? "").isEmpty }), let text = track.lyrics else {
-            return .elements([SubsonicElement("lyrics", [("artist", .string(artist)), ("title", .string(title))])])
+            return .elements([SubsonicElement("lyrics", [("artist", .string(artist)), ("title", .string(title))], text: "")])
         }
         let plain = Self.syncedLines(text).map { $0.map(\.1).joined(separator: "\n") } ?? text
         return .elements([SubsonicElement("lyrics", [("artist", track.artist.map { .string($0) }), ("title", track.title.map { .string($0) })], text: plain)])

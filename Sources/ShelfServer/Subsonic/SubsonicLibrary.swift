@@ -39,13 +39,14 @@ extension SubsonicAPI {
         let user = try call.signedIn
         let p = call.parameters
         let ids = try p.values("id").map { text throws(SubsonicError) in try SubsonicParameters.track(text, "id") }
+        // Checked even when the queue is cleared: a bad value is the client's mistake either way.
+        let position = try p.int("position", default: 0, in: 0...Int(Int64.max)) ?? 0
         guard !ids.isEmpty else {
             playQueues.save(nil, for: user.id)
             return .empty
         }
         let current = try p.value("current").map { text throws(SubsonicError) in try SubsonicParameters.track(text, "current") }
         if let current, !ids.contains(current) { throw SubsonicError(0, "current (tr-\(current)) is not one of the queue's songs") }
-        let position = try p.int("position", default: 0, in: 0...Int(Int64.max)) ?? 0
         // Songs that do not exist are refused, so a restored queue never names nothing.
         let known = Set(try await library.tracks(ids: ids).tracks.map(\.id))
         if let missing = ids.first(where: { !known.contains($0) }) { throw SubsonicError.notFound("song tr-\(missing)") }
@@ -73,7 +74,7 @@ extension SubsonicAPI {
         case .artist(let id):
             let artist = try await artistItem(id)
             let albums = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
-            let children = try await albumElements(albums, child: true).map { element in
+            let children = try await albumElements(albums, child: true, stars: try await groupStars(of: user)).map { element in
                 var child = element
                 child.name = "child"
                 return child
@@ -94,20 +95,15 @@ extension SubsonicAPI {
         }
     }
 
-    /// startScan (admins): an import of the roots `shelf serve --music DIR` named, in the background
+    /// startScan (admins): an import of the music folders (`shelf serve --music DIR`, the config's `music`), in the background
     /// through the same jobs as `POST /api/import`; getScanStatus follows it.
     func startScan(_ call: SubsonicCall) async throws -> SubsonicReply {
         guard try call.signedIn.isAdmin else { throw SubsonicError(50, "only an admin may start a scan") }
-        guard !context.musicRoots.isEmpty else {
-            throw SubsonicError(0, "this server knows no music folders to scan; start it with shelf serve --music DIR")
+        guard !context.scans.roots.isEmpty else {
+            throw SubsonicError(0, "this server knows no music folders to scan; start it with shelf serve --music DIR (or `music` in its config file)")
         }
-        if context.imports.status.state != "running" {
-            do {
-                _ = try context.imports.start(context.musicRoots)
-            } catch where error.status == 409 {
-                // Another import started in between: the scan status reports that one.
-            }
-        }
+        // One scan at a time: while any import runs, the scan status reports that one.
+        context.scans.scanNow(reason: "startScan")
         return try await scanStatus()
     }
 
@@ -119,5 +115,42 @@ extension SubsonicAPI {
         var attributes: [(String, SubsonicValue?)] = [("scanning", .bool(scanning)), ("count", .int(count))]
         if scanning { attributes.append(("total", .int(status.total))) }
         return .elements([SubsonicElement("scanStatus", attributes)])
+    }
+}
+
+/// Music folders: one per root `shelf serve --music` named, numbered from 1 in that order; a
+/// server told of none has one folder, the whole library.
+extension SubsonicAPI {
+    /// One folder: its number, its name (the root's last component) and its root (nil: everything).
+    struct MusicFolder: Sendable {
+        let id: Int
+        let name: String
+        let root: URL?
+    }
+
+    /// The folders getMusicFolders lists.
+    var musicFolders: [MusicFolder] {
+        let roots = context.musicRoots
+        guard !roots.isEmpty else { return [MusicFolder(id: 1, name: "Music", root: nil)] }
+        return roots.enumerated().map { index, root in MusicFolder(id: index + 1, name: root.lastPathComponent, root: root) }
+    }
+
+    /// getMusicFolders.
+    func getMusicFolders() -> SubsonicReply {
+        .elements([SubsonicElement("musicFolders", children: musicFolders.map {
+            SubsonicElement("musicFolder", repeated: true, [("id", .int($0.id)), ("name", .string($0.name))])
+        })])
+    }
+
+    /// The filter `musicFolderId` stands for: the tracks under that folder's root (nil without the
+    /// parameter, or for the whole-library folder). An unknown folder is error 70.
+    func folderFilter(_ parameters: SubsonicParameters) throws(SubsonicError) -> Filter? {
+        guard let text = parameters.value("musicFolderId") else { return nil }
+        guard let number = Int(text), let folder = musicFolders.first(where: { $0.id == number }) else {
+            throw SubsonicError.notFound("music folder '\(text)' (musicFolderId)")
+        }
+        guard let root = folder.root else { return nil }
+        let path = root.standardizedFileURL.path
+        return .text(.path, .prefix(path.hasSuffix("/") ? path : path + "/"))
     }
 }

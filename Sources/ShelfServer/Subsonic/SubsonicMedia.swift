@@ -17,7 +17,10 @@ extension SubsonicAPI {
         let formatText = p.value("format") ?? ""
         guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
         var format: StreamResponder.TranscodeFormat?
+        // A preset of the config file (`format=mobile`) names a format and its bit rate.
+        let preset = context.streams.presets[formatText]
         switch formatText {
+        case _ where preset != nil: format = preset?.format
         case "raw": format = nil
         case "": format = (maxBitRate > 0 && maxBitRate < (track.bitrate ?? Int.max)) || timeOffset > 0 ? .mp3 : nil
         case "ogg", "oga": format = .opus
@@ -29,8 +32,9 @@ extension SubsonicAPI {
             format = known
         }
         guard let format else { return .binary(try await context.streams.file(id, request: call.http)) }
-        let bitRate = maxBitRate > 0 ? min(320, max(32, maxBitRate)) : 192
-        return .binary(try await context.streams.transcode(id, format: format, bitRate: bitRate, timeOffset: Double(timeOffset)))
+        let bitRate = maxBitRate > 0 ? min(320, max(32, maxBitRate)) : preset?.bitRate ?? 192
+        let estimate = try call.parameters.bool("estimateContentLength") ?? false
+        return .binary(try await context.streams.transcode(id, format: format, bitRate: bitRate, timeOffset: Double(timeOffset), estimateLength: estimate))
     }
 
     /// `getCoverArt`: the picture of a song, album, artist or playlist (its first track with one).
@@ -63,17 +67,29 @@ extension SubsonicAPI {
         return result
     }
 
-    /// star/unstar: songs (`id`); Shelf keeps stars per song only, so albumId/artistId are refused.
+    /// star/unstar: songs, albums and artists, per user; an unknown ID of any of them is error 70
+    /// and stars nothing.
     func star(_ call: SubsonicCall, _ starred: Bool) async throws -> SubsonicReply {
         let user = try call.signedIn
         let p = call.parameters
-        if !p.values("albumId").isEmpty || !p.values("artistId").isEmpty {
-            throw SubsonicError(0, "Shelf stars songs only; albumId and artistId are not supported")
+        // `id` may name a song, album or artist (folder-browsing apps star directories by it).
+        var tracks: [TrackID] = []
+        var albums: [GroupID] = []
+        var artists: [GroupID] = []
+        for (name, text) in p.values("id").map({ ("id", $0) }) + p.values("albumId").map({ ("albumId", $0) }) + p.values("artistId").map({ ("artistId", $0) }) {
+            switch (name, SubsonicID(text)) {
+            case ("id", .track(let id)?): tracks.append(id)
+            case ("id", .album(let id)?), ("albumId", .album(let id)?): albums.append(try await albumItem(id).id)
+            case ("id", .artist(let id)?), ("artistId", .artist(let id)?): artists.append(try await artistItem(id).id)
+            default: throw SubsonicError.notFound("\(name == "id" ? "song, album or artist" : name == "albumId" ? "album" : "artist") '\(text)' (\(name))")
+            }
         }
-        let texts = p.values("id")
-        guard !texts.isEmpty else { throw SubsonicError.missing("id") }
-        let ids = try texts.map { text throws(SubsonicError) in try SubsonicParameters.track(text, "id") }
-        try await write { batch in try batch.setStarred(ids, by: user.id, starred) }
+        guard !tracks.isEmpty || !albums.isEmpty || !artists.isEmpty else { throw SubsonicError.missing("id") }
+        try await write { [tracks, albums, artists] batch in
+            if !tracks.isEmpty { try batch.setStarred(tracks, by: user.id, starred) }
+            if !albums.isEmpty { try batch.setGroupsStarred(albums, kind: .album, by: user.id, starred) }
+            if !artists.isEmpty { try batch.setGroupsStarred(artists, kind: .albumArtist, by: user.id, starred) }
+        }
         return .empty
     }
 

@@ -2,9 +2,9 @@ import Foundation
 import Shelf
 import ShelfCore
 
-/// Cursors remembered at the end of the pages clients fetched, so an `offset` is a keyset seek
-/// from the nearest remembered position (the next page of a sync is one probe), never SQL
-/// `OFFSET` over the whole list. Bounded: the oldest lists are forgotten first.
+/// Cursors remembered at the end of the pages clients fetched, so the next page of a sync is one
+/// keyset probe that neither skips nor repeats a row while the library changes between pages.
+/// Bounded: the oldest lists are forgotten first.
 final class SubsonicCursors: Sendable {
     /// A remembered position: the rows before it, where the list continues, and (for album lists
     /// made from track lists) the albums already seen.
@@ -52,30 +52,50 @@ final class SubsonicCursors: Sendable {
 }
 
 extension SubsonicAPI {
-    /// Rows skipped per step when a seek must walk from a remembered cursor.
+    /// Rows skipped per step when a search must walk from a remembered cursor.
     static let walkStep = 5_000
+    /// How far past a remembered cursor a list is walked rather than sought: a client that got a
+    /// short last page and asks again after an import must continue from where it was, not from
+    /// a position the import moved.
+    static let walkReach = 1_000
 
-    /// `limit` rows of a view from row `offset`, by keyset pages.
+    /// `limit` rows of a view from row `offset`: the next page a client asks for is one keyset
+    /// probe from the cursor remembered at the end of its last; any other offset is the engine's
+    /// seek, which costs the same at any depth.
     func groupRows(_ query: GroupQuery, offset: Int, limit: Int) async throws -> [GroupItem] {
-        let list = "g|\(query.kind.rawValue)|\(query.artist?.rawValue ?? 0)|\(query.descending)"
-        let library = context.library
-        var position = cursors.nearest(list, atMost: offset)
-        while (position?.offset ?? 0) < offset {
-            let step = min(offset - (position?.offset ?? 0), Self.walkStep)
-            // Skipped rows need no pictures: the artwork lookup would read a track per row.
-            let page = try await library.groups(query, after: position?.cursor, limit: step, artwork: false)
-            guard page.items.count == step, let next = page.nextCursor else { return [] }
-            position = SubsonicCursors.Position(offset: (position?.offset ?? 0) + step, cursor: next)
-        }
         guard limit > 0 else { return [] }
+        let list = "g|\(query.kind.rawValue)|\(query.artist?.rawValue ?? 0)|\(query.descending)"
         // Pictures are only flagged on these rows (`hasPicture`), so their tracks are not read.
-        let page = try await library.groups(query, after: position?.cursor, limit: limit, artwork: false)
-        if let next = page.nextCursor { cursors.store(list, .init(offset: offset + page.items.count, cursor: next)) }
+        let page: GroupPage
+        if let known = cursors.nearest(list, atMost: offset), offset - known.offset <= Self.walkReach {
+            var cursor = known.cursor
+            if offset > known.offset {
+                let skipped = try await library.groups(query, after: cursor, limit: offset - known.offset, artwork: false)
+                guard skipped.items.count == offset - known.offset, let next = skipped.nextCursor else { return [] }
+                cursor = next
+            }
+            page = try await library.groups(query, after: cursor, limit: limit, artwork: false)
+        } else if offset == 0 {
+            page = try await library.groups(query, after: nil, limit: limit, artwork: false)
+        } else {
+            page = try await library.groups(query, offset: offset, limit: limit, artwork: false)
+        }
+        remember(list, offset: offset, count: page.items.count, next: page.nextCursor)
         return page.items
     }
 
-    /// `limit` track IDs of a list (or of a search's hits, best first) from row `offset`.
+    /// Remembers where a page ended. A list's last page has no cursor to remember: a client
+    /// asking past it later walks from where that page started.
+    private func remember(_ list: String, offset: Int, count: Int, next: PageCursor?) {
+        guard count > 0, let next else { return }
+        cursors.store(list, .init(offset: offset + count, cursor: next))
+    }
+
+    /// `limit` track IDs of a list (or of a search's hits, best first) from row `offset`. Lists
+    /// seek like views; a search's order is its ranking, which has no position to seek by, so a
+    /// first visit to a deep offset walks from the nearest remembered cursor.
     func trackRows(_ query: LibraryQuery, search: String? = nil, offset: Int, limit: Int) async throws -> [TrackID] {
+        guard limit > 0 else { return [] }
         let list = "t|\(query)|\(search ?? "")"
         let library = context.library
         @Sendable func page(after cursor: PageCursor?, limit: Int) async throws -> ListPage {
@@ -83,15 +103,19 @@ extension SubsonicAPI {
             return try await library.list(query, after: cursor, limit: limit)
         }
         var position = cursors.nearest(list, atMost: offset)
-        while (position?.offset ?? 0) < offset {
-            let step = min(offset - (position?.offset ?? 0), Self.walkStep)
-            let skipped = try await page(after: position?.cursor, limit: step)
-            guard skipped.items.count == step, let next = skipped.nextCursor else { return [] }
-            position = SubsonicCursors.Position(offset: (position?.offset ?? 0) + step, cursor: next)
+        let rows: ListPage
+        if search == nil, offset > 0, offset - (position?.offset ?? 0) > Self.walkReach {
+            rows = try await library.list(query, offset: offset, limit: limit)
+        } else {
+            while (position?.offset ?? 0) < offset {
+                let step = min(offset - (position?.offset ?? 0), Self.walkStep)
+                let skipped = try await page(after: position?.cursor, limit: step)
+                guard skipped.items.count == step, let next = skipped.nextCursor else { return [] }
+                position = SubsonicCursors.Position(offset: (position?.offset ?? 0) + step, cursor: next)
+            }
+            rows = try await page(after: position?.cursor, limit: limit)
         }
-        guard limit > 0 else { return [] }
-        let rows = try await page(after: position?.cursor, limit: limit)
-        if let next = rows.nextCursor { cursors.store(list, .init(offset: offset + rows.items.count, cursor: next)) }
+        remember(list, offset: offset, count: rows.items.count, next: rows.nextCursor)
         return rows.items.map(\.id)
     }
 

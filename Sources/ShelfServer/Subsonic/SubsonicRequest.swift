@@ -8,14 +8,14 @@ struct SubsonicError: Error, Sendable {
     /// The protocol's code: 0 other, 10 missing parameter, 40 wrong credentials, 41 token
     /// auth unsupported, 42 auth mechanism unsupported, 43 conflicting mechanisms, 44 invalid
     /// API key, 50 not authorized, 70 not found.
-var code: Int
+    var code: Int
     /// For people; names the parameter or value at fault.
-var message: String
+    var message: String
     /// The HTTP status (200 except for unknown endpoints and the sign-in throttle).
-var status: Int = 200
+    var status: Int = 200
 
     /// An error with its code and message.
-init(_ code: Int, _ message: String, status: Int = 200) {
+    init(_ code: Int, _ message: String, status: Int = 200) {
         self.code = code
         self.message = message
         self.status = status
@@ -38,7 +38,7 @@ enum SubsonicID: Sendable, Hashable, CustomStringConvertible {
     case playlist(PlaylistID)
 
     /// `tr-7`, `al-…`, `ar-…`, `pl-3`.
-var description: String {
+    var description: String {
         switch self {
         case .track(let id): "tr-\(id.rawValue)"
         case .album(let id): "al-\(id.rawValue)"
@@ -48,7 +48,7 @@ var description: String {
     }
 
     /// Parses one of the forms above; nil for anything else (a bare number included).
-init?(_ text: String) {
+    init?(_ text: String) {
         let parts = text.split(separator: "-", maxSplits: 1)
         guard parts.count == 2, let number = Int64(parts[1]), number > 0, String(number) == parts[1] else { return nil }
         switch parts[0] {

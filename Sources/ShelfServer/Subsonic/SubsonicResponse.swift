@@ -23,18 +23,21 @@ enum SubsonicValue: Sendable, Equatable {
 /// there is one); `text` is an element's content (`<genre>Jazz</genre>`, JSON's `"value"`).
 struct SubsonicElement: Sendable, Equatable {
     /// The element's name (`song`, `album`, …).
-var name: String
+    var name: String
     /// Attributes in order; nil values are dropped when added.
-var attributes: [(String, SubsonicValue)]
+    var attributes: [(String, SubsonicValue)]
     /// Child elements in order.
-var children: [SubsonicElement]
+    var children: [SubsonicElement]
     /// Whether this element is one of a list (`<song>` in `<album>`).
-var repeated: Bool
+    var repeated: Bool
     /// Text content, if any.
-var text: String?
+    var text: String?
+    /// A bare value: an element that is only a typed value (`versions` of an extension), XML
+    /// content and in JSON the value itself, not an object.
+    var value: SubsonicValue?
 
     /// An element with its parts.
-init(_ name: String, repeated: Bool = false, _ attributes: [(String, SubsonicValue?)] = [], children: [SubsonicElement] = [], text: String? = nil) {
+    init(_ name: String, repeated: Bool = false, _ attributes: [(String, SubsonicValue?)] = [], children: [SubsonicElement] = [], text: String? = nil) {
         self.name = name
         self.repeated = repeated
         self.attributes = attributes.compactMap { key, value in value.map { (key, $0) } }
@@ -42,15 +45,29 @@ init(_ name: String, repeated: Bool = false, _ attributes: [(String, SubsonicVal
         self.text = text
     }
 
+    /// An element with attributes already known to be present (no nil values to drop).
+    init(_ name: String, repeated: Bool, present attributes: [(String, SubsonicValue)]) {
+        self.name = name
+        self.repeated = repeated
+        self.attributes = attributes
+        self.children = []
+    }
+
+    /// An element that is only `value`.
+    init(_ name: String, repeated: Bool = false, value: SubsonicValue) {
+        self.init(name, repeated: repeated, text: value.text)
+        self.value = value
+    }
+
     /// A copy marked as a list member.
-func asList() -> SubsonicElement {
+    func asList() -> SubsonicElement {
         var copy = self
         copy.repeated = true
         return copy
     }
 
-static func == (lhs: SubsonicElement, rhs: SubsonicElement) -> Bool {
-        lhs.name == rhs.name && lhs.repeated == rhs.repeated && lhs.text == rhs.text && lhs.children == rhs.children
+    static func == (lhs: SubsonicElement, rhs: SubsonicElement) -> Bool {
+        lhs.name == rhs.name && lhs.repeated == rhs.repeated && lhs.text == rhs.text && lhs.value == rhs.value && lhs.children == rhs.children
             && lhs.attributes.map(\.0) == rhs.attributes.map(\.0) && lhs.attributes.map(\.1) == rhs.attributes.map(\.1)
     }
 }
@@ -99,7 +116,12 @@ enum SubsonicRenderer {
         case .json: (Data(json(root)), "application/json; charset=utf-8")
         case .jsonp(let callback): (Data(callback.utf8) + Data("(".utf8) + Data(json(root)) + Data(");".utf8), "application/javascript; charset=utf-8")
         }
-        return HTTPResponse(status: status, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: .data(body))
+        return response(body, type: type, status: status)
+    }
+
+    /// The HTTP response of a rendered body.
+    static func response(_ body: Data, type: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: .data(body))
     }
 
     // MARK: XML
@@ -162,6 +184,7 @@ enum SubsonicRenderer {
     }
 
     private static func jsonObject(_ element: SubsonicElement, into out: inout [UInt8]) {
+        if let value = element.value { return jsonValue(value, into: &out) }
         out.append(UInt8(ascii: "{"))
         var first = true
         func key(_ name: String) {
@@ -172,40 +195,48 @@ enum SubsonicRenderer {
         }
         for (name, value) in element.attributes {
             key(name)
-            switch value {
-            case .string(let text): jsonString(text, into: &out)
-            case .int(let number): out.append(contentsOf: String(number).utf8)
-            case .double(let number): out.append(contentsOf: (number.isFinite ? String(number) : "0").utf8)
-            case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
-            }
+            jsonValue(value, into: &out)
         }
         if let text = element.text {
             key("value")
             jsonString(text, into: &out)
         }
         guard !element.children.isEmpty else { return out.append(UInt8(ascii: "}")) }
-        // Children grouped by name in first-appearance order: list members become one array.
+        // Children by name in first-appearance order: list members become one array. The few
+        // names are found by comparison rather than grouped into copies (a page has 500 songs).
         var order: [String] = []
-        var groups: [String: [SubsonicElement]] = [:]
-        for child in element.children {
-            if groups[child.name] == nil { order.append(child.name) }
-            groups[child.name, default: []].append(child)
-        }
+        for child in element.children where !order.contains(child.name) { order.append(child.name) }
         for name in order {
-            let members = groups[name] ?? []
             key(name)
-            if members.count == 1, !members[0].repeated {
-                jsonObject(members[0], into: &out)
-            } else {
-                out.append(UInt8(ascii: "["))
-                for (index, member) in members.enumerated() {
-                    if index > 0 { out.append(UInt8(ascii: ",")) }
-                    jsonObject(member, into: &out)
-                }
-                out.append(UInt8(ascii: "]"))
+            var count = 0
+            var only: SubsonicElement?
+            for child in element.children where child.name == name {
+                count += 1
+                if count == 1 { only = child }
             }
+            if count == 1, let only, !only.repeated {
+                jsonObject(only, into: &out)
+                continue
+            }
+            out.append(UInt8(ascii: "["))
+            var first = true
+            for child in element.children where child.name == name {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                jsonObject(child, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    private static func jsonValue(_ value: SubsonicValue, into out: inout [UInt8]) {
+        switch value {
+        case .string(let text): jsonString(text, into: &out)
+        case .int(let number): out.append(contentsOf: String(number).utf8)
+        case .double(let number): out.append(contentsOf: (number.isFinite ? String(number) : "0").utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        }
     }
 
     /// `text` as a JSON string. U+2028 and U+2029 are escaped too, so JSONP stays valid script.

@@ -1,0 +1,308 @@
+import Foundation
+
+/// `shelf serve`'s config file (TOML, see `ConfigReader`): every key optional, a key the server
+/// does not know an error, each value checked where it is written so that a mistake names its
+/// line. Flags given to `shelf serve` override these; these override the defaults.
+public struct ServerConfig: Sendable, Equatable {
+    /// `library`: the library directory (absolute).
+    public var library: String?
+    /// `listen`: `ADDR:PORT`, parsed.
+    public var listen: ListenAddress?
+    /// `tls-cert`: the PEM certificate for HTTPS (with `tls-key`).
+    public var tlsCert: String?
+    /// `tls-key`: the PEM key of `tls-cert`.
+    public var tlsKey: String?
+    /// `max-transcodes`: ffmpeg transcodes at once.
+    public var maxTranscodes: Int?
+    /// `music`: the folders scans import from.
+    public var music: [String]?
+    /// `scan-interval`: how often the music folders are scanned (nil: never on a schedule; `0` or `"off"` in the file).
+    public var scanInterval: ScanInterval?
+    /// `log-format`: `text` or `json`.
+    public var logFormat: ServerLog.Format?
+    /// `log-file`: where the log goes instead of stderr.
+    public var logFile: String?
+    /// `[presets]`: named transcodes (`mobile = "opus:96"`) a stream request may ask for by name.
+    public var presets: [String: TranscodePreset] = [:]
+
+    /// An empty config: every default.
+    public init() {}
+
+    /// The keys of the top level, in the order the documentation lists them, with what each takes.
+    public static let keys: [(name: String, takes: String)] = [
+        ("library", "an absolute directory path"),
+        ("listen", "ADDR:PORT"),
+        ("tls-cert", "an absolute file path"),
+        ("tls-key", "an absolute file path"),
+        ("max-transcodes", "an integer from 1 to 256"),
+        ("music", "an array of absolute directory paths"),
+        ("scan-interval", "seconds (an integer), a string such as \"90s\", \"30m\", \"6h\" or \"1d\", or 0 / \"off\""),
+        ("log-format", "\"text\" or \"json\""),
+        ("log-file", "an absolute file path"),
+    ]
+
+    /// The tables a file may have.
+    public static let tables = ["presets"]
+
+    /// Reads and checks `path`; throws every mistake at once.
+    public static func load(path: String) throws(ConfigFileError) -> ServerConfig {
+        let (config, errors) = check(ConfigReader.read(path: path), file: path)
+        guard errors.isEmpty else { throw ConfigFileError(file: path, errors: errors) }
+        return config
+    }
+
+    /// Reads and checks `text` as the contents of `file`; throws every mistake at once.
+    public static func parse(_ text: String, file: String) throws(ConfigFileError) -> ServerConfig {
+        let (config, errors) = check(ConfigReader.parse(text, file: file), file: file)
+        guard errors.isEmpty else { throw ConfigFileError(file: file, errors: errors) }
+        return config
+    }
+
+    /// The config a document describes and every mistake in it (syntax first, then values, by line).
+    public static func check(_ document: ConfigReader.Document, file: String) -> (ServerConfig, [ConfigError]) {
+        var config = ServerConfig()
+        var errors = document.errors
+        for table in document.tables where !tables.contains(table.name) {
+            errors.append(ConfigError(
+                file: file, line: table.line, column: table.column,
+                reason: "unknown table [\(table.name)] (known: \(tables.map { "[\($0)]" }.joined(separator: ", ")))"))
+        }
+        var tlsLines: (cert: Int?, key: Int?) = (nil, nil)
+        for entry in document.entries {
+            let fail = { (reason: String) in errors.append(ConfigError(file: file, line: entry.line, column: entry.valueColumn, reason: reason)) }
+            switch entry.table {
+            case nil: break
+            case "presets"?:
+                do throws(ConfigValueError) {
+                    config.presets[entry.key] = try TranscodePreset.parse(name: entry.key, entry.value)
+                } catch {
+                    fail(error.reason)
+                }
+                continue
+            default: continue  // its header is already reported
+            }
+            do throws(ConfigValueError) {
+                switch entry.key {
+                case "library": config.library = try absolutePath(entry, directory: true)
+                case "listen":
+                    let text = try string(entry)
+                    guard let address = ListenAddress.parse(text) else { throw ConfigValueError("listen expects ADDR:PORT with an IP address (127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040), got '\(text)'") }
+                    config.listen = address
+                case "tls-cert":
+                    config.tlsCert = try absolutePath(entry, directory: false)
+                    tlsLines.cert = entry.line
+                case "tls-key":
+                    config.tlsKey = try absolutePath(entry, directory: false)
+                    tlsLines.key = entry.line
+                case "max-transcodes":
+                    guard case .integer(let value) = entry.value, (1...256).contains(value) else {
+                        throw ConfigValueError("max-transcodes expects an integer from 1 to 256, got \(describe(entry.value))")
+                    }
+                    config.maxTranscodes = value
+                case "music":
+                    guard case .strings(let folders) = entry.value else { throw ConfigValueError("music expects an array of directory paths, got \(entry.value.kind)") }
+                    for folder in folders {
+                        guard folder.hasPrefix("/") else { throw ConfigValueError("music: '\(folder)' is not an absolute path") }
+                        var isDirectory: ObjCBool = false
+                        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                            throw ConfigValueError("music: '\(folder)' is not a directory")
+                        }
+                    }
+                    config.music = folders
+                case "scan-interval":
+                    guard let interval = ScanInterval.parse(entry.value) else {
+                        throw ConfigValueError("scan-interval expects seconds (1 or more), a string such as \"90s\", \"30m\", \"6h\" or \"1d\", or 0 or \"off\"; got \(describe(entry.value))")
+                    }
+                    config.scanInterval = interval
+                case "log-format":
+                    let text = try string(entry)
+                    guard let format = ServerLog.Format(rawValue: text) else { throw ConfigValueError("log-format expects \"text\" or \"json\", got '\(text)'") }
+                    config.logFormat = format
+                case "log-file": config.logFile = try absolutePath(entry, directory: false)
+                default:
+                    errors.append(ConfigError(
+                        file: file, line: entry.line, column: entry.column,
+                        reason: "unknown key '\(entry.key)' (known: \(keys.map(\.name).joined(separator: ", ")); presets go under [presets])"))
+                }
+            } catch {
+                fail(error.reason)
+            }
+        }
+        switch tlsLines {
+        case (let line?, nil): errors.append(ConfigError(file: file, line: line, column: 1, reason: "tls-cert needs tls-key too"))
+        case (nil, let line?): errors.append(ConfigError(file: file, line: line, column: 1, reason: "tls-key needs tls-cert too"))
+        default: break
+        }
+        errors.sort { ($0.line, $0.column) < ($1.line, $1.column) }
+        return (config, errors)
+    }
+
+    private static func describe(_ value: ConfigValue) -> String {
+        switch value {
+        case .string(let text): "\"\(text)\""
+        case .integer(let number): "\(number)"
+        default: value.kind
+        }
+    }
+
+    private static func string(_ entry: ConfigReader.Entry) throws(ConfigValueError) -> String {
+        guard case .string(let text) = entry.value else { throw ConfigValueError("\(entry.key) expects a string, got \(entry.value.kind)") }
+        return text
+    }
+
+    /// An absolute path; relative ones are refused because a service's working directory is not the file's.
+    private static func absolutePath(_ entry: ConfigReader.Entry, directory: Bool) throws(ConfigValueError) -> String {
+        let text = try string(entry)
+        guard text.hasPrefix("/") else {
+            throw ConfigValueError("\(entry.key) expects an absolute \(directory ? "directory" : "file") path, got '\(text)'")
+        }
+        return text
+    }
+
+    /// Where `shelf serve` looks when `--config` is not given: `$XDG_CONFIG_HOME/shelf/config.toml`
+    /// (else `~/.config/shelf/config.toml`) when it exists; otherwise, only when systemd started the
+    /// process (`INVOCATION_ID` or `NOTIFY_SOCKET` set), `/etc/shelf/config.toml` when it exists;
+    /// otherwise none.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        let candidates = searchPaths(environment: environment)
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// The files `defaultPath` tries, in order.
+    public static func searchPaths(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        let base: String
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else {
+            base = (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.config"
+        }
+        var paths = [base + "/shelf/config.toml"]
+        if isSystemService(environment) { paths.append(systemPath) }
+        return paths
+    }
+
+    /// The system-wide file, read only by a server systemd started.
+    public static let systemPath = "/etc/shelf/config.toml"
+
+    /// Whether systemd started this process: it sets `INVOCATION_ID` for every unit it runs, and
+    /// `NOTIFY_SOCKET` for `Type=notify` ones.
+    public static func isSystemService(_ environment: [String: String]) -> Bool {
+        !(environment["INVOCATION_ID"] ?? "").isEmpty || !(environment["NOTIFY_SOCKET"] ?? "").isEmpty
+    }
+}
+
+/// Why one value is wrong, before it is given its place in the file.
+struct ConfigValueError: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// An address to listen on: an IP literal and a port.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    /// The IPv4 or IPv6 literal, without brackets.
+    public var host: String
+    /// The port (0: any free one).
+    public var port: UInt16
+
+    /// An address from its parts.
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    /// `HOST:PORT` with an IPv4 literal or a bracketed IPv6 one (`[::1]:4040`); nil otherwise.
+    public static func parse(_ text: String) -> ListenAddress? {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 else { return nil }
+        return ListenAddress(host: host, port: port)
+    }
+
+    /// `127.0.0.1:4040` or `[::1]:4040`.
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// How often scheduled scans run: a whole number of seconds, or off.
+public enum ScanInterval: Sendable, Equatable, CustomStringConvertible {
+    case off
+    case seconds(Int)
+
+    /// `0`, `"off"`, a positive integer of seconds, or a string of digits with `s`, `m`, `h` or `d`.
+    public static func parse(_ value: ConfigValue) -> ScanInterval? {
+        switch value {
+        case .integer(0): return .off
+        case .integer(let seconds) where seconds > 0: return .seconds(seconds)
+        case .string(let text): return parse(text)
+        default: return nil
+        }
+    }
+
+    /// The string forms: `"off"`, `"0"`, `"90"`, `"90s"`, `"30m"`, `"6h"`, `"1d"`.
+    public static func parse(_ text: String) -> ScanInterval? {
+        if text == "off" || text == "0" { return .off }
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var digits = Substring(text)
+        var unit = 1
+        if let last = text.last, let scale = units[last] {
+            unit = scale
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits), count > 0,
+            count <= Int.max / unit
+        else { return nil }
+        return .seconds(count * unit)
+    }
+
+    /// The interval as a duration; nil when off.
+    public var duration: Duration? {
+        if case .seconds(let seconds) = self { return .seconds(seconds) }
+        return nil
+    }
+
+    /// `off` or `90s`.
+    public var description: String {
+        if case .seconds(let seconds) = self { return "\(seconds)s" }
+        return "off"
+    }
+}
+
+/// A named transcode from the config's `[presets]`: a format and, for lossy ones, a bit rate.
+public struct TranscodePreset: Sendable, Equatable, CustomStringConvertible {
+    /// What ffmpeg produces.
+    public var format: StreamResponder.TranscodeFormat
+    /// Kilobits per second (ignored by flac).
+    public var bitRate: Int
+
+    /// A preset from its parts.
+    public init(format: StreamResponder.TranscodeFormat, bitRate: Int) {
+        self.format = format
+        self.bitRate = bitRate
+    }
+
+    /// `"opus:96"`, `"mp3:192"`, `"flac"`; a lossy format without a rate gets 128 kbit/s.
+    static func parse(name: String, _ value: ConfigValue) throws(ConfigValueError) -> TranscodePreset {
+        let formats = StreamResponder.TranscodeFormat.allCases.map(\.rawValue)
+        guard !formats.contains(name), name != "raw" else {
+            throw ConfigValueError("preset '\(name)' has the name of a format; name it otherwise (mobile, car, …)")
+        }
+        guard case .string(let text) = value else { throw ConfigValueError("preset '\(name)' expects a string such as \"opus:96\", got \(value.kind)") }
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let format = StreamResponder.TranscodeFormat(rawValue: String(parts[0])) else {
+            throw ConfigValueError("preset '\(name)': '\(parts[0])' is not a format (\(formats.joined(separator: ", ")))")
+        }
+        var bitRate = 128
+        if parts.count == 2 {
+            guard let rate = Int(parts[1]), (32...320).contains(rate) else {
+                throw ConfigValueError("preset '\(name)': the bit rate expects kbit/s from 32 to 320, got '\(parts[1])'")
+            }
+            bitRate = rate
+        }
+        return TranscodePreset(format: format, bitRate: bitRate)
+    }
+
+    /// `opus:96`, as the file writes it.
+    public var description: String { format == .flac ? "flac" : "\(format.rawValue):\(bitRate)" }
+}

@@ -304,9 +304,14 @@ export class VirtualTable {
     }
     for (const index of this.cursors.keys()) if (index !== 0 && (index < keepLow || index > keepHigh)) this.cursors.delete(index);
     let index = first;
-    // Rows in view first, then the margin after them, then the margin before.
-    const order = [[first, high], [low, first]];
-    for (const [from, to] of order) {
+    // Rows in view first, alone: the margins (after them, then before) are asked for only once
+    // the view is filled, so they never compete with it for the server or the connection.
+    const inView = Math.min(last, this.pendingTotal ? last : this.total);
+    const order = [[first, inView], [inView, high], [low, first]];
+    for (const [segment, [from, to]] of order.entries()) {
+      if (segment === 1) {
+        for (let i = first; i < inView; i += 1) if (!this.rows.has(i)) return;
+      }
       index = from;
       while (index < to) {
         if (this.rows.has(index) || this.covered(index)) { index += 1; continue; }

@@ -480,6 +480,19 @@ def test_import_while_open(driver):
     titles = js(driver, "return Object.fromEntries([...document.querySelectorAll('#jumpbar button')].map(b => [b.dataset.section, b.getAttribute('aria-label')]))")
     for name, count in sections.items():
         assert f"{count} rows" in titles[name], (name, count, titles[name])
+    # An edit from a terminal: the row changes in place; the selection and the scroll position stay.
+    js(driver, "document.getElementById('viewport').scrollTop = 64")
+    state = wait(driver, lambda d: (s := settled(d)) and s["first"] == 2 and s, "rows from the third")
+    target = row_id(driver, 3)
+    click_row(driver, 3)
+    wait(driver, lambda d: selected_count(d) == 1, "one selected")
+    edited = subprocess.run([SHELF, "--library", LIBRARY, "edit", str(target), "--set", "title=Changed From A Terminal"], capture_output=True, text=True)
+    assert edited.returncode == 0, edited.stderr
+    wait(driver, lambda d: "Changed From A Terminal" in d.find_element(By.CSS_SELECTOR, f'.rows .row[data-id="{target}"]').text, "the edited title")
+    after = grid_state(driver)
+    assert after["first"] == state["first"], f"the list moved from row {state['first']} to {after['first']}"
+    assert selected_count(driver) == 1 and driver.find_element(By.CSS_SELECTOR, f'.rows .row[data-id="{target}"]').get_attribute("aria-selected") == "true"
+    assert js(driver, "return window.shelfNoReload === true"), "the page reloaded"
 
 
 def sample_suite(driver):
@@ -489,7 +502,7 @@ def sample_suite(driver):
     check("edit a title in the dialog", test_edit_title, driver)
     check("selection, a playlist from it, a smart playlist", test_selection_playlist_and_smart, driver)
     if IMPORT_DIR:
-        check("shelf import while the page is open", test_import_while_open, driver)
+        check("shelf import and shelf edit while the page is open", test_import_while_open, driver)
 
     def queue_open(d):
         show_tracks(d)

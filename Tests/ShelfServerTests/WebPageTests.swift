@@ -172,7 +172,7 @@ import Testing
         let result = try Self.runSuite("sample", python: python, server: server, library: library, importDir: root.appendingPathComponent("more").path)
         print(result.stdout)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr.suffix(4000))")
-        #expect(result.stdout.contains("ok   play a track") && result.stdout.contains("ok   edit a title") && result.stdout.contains("ok   shelf import"))
+        #expect(result.stdout.contains("ok   play a track") && result.stdout.contains("ok   edit a title") && result.stdout.contains("ok   shelf import and shelf edit"))
     } }
 
     /// A generated library of 500,500 tracks (`SHELF_WEB_TRACKS` to change it; 10,000 under a

@@ -1,7 +1,7 @@
 # Shelf's build entry points. Only the Swift toolchain and Debian packages are needed;
 # `make deps` installs the missing packages when run as root, and otherwise prints the command.
 
-DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libtag1-dev libmicrohttpd-dev ffmpeg python3 python3-venv curl wrk groff-base
+DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libtag1-dev libmicrohttpd-dev ffmpeg python3 python3-venv curl wrk groff-base chromium chromium-driver fonts-ipafont-gothic
 SWIFT ?= swift
 DEMO_DIR ?= demo-library
 BENCH_DIR ?= bench-library
@@ -48,14 +48,16 @@ test: deps build-info subsonic-client
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# py-opensonic, a Subsonic client from PyPI, in the project's own .venv (gitignored): the
-# Subsonic tests drive the server through it, and skip that part when the venv is missing. A
-# failed install (no network) leaves no half-made venv behind, so the rest of the suite still runs.
+# py-opensonic, a Subsonic client from PyPI, and Selenium, the browser driver, in the project's
+# own .venv (gitignored): the Subsonic tests drive the server through the first, the web page's
+# browser suite drives headless Chromium through the second, and each skips its part when its
+# package is missing. A failed install (no network) leaves no half-made venv behind, so the rest
+# of the suite still runs.
 subsonic-client:
-	@if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import libopensonic" 2>/dev/null; then \
+	@if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import libopensonic, selenium" 2>/dev/null; then \
 	  rm -rf .venv; \
-	  (python3 -m venv .venv && .venv/bin/pip install --quiet py-opensonic) \
-	    || { echo "make: could not install py-opensonic into .venv; its Subsonic tests will be skipped" >&2; rm -rf .venv; }; \
+	  (python3 -m venv .venv && .venv/bin/pip install --quiet py-opensonic selenium) \
+	    || { echo "make: could not install py-opensonic and selenium into .venv; the Subsonic client and browser tests will be skipped" >&2; rm -rf .venv; }; \
 	fi
 
 # The suite under ThreadSanitizer, in its own build folder; the `shelf` children the CLI tests run
@@ -98,6 +100,7 @@ bench: release
 	.build/release/shelf-bench import --files 10000 --dir $(BENCH_DIR)-import
 	.build/release/shelf-bench serve --library $(BENCH_DIR)-serve
 	.build/release/shelf-bench subsonic --library $(BENCH_DIR)-serve
+	.build/release/shelf-bench web --library $(BENCH_DIR)-serve
 
 clean:
 	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve

@@ -37,9 +37,10 @@ let package = Package(
         .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto", "CImageCodecs", "CTagLib"], swiftSettings: swiftSettings),
         // The JSON documents `shelf --json` prints and `/api/` answers: one set of encoders for both.
         .target(name: "ShelfWire", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
+        // The web page's files are compiled into the binary (`embedInCode`), so `shelf` alone serves them.
         .target(
             name: "ShelfServer", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "CMicroHTTPD"],
-            swiftSettings: swiftSettings),
+            resources: [.embedInCode("Web/files")], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfServer", "CShelfBuild"], swiftSettings: swiftSettings),
         .target(name: "ShelfTestSupport", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),

@@ -1,6 +1,7 @@
 #!/bin/sh
 # `make demo`'s server step: starts `shelf serve` on the demo library on a free loopback port,
-# fetches a page, a picture and a stream range with curl, then stops it with SIGTERM.
+# fetches the web page, a page of tracks, a picture and a stream range with curl, then stops it
+# with SIGTERM and prints how to open the demo library in a browser.
 set -eu
 shelf="$1"
 library="$2"
@@ -35,8 +36,14 @@ echo "--- GET /api/tracks/1/artwork?size=300 → $out/cover-300.jpg"
 curl -sS -b "$jar" -o "$out/cover-300.jpg" -w '%{http_code} %{content_type} %{size_download} bytes\n' "$base/api/tracks/1/artwork?size=300"
 echo "--- GET /api/stream/1 with Range: bytes=0-1023"
 curl -sS -b "$jar" -o "$out/stream-head.bin" -H 'Range: bytes=0-1023' -D - "$base/api/stream/1" | grep -iE '^(HTTP|content-range|content-type|accept-ranges)'
+echo "--- GET / (the web page)"
+curl -sS -o /dev/null -D - "$base/" | grep -iE '^(HTTP|content-type|etag|content-security-policy)'
 kill -TERM "$pid"
 wait "$pid"
 trap - EXIT
 echo "--- the server's log"
 cat "$log"
+echo
+echo "Open the demo library in a browser:"
+echo "  $shelf --library $library serve"
+echo "  then open http://127.0.0.1:4040/ and sign in as demo with the password demo-password"

@@ -40,6 +40,10 @@ struct BenchMain {
             The OpenSubsonic API of `shelf serve` (a child; apiKey, f=json): a whole search3 "" sync at 500 a page
             (every song once), getAlbumList2 at offsets 0, 10,000 and 40,000, getRandomSongs, getArtists, getCoverArt
             warm and cold under wrk, stream time to first byte raw and mp3; each beside issue 16's target. DIR as for serve.
+        usage: shelf-bench web --library DIR [--tracks 500500] [--scroll-rows 100000]
+            The web page in headless Chromium (Selenium from .venv) against `shelf serve` (a child): navigation to first
+            rows painted, jump to a letter, a fast scroll (long animation frames, frames dropped), the album grid's
+            first covers, JS heap and DOM nodes after scrolling the whole list; each beside issue 17's target. DIR as for serve.
         """
 
     static func main() async {
@@ -68,6 +72,7 @@ struct BenchMain {
             case "artwork": try await ArtworkBench(words).run(&report)
             case "serve": try await ServeBench(words).run(&report)
             case "subsonic": try await SubsonicBench(words).run(&report)
+            case "web": try await WebBench(words).run(&report)
             // The probes are this executable's own children: they always answer one JSON line.
             case "import-probe": return try await ImportBench.probe(words)
             case "artwork-probe": return try await ArtworkProbe.run(words)

@@ -86,7 +86,7 @@ public final class ShelfServer: Sendable {
             scans: ScanScheduler(imports: imports, roots: options.musicRoots, interval: options.scanInterval, log: log))
         self.context = context
         let router = Router(
-            routes: NativeAPI(context: context).routes,
+            routes: NativeAPI(context: context).routes + WebPage().routes,
             authenticator: SessionAuthenticator(library: library, throttle: context.throttle), report: log)
         let subsonic = SubsonicAPI(context: context, report: log)
         http = try HTTPServer(

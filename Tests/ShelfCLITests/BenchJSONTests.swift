@@ -180,6 +180,25 @@ import Testing
         #expect(targets.first { ($0["target"] as? String)?.hasPrefix("every song exactly once") == true }?["met"] as? Bool == true)
     }
 
+    /// The web page's benchmark at a tiny scale, when the browser and Selenium are there: every
+    /// figure taken in the page, the heap and node counts, the targets judged.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
+            && FileManager.default.isExecutableFile(atPath: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".venv/bin/python").path), "no chromium, chromium-driver or .venv"))
+    func web() throws {
+        let dir = try TemporaryDirectory()
+        let document = try bench(["web", "--library", dir.path("lib").path, "--tracks", "400", "--scroll-rows", "200"])
+        let measured = try rows(document, "measurements")
+        let names = measured.compactMap { $0["measurement"] as? String }
+        for prefix in ["navigation → first rows painted", "jump to a letter", "fast scroll over 200 rows", "album grid → first covers painted"] {
+            #expect(names.contains { $0.hasPrefix(prefix) }, "no measurement '\(prefix)'")
+        }
+        let first = measured.first { ($0["measurement"] as? String)?.hasPrefix("navigation") == true }
+        expectPositive(first ?? [:], ["value"])
+        expectPositive(document, ["heapBeforeMB", "heapAfterMB", "nodesBefore", "nodesAfter"])
+        #expect(try rows(document, "targets").count == 5)
+    }
+
     @Test func failuresAreOneJSONDocumentToo() throws {
         let result = try ChildProcess.run(products.appendingPathComponent("shelf-bench"), ["generate", "--json"])
         #expect(result.status == 1)

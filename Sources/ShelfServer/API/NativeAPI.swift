@@ -56,6 +56,10 @@ struct NativeAPI: Sendable {
                 return try .json(Documents.groups(try await library.groups(query, after: after, limit: limit)))
             },
             Route("GET", "/api/composers", query: ["sort", "sortTags", "after", "limit"]) { try await groups(.composer, $0) },
+            Route("GET", "/api/albums/sections", query: ["sort", "sortTags", "artist"]) { try await groupSections(.album, $0) },
+            Route("GET", "/api/artists/sections", query: ["sort", "sortTags", "by"]) { try await groupSections(.artist, $0) },
+            Route("GET", "/api/composers/sections", query: ["sort", "sortTags"]) { try await groupSections(.composer, $0) },
+            Route("GET", "/api/genres/sections", query: ["sort", "sortTags"]) { try await groupSections(.genre, $0) },
             Route("GET", "/api/genres", query: ["sort", "sortTags", "after", "limit"]) { try await groups(.genre, $0) },
             Route("GET", "/api/playlists", playlists),
             Route("POST", "/api/playlists", createPlaylist),
@@ -95,6 +99,17 @@ struct NativeAPI: Sendable {
                 try await checkPositions(body.positions, in: id)
                 try await write { batch in try batch.removeFromPlaylist(id, at: body.positions.map { $0 - 1 }) }
                 return try .json(try await Documents.playlistCount(id, library))
+            },
+            Route("POST", "/api/playlists/{id}/rename", bodyLimit: 16 * 1024) { request in
+                let id = try await ownedPlaylist(request)
+                let name = try request.json(RenameBody.self).name.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !name.isEmpty, name.count <= 500 else { throw HTTPError.badRequest("name must be 1 to 500 characters", code: "invalidValue") }
+                try await write { batch in
+                    guard var playlist = try batch.playlist(id) else { throw LibraryError.playlistNotFound(id) }
+                    playlist.name = name
+                    try batch.updatePlaylist(playlist)
+                }
+                return try .json(RenamedDocument(id: id, name: name))
             },
             Route("DELETE", "/api/playlists/{id}") { request in
                 let id = try await ownedPlaylist(request)
@@ -259,6 +274,13 @@ struct NativeAPI: Sendable {
         return try .json(Documents.groups(try await library.groups(query, after: after, limit: try request.int("limit", in: 0...10_000) ?? 50)))
     }
 
+    /// `{"sections":[…]}` of a view, as `/api/sections` is of the tracks: the web page's jump bar over the grids.
+    func groupSections(_ kind: GroupKind, _ request: RouteRequest) async throws -> HTTPResponse {
+        let query = try Parameters.groupQuery(
+            kind: kind, by: request.query("by"), sort: request.query("sort"), sortTags: request.query("sortTags"), artist: request.query("artist"))
+        return try .json(SectionsDocument(sections: try await library.groupSections(query)))
+    }
+
     // MARK: Writes
 
     func write<T: Sendable>(_ body: @escaping @LibraryActor @Sendable (WriteBatch) throws -> T) async throws -> T {
@@ -321,6 +343,14 @@ struct NativeAPI: Sendable {
     }
 
     struct PositionsBody: Decodable { let positions: [Int] }
+
+    struct RenameBody: Decodable { let name: String }
+
+    /// `{"id":…,"name":…}`: a playlist after a rename.
+    struct RenamedDocument: Encodable {
+        let id: PlaylistID
+        let name: String
+    }
 
     struct RatingBody: Decodable { let rating: Int? }
 

@@ -1,0 +1,19 @@
+/// The page's files by the name they are served under, from the bytes SwiftPM embeds
+/// (`PackageResources`, one constant per file of `Web/files`). A file added there is added
+/// here too; `WebPageTests` fails while one is missing.
+enum WebFiles {
+    static let all: [(String, [UInt8])] = [
+        ("index.html", PackageResources.index_html),
+        ("app.js", PackageResources.app_js),
+        ("app.css", PackageResources.app_css),
+        ("api.js", PackageResources.api_js),
+        ("edit-dialog.js", PackageResources.edit_dialog_js),
+        ("groups-grid.js", PackageResources.groups_grid_js),
+        ("icon.svg", PackageResources.icon_svg),
+        ("jump-bar.js", PackageResources.jump_bar_js),
+        ("player.js", PackageResources.player_js),
+        ("playlists.js", PackageResources.playlists_js),
+        ("sources.js", PackageResources.sources_js),
+        ("virtual-table.js", PackageResources.virtual_table_js),
+    ]
+}

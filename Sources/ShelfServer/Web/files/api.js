@@ -1,0 +1,75 @@
+// The one place that talks to /api/: JSON in and out, the anti-forgery header on writes,
+// cancellation through AbortSignal, and errors as ApiError with the server's code and message.
+
+/** A failed answer: the HTTP status and the server's `{"error":{code,message}}`. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const listeners = new Set();
+
+/** Calls `handler()` whenever an answer says the session is gone (401). */
+export function onSignedOut(handler) { listeners.add(handler); }
+
+/** Builds `path?name=value…`, leaving out empty values. */
+export function url(path, params = {}) {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') query.set(name, String(value));
+  }
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** Group IDs are 64-bit hashes, beyond a double's 53 bits: such numbers are kept as their exact
+ *  digits (a string, used as it is in URLs), through JSON.parse's access to the source text. */
+function keepBigIntegers(key, value, context) {
+  if (typeof value === 'number' && !Number.isSafeInteger(value) && Number.isInteger(value) && context && context.source) return context.source;
+  return value;
+}
+
+/** One request; resolves to the parsed JSON, rejects with ApiError or the AbortError. */
+export async function api(path, { method = 'GET', body, signal, params } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (method !== 'GET' && method !== 'HEAD') headers['X-Shelf-Request'] = '1';
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(url(path, params), {
+    method, headers, signal, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json = null;
+  // The reviver costs on every value, so only the views whose IDs are hashes get it.
+  const reviver = /^\/api\/(albums|artists|composers|genres)/.test(path) ? keepBigIntegers : undefined;
+  try { json = text ? JSON.parse(text, reviver) : null; } catch { json = null; }
+  if (!response.ok) {
+    const error = json && json.error ? json.error : { code: 'http', message: `${response.status} ${response.statusText}` };
+    if (response.status === 401 && path !== '/api/session') listeners.forEach((handler) => handler());
+    throw new ApiError(response.status, error.code, error.message);
+  }
+  return json;
+}
+
+/** Whether `error` is a cancelled request (a newer one replaced it). */
+export function isAbort(error) { return error && error.name === 'AbortError'; }
+
+/** `/api/artwork/ID?size=S` with S the CSS size × devicePixelRatio rounded up to a server step. */
+export const SIZE_STEPS = [16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048];
+export function artworkURL(artworkID, cssSize) {
+  const wanted = Math.ceil(cssSize * (window.devicePixelRatio || 1));
+  const size = SIZE_STEPS.find((step) => step >= wanted) || 2048;
+  return `/api/artwork/${artworkID}?size=${size}`;
+}
+
+/** `m:ss` (or `h:mm:ss`) of a number of seconds. */
+export function clock(seconds) {
+  if (!Number.isFinite(seconds) || seconds < 0) return '0:00';
+  const s = Math.floor(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${m}:${rest}`;
+}

@@ -1,0 +1,415 @@
+// The page: sign in, then one table (or grid) at a time with the jump bar, the search box, the
+// sidebar of views and playlists, the player, the edit dialog, and live updates from
+// /api/events. State flows one way: the state below → sources → the table renders; events
+// and input change the state.
+import { api, onSignedOut, artworkURL, clock, isAbort } from './api.js';
+import { VirtualTable } from './virtual-table.js';
+import { JumpBar, sectionOfKey } from './jump-bar.js';
+import { librarySource, searchSource, playlistSource, playlistPageSource, smartSource, albumSource } from './sources.js';
+import { Player } from './player.js';
+import { GroupsGrid } from './groups-grid.js';
+import { EditDialog } from './edit-dialog.js';
+import { Playlists } from './playlists.js';
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  user: null,
+  sort: { field: 'artist', desc: false },
+  sortTags: true,
+  text: '',
+  list: { type: 'library' }, // library | search | playlist | smart | album
+  view: 'tracks', // tracks | albums | artists | composers | genres | album
+};
+
+let events = null;
+let refreshTimer = null;
+
+const table = new VirtualTable(
+  { grid: $('grid'), viewport: $('viewport'), layer: $('rows'), spacer: $('spacer'), headRow: document.querySelector('.head-row'), headGroup: document.querySelector('.grid-head') },
+  {
+    onActivate: (index) => playFrom(index),
+    onSort: (field) => {
+      if (state.list.type === 'search' || state.list.type === 'album' || state.list.type === 'smart') return;
+      state.sort = { field, desc: state.sort.field === field ? !state.sort.desc : false };
+      if (state.list.type === 'playlist') state.list.sorted = true;
+      showList();
+    },
+    onSelection: () => showSelection(),
+    onTotal: (total) => showCount(total),
+    onError: (error) => showError(error),
+    onRows: () => { if (state.errorShown) clearError(); },
+    onKey: (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey) {
+        if (event.altKey && (event.key === 'ArrowUp' || event.key === 'ArrowDown')) movePlaylistRow(event);
+        return;
+      }
+      const section = sectionOfKey(event.key);
+      if (section && !jumpBar.element.hidden) {
+        event.preventDefault();
+        jumpBar.jump(section).catch(showError);
+      }
+    },
+  },
+);
+
+const jumpBar = new JumpBar($('jumpbar'), {
+  onJump: (index, cursor) => {
+    table.scrollToIndex(index, cursor);
+    table.active = index;
+    table.update();
+  },
+});
+
+const groupsJumpBar = new JumpBar($('groups-jumpbar'), {
+  anchorPath: null,
+  onJump: (index) => grid.scrollToIndex(index),
+});
+
+const player = new Player(
+  {
+    audio: $('audio'), play: $('play'), next: $('next'), prev: $('prev'), seek: $('seek'), time: $('time'), length: $('length'),
+    volume: $('volume'), transcode: $('transcode'), title: $('player-title'), artist: $('player-artist'), cover: $('player-cover'),
+    bar: document.querySelector('.player'), queueList: $('queue-list'), queueClear: $('queue-clear'), queueToggle: $('queue-toggle'),
+    queuePanel: $('queue'), queueCount: $('queue-count'),
+  },
+  { onTrack: (track) => table.showPlaying(track.id) },
+);
+
+const grid = new GroupsGrid(
+  { viewport: $('groups-viewport'), layer: $('groups-layer'), spacer: $('groups-spacer') },
+  { onOpen: (item) => openGroup(item) },
+);
+
+const editor = new EditDialog(
+  { dialog: $('edit-dialog'), form: $('edit-form'), fields: $('edit-fields'), report: $('edit-report'), cancel: $('edit-cancel') },
+  { onSaved: () => refreshAll() },
+);
+
+const playlists = new Playlists($('playlists'), {
+  onOpen: (playlist) => {
+    state.list = playlist.kind === 'smart' ? { type: 'smart', id: playlist.id, name: playlist.name } : { type: 'playlist', id: playlist.id, name: playlist.name };
+    state.text = '';
+    $('search').value = '';
+    showView('tracks');
+    showList();
+  },
+  selectedIDs: () => table.selectedIDs(),
+  onChanged: () => {
+    const open = playlists.playlists.find((p) => p.id === state.list.id);
+    if (state.list.type === 'playlist' || state.list.type === 'smart') {
+      if (open) state.list.name = open.name;
+      $('list-title').textContent = state.list.name ?? 'Tracks';
+      refreshAll();
+    }
+  },
+});
+
+// MARK: Signing in and out
+
+async function start() {
+  try {
+    const { user } = await api('/api/me');
+    signedIn(user);
+  } catch {
+    showSignIn();
+  }
+}
+
+function showSignIn() {
+  events?.close();
+  events = null;
+  state.user = null;
+  $('app').hidden = true;
+  $('signin').hidden = false;
+  $('signin').elements.name.focus();
+}
+
+function signedIn(user) {
+  state.user = user;
+  $('signin').hidden = true;
+  $('app').hidden = false;
+  $('me').textContent = user.name;
+  document.body.dataset.admin = String(Boolean(user.admin));
+  for (const element of document.querySelectorAll('.admin-only')) element.hidden = !user.admin;
+  listen();
+  playlists.load().catch(showError);
+  showView('tracks');
+  showList();
+  $('grid').focus();
+}
+
+$('signin').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  $('signin-error').textContent = '';
+  try {
+    const { user } = await api('/api/session', { method: 'POST', body: { name: form.elements.name.value, password: form.elements.password.value } });
+    form.elements.password.value = '';
+    signedIn(user);
+  } catch (error) {
+    $('signin-error').textContent = error.message;
+  }
+});
+
+$('signout').addEventListener('click', async () => {
+  player.clear();
+  try { await api('/api/session', { method: 'DELETE' }); } catch { /* signed out either way */ }
+  showSignIn();
+});
+
+onSignedOut(() => { if (state.user) showSignIn(); });
+
+// MARK: The list
+
+function listParams() {
+  const filter = state.text && isFilter(state.text) ? state.text : undefined;
+  return { sort: `${state.sort.field}${state.sort.desc ? ':desc' : ''}`, sortTags: state.sortTags ? 'on' : 'off', filter };
+}
+
+/** The filter language has `field:value` terms; anything else is words to search for. */
+function isFilter(text) { return /(^|\s)-?[A-Za-z]+:/.test(text); }
+
+function currentSource() {
+  const params = listParams();
+  const list = state.list;
+  if (list.type === 'library' && state.text && !isFilter(state.text)) return searchSource(state.text.trim());
+  if (list.type === 'playlist') return list.sorted ? playlistPageSource(list.id, params) : playlistSource(list.id);
+  if (list.type === 'smart') return smartSource(list.id);
+  if (list.type === 'album') return albumSource(list.id);
+  return librarySource(params);
+}
+
+let source = null;
+
+function showList({ keepPosition = false } = {}) {
+  clearError();
+  source = currentSource();
+  const searching = source.kind === 'search';
+  table.showSort(searching || source.kind === 'smart' || source.kind === 'album' || (source.kind === 'playlist' && !state.list.sorted) ? null : state.sort.field, state.sort.desc);
+  table.setSource(source, { keepPosition });
+  $('list-title').textContent = searching ? `Search “${state.text.trim()}”` : state.list.name ?? 'Tracks';
+  jumpBar.load(source.kind === 'library' ? listParams() : null).catch(showError);
+  showSelection();
+}
+
+function showCount(total) {
+  const noun = total === 1 ? 'track' : 'tracks';
+  $('list-count').textContent = `${total.toLocaleString()} ${noun}`;
+}
+
+function showError(error) {
+  if (isAbort(error)) return;
+  $('search-error').textContent = error.message ?? String(error);
+  state.errorShown = true;
+  if (error.status === 400) showCount(0);
+}
+
+function clearError() {
+  $('search-error').textContent = '';
+  state.errorShown = false;
+}
+
+function showSelection() {
+  const count = table.selection.size;
+  $('selection-count').textContent = count ? `${count.toLocaleString()} selected` : '';
+  for (const id of ['play-selection', 'next-selection', 'queue-selection', 'add-to-playlist', 'edit-selection']) $(id).disabled = count === 0;
+}
+
+async function selectedTracks() {
+  const ids = table.selectedIDs();
+  const tracks = [];
+  const missing = [];
+  for (const id of ids) {
+    const track = table.loadedTrack(id);
+    if (track) tracks.push(track);
+    else missing.push(id);
+  }
+  // Rows selected but not loaded (a shift-click over far rows): fetched, a few at a time.
+  for (let i = 0; i < missing.length && i < 500; i += 20) {
+    const fetched = await Promise.all(missing.slice(i, i + 20).map((id) => api(`/api/tracks/${id}`).catch(() => null)));
+    tracks.push(...fetched.filter(Boolean));
+  }
+  return { ids, tracks };
+}
+
+function playFrom(index) {
+  const tracks = table.tracksFrom(index, 500);
+  if (tracks.length) player.playNow(tracks, 0);
+}
+
+$('play-selection').addEventListener('click', async () => player.playNow((await selectedTracks()).tracks));
+$('queue-selection').addEventListener('click', async () => player.add((await selectedTracks()).tracks));
+$('next-selection').addEventListener('click', async () => player.playNext((await selectedTracks()).tracks));
+$('add-to-playlist').addEventListener('click', () => playlists.chooseAndAdd(table.selectedIDs()));
+$('edit-selection').addEventListener('click', async () => {
+  const { ids, tracks } = await selectedTracks();
+  editor.open(ids, tracks);
+});
+
+async function movePlaylistRow(event) {
+  if (state.list.type !== 'playlist' || state.list.sorted || table.active < 0) return;
+  event.preventDefault();
+  const track = table.rows.get(table.active);
+  if (!track) return;
+  const up = event.key === 'ArrowUp';
+  const to = track.position + (up ? -1 : 2);
+  if (to < 1 || to > table.total + 1) return;
+  await api(`/api/playlists/${state.list.id}/move`, { method: 'POST', body: { positions: [track.position], to } });
+  table.active += up ? -1 : 1;
+  refreshAll();
+}
+
+// MARK: Search and filter: debounced; the table cancels the requests of the list it replaces.
+
+let searchTimer = null;
+$('search').addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => {
+    state.text = $('search').value;
+    if (state.list.type !== 'library' && state.list.type !== 'playlist') state.list = { type: 'library' };
+    if (state.view !== 'tracks') showView('tracks');
+    showList();
+  }, 200);
+});
+$('search').addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' || event.key === 'ArrowDown') {
+    event.preventDefault();
+    $('grid').focus();
+  }
+});
+
+$('sort-tags').addEventListener('change', () => {
+  state.sortTags = $('sort-tags').checked;
+  if (state.view === 'tracks') showList();
+  else showView(state.view);
+});
+
+// MARK: Views
+
+function showView(view) {
+  state.view = view;
+  for (const button of document.querySelectorAll('[data-view]')) {
+    if (button.dataset.view === view) button.setAttribute('aria-current', 'page');
+    else button.removeAttribute('aria-current');
+  }
+  $('tracks-view').hidden = view !== 'tracks';
+  $('groups-view').hidden = !['albums', 'artists', 'composers', 'genres'].includes(view);
+  $('album-view').hidden = view !== 'album';
+  document.querySelector('.list-actions').hidden = view !== 'tracks';
+  const sortTags = state.sortTags ? 'on' : 'off';
+  const groups = {
+    albums: ['albums', { sortTags }, 'album', 'Albums'],
+    artists: ['artists', { sortTags, by: 'albumArtist' }, 'artist', 'Artists'],
+    composers: ['composers', { sortTags }, 'composer', 'Composers'],
+    genres: ['genres', { sortTags }, 'genre', 'Genres'],
+  }[view];
+  if (groups) {
+    const [path, params, kind, title] = groups;
+    $('list-title').textContent = title;
+    $('list-count').textContent = '';
+    grid.show(path, params, kind);
+    groupsJumpBar.load(params, `/api/${path}/sections`).catch(showError);
+  } else {
+    groupsJumpBar.load(null);
+  }
+  $('sidebar').classList.remove('open');
+}
+
+for (const button of document.querySelectorAll('[data-view]')) {
+  button.addEventListener('click', () => {
+    playlists.markCurrent(null);
+    if (button.dataset.view === 'tracks') {
+      state.list = { type: 'library' };
+      showView('tracks');
+      showList();
+    } else {
+      showView(button.dataset.view);
+    }
+  });
+}
+
+async function openGroup(item) {
+  if (!item) return;
+  if (item.kind === 'album') return openAlbum(item);
+  if (item.kind === 'artist' || item.kind === 'albumArtist') {
+    showView('albums');
+    $('list-title').textContent = item.name;
+    const params = { sortTags: state.sortTags ? 'on' : 'off', artist: String(item.id) };
+    grid.show('albums', params, 'album');
+    groupsJumpBar.load(params, '/api/albums/sections').catch(showError);
+    return;
+  }
+  // Composers and genres drill down to the tracks, filtered.
+  const field = item.kind === 'composer' ? 'composer' : 'genre';
+  state.list = { type: 'library' };
+  state.text = `${field}:="${item.name}"`;
+  $('search').value = state.text;
+  showView('tracks');
+  showList();
+}
+
+async function openAlbum(item) {
+  showView('album');
+  $('list-title').textContent = item.name;
+  $('album-name').textContent = item.name;
+  $('album-cover').src = item.artworkID ? artworkURL(item.artworkID, 200) : '';
+  if (!item.artworkID) $('album-cover').removeAttribute('src');
+  const { items } = await api(`/api/albums/${item.id}/tracks`);
+  const seconds = items.reduce((sum, t) => sum + (t.duration || 0), 0);
+  $('album-meta').textContent = [item.artist, item.year, `${items.length} tracks`, clock(seconds)].filter(Boolean).join(' · ');
+  const list = $('album-tracks');
+  list.textContent = '';
+  items.forEach((track, index) => {
+    const entry = document.createElement('li');
+    entry.tabIndex = 0;
+    entry.textContent = track.title ?? '(untitled)';
+    const time = document.createElement('span');
+    time.textContent = clock(track.duration);
+    entry.append(time);
+    const play = () => player.playNow(items, index);
+    entry.addEventListener('click', play);
+    entry.addEventListener('keydown', (event) => { if (event.key === 'Enter') play(); });
+    list.append(entry);
+  });
+  $('album-play').onclick = () => player.playNow(items, 0);
+  $('album-back').onclick = () => showView('albums');
+}
+
+$('menu').addEventListener('click', () => {
+  const open = !$('sidebar').classList.contains('open');
+  $('sidebar').classList.toggle('open', open);
+  $('menu').setAttribute('aria-expanded', String(open));
+});
+
+// MARK: Live updates: the browser's EventSource resumes with Last-Event-ID by itself.
+
+function listen() {
+  events?.close();
+  events = new EventSource('/api/events');
+  events.addEventListener('change', () => scheduleRefresh());
+  events.addEventListener('tokenExpired', () => scheduleRefresh());
+  events.addEventListener('ready', () => { document.body.dataset.live = 'true'; });
+}
+
+function scheduleRefresh() {
+  if (refreshTimer) return;
+  refreshTimer = setTimeout(() => {
+    refreshTimer = null;
+    refreshAll();
+  }, 250);
+}
+
+/** Refetches what is shown, keeping the scroll position and the selection. */
+function refreshAll() {
+  source?.reset?.();
+  table.refresh();
+  if (source?.kind === 'library') jumpBar.load(listParams()).catch(showError);
+  if (!$('groups-view').hidden) {
+    grid.refresh();
+    if (groupsJumpBar.params) groupsJumpBar.load(groupsJumpBar.params).catch(() => {});
+  }
+  playlists.load().catch(() => {});
+}
+
+start();

@@ -460,6 +460,23 @@ def test_edit_title(driver):
     values = [v for part in [tags.get("format", {}).get("tags", {})] + [s.get("tags", {}) for s in tags.get("streams", [])] for k, v in part.items() if k.lower() == "title"]
     assert "Edited In The Browser" in values, f"the file's tags: {tags}"
 
+    # A new picture from a file, for the same track: in the library and in the file.
+    PICTURE = os.path.join(ARTIFACTS, "new-cover.png")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=64x64", "-frames:v", "1", PICTURE], check=True)
+    before = shown.get("artworkID")
+    row = driver.find_element(By.CSS_SELECTOR, f'.rows .row[data-id="{target["id"]}"]')
+    row.click()
+    driver.find_element(By.ID, "edit-selection").click()
+    picture = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, '#edit-fields input[name="picture"]'), "the picture input")
+    picture.send_keys(PICTURE)
+    driver.find_element(By.ID, "edit-save").click()
+    wait(driver, lambda d: "Updated 1" in d.find_element(By.ID, "edit-report").text, "the picture's edit report")
+    driver.find_element(By.ID, "edit-cancel").click()
+    pictured = json.loads(subprocess.run([SHELF, "--library", LIBRARY, "track", str(target["id"]), "--json"], capture_output=True, text=True, check=True).stdout)
+    assert pictured.get("artworkID") and pictured.get("artworkID") != before, (before, pictured.get("artworkID"))
+    streams = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,codec_name", "-of", "json", pictured["path"]], capture_output=True, text=True, check=True)
+    assert any(s.get("codec_type") == "video" for s in json.loads(streams.stdout).get("streams", [])), f"no picture in the file: {streams.stdout}"
+
 
 def test_import_while_open(driver):
     show_tracks(driver)

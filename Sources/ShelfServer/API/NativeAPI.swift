@@ -39,7 +39,8 @@ struct NativeAPI: Sendable {
             Route("POST", "/api/tracks/delete", access: .admin) { request in
                 try await deleteTracks(try request.json(IDsBody.self).ids.map { TrackID($0) })
             },
-            Route("POST", "/api/edit", access: .admin, edit),
+            // A new picture rides in the body as base64: up to 16 MiB of image, a third more encoded.
+            Route("POST", "/api/edit", access: .admin, bodyLimit: 24 << 20, edit),
             Route("GET", "/api/search", query: ["q", "filter", "playlist", "after", "limit"], search),
             Route("GET", "/api/albums", query: ["sort", "sortTags", "artist", "after", "limit"]) { try await groups(.album, $0) },
             Route("GET", "/api/albums/{id}/tracks") { request in
@@ -302,22 +303,39 @@ struct NativeAPI: Sendable {
     /// `{"ids":[1,2],"set":{"genre":"Jazz","year":"1999","comment":null}}`: null or "" clears a field.
     struct EditBody: Decodable {
         let ids: [Int64]
-        let set: [String: String?]
+        let set: [String: String?]?
+        /// A new picture, JPEG or PNG bytes in base64, for every track of the edit.
+        let picture: String?
+        /// Removes the picture instead.
+        let removePicture: Bool?
     }
 
     func edit(_ request: RouteRequest) async throws -> HTTPResponse {
         let body = try request.json(EditBody.self)
         var values: [EditableField: String?] = [:]
-        for (name, value) in body.set {
+        for (name, value) in body.set ?? [:] {
             guard let field = EditableField(rawValue: name) else {
                 throw HTTPError.badRequest(
                     "set: unknown field '\(name)'; one of \(EditableField.allCases.map(\.rawValue).joined(separator: ", "))", code: "invalidValue")
             }
             values[field] = (value?.isEmpty ?? true) ? String?.none : value
         }
-        let changes = MetadataChanges(values)
+        var picture = PictureChange.unchanged
+        switch (body.picture, body.removePicture ?? false) {
+        case (let encoded?, false):
+            guard let data = Data(base64Encoded: encoded), !data.isEmpty else {
+                throw HTTPError.badRequest("picture: not base64 of an image's bytes", code: "invalidValue")
+            }
+            picture = .set(data)
+        case (nil, true): picture = .remove
+        case (nil, false): break
+        case (_?, true): throw HTTPError.badRequest("picture and removePicture cannot be combined", code: "invalidValue")
+        }
+        let changes = MetadataChanges(values, picture: picture)
         if let problem = changes.problem() { throw HTTPError.badRequest("set: \(problem)", code: "invalidValue") }
-        guard !body.ids.isEmpty, !values.isEmpty else { throw HTTPError.badRequest("edit needs ids and set", code: "invalidValue") }
+        guard !body.ids.isEmpty, !values.isEmpty || picture != .unchanged else {
+            throw HTTPError.badRequest("edit needs ids, and set, picture or removePicture", code: "invalidValue")
+        }
         let result = try await library.edit(body.ids.map { TrackID($0) }, changes)
         context.events.poke()
         return try .json(EditDocument(result))

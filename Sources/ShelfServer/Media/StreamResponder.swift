@@ -186,7 +186,9 @@ public final class StreamResponder: Sendable {
         // it) is the duration left at the bit rate; flac has no bit rate to estimate from.
         var estimate: UInt64?
         if estimateLength, format != .flac, let duration = track.duration, duration > timeOffset {
-            estimate = UInt64(((duration - timeOffset) * Double(bitRate) * 1000 / 8).rounded(.up))
+            // A tag's absurd duration (a damaged file) gets no estimate rather than a trap.
+            let bytes = ((duration - timeOffset) * Double(bitRate) * 1000 / 8).rounded(.up)
+            if bytes.isFinite, bytes < 1e12 { estimate = UInt64(bytes) }
         }
         let stream = ByteStream(capacity: 256 * 1024, length: estimate)
         let pid = process.processIdentifier

@@ -57,7 +57,8 @@ import Testing
         for text in ["0", "\"off\"", "\"0\""] {
             #expect(try ServerConfig.parse("scan-interval = \(text)", file: "f").scanInterval == .off, "\(text)")
         }
-        for text in ["-5", "\"5x\"", "\"s\"", "\"\"", "true", "[\"1s\"]"] {
+        #expect(try ServerConfig.parse("scan-interval = \"366d\"", file: "f").scanInterval == .seconds(366 * 86_400))
+        for text in ["-5", "\"5x\"", "\"s\"", "\"\"", "true", "[\"1s\"]", "9223372036854775807", "\"106751991167300d\"", "\"367d\"", "31622401"] {
             #expect(mistakes("scan-interval = \(text)").count == 1, "\(text)")
         }
     }

@@ -80,6 +80,8 @@ public final class ScanScheduler: Sendable {
                 while !Task.isCancelled {
                     if !first {
                         do { try await Task.sleep(for: interval) } catch { return }
+                        // Stopped while asleep: no scan may start once the server is stopping.
+                        guard !Task.isCancelled else { return }
                     }
                     first = false
                     guard let self else { return }

@@ -101,12 +101,10 @@ public struct ServerConfig: Sendable, Equatable {
                     config.maxTranscodes = value
                 case "music":
                     guard case .strings(let folders) = entry.value else { throw ConfigValueError("music expects an array of directory paths, got \(entry.value.kind)") }
+                    // Only the form is checked: a folder on a network mount may not be there yet when
+                    // the server starts (or reloads); a scan reports a folder it cannot read.
                     for folder in folders {
                         guard folder.hasPrefix("/") else { throw ConfigValueError("music: '\(folder)' is not an absolute path") }
-                        var isDirectory: ObjCBool = false
-                        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                            throw ConfigValueError("music: '\(folder)' is not a directory")
-                        }
                     }
                     config.music = folders
                 case "scan-interval":
@@ -230,11 +228,16 @@ public enum ScanInterval: Sendable, Equatable, CustomStringConvertible {
     case off
     case seconds(Int)
 
-    /// `0`, `"off"`, a positive integer of seconds, or a string of digits with `s`, `m`, `h` or `d`.
+    /// The longest interval taken: a year. Longer ones are mistakes, not schedules (and a sleep of
+    /// centuries overflows the clock arithmetic).
+    public static let longest = 366 * 86_400
+
+    /// `0`, `"off"`, a positive integer of seconds, or a string of digits with `s`, `m`, `h` or `d`;
+    /// at most `longest`.
     public static func parse(_ value: ConfigValue) -> ScanInterval? {
         switch value {
         case .integer(0): return .off
-        case .integer(let seconds) where seconds > 0: return .seconds(seconds)
+        case .integer(let seconds) where seconds > 0 && seconds <= longest: return .seconds(seconds)
         case .string(let text): return parse(text)
         default: return nil
         }
@@ -251,7 +254,7 @@ public enum ScanInterval: Sendable, Equatable, CustomStringConvertible {
             digits = digits.dropLast()
         }
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits), count > 0,
-            count <= Int.max / unit
+            count <= longest / unit
         else { return nil }
         return .seconds(count * unit)
     }

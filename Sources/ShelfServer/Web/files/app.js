@@ -117,6 +117,7 @@ async function start() {
 }
 
 function showSignIn() {
+  clearTimeout(relistenTimer);
   events?.close();
   events = null;
   state.user = null;
@@ -382,14 +383,35 @@ $('menu').addEventListener('click', () => {
   $('menu').setAttribute('aria-expanded', String(open));
 });
 
-// MARK: Live updates: the browser's EventSource resumes with Last-Event-ID by itself.
+// MARK: Live updates: the browser's EventSource resumes with Last-Event-ID by itself after a
+// network error. After an answer that is not a stream (a 401 when the session ended, a 502 or 503
+// while the server restarts) it gives up for good, so the page checks the session and opens a new
+// stream from the last event it saw (`since`), missing nothing.
+
+let lastEventID = null;
+let relistenTimer = null;
 
 function listen() {
+  clearTimeout(relistenTimer);
   events?.close();
-  events = new EventSource('/api/events');
-  events.addEventListener('change', () => scheduleRefresh());
-  events.addEventListener('tokenExpired', () => scheduleRefresh());
-  events.addEventListener('ready', () => { document.body.dataset.live = 'true'; });
+  events = new EventSource(lastEventID ? `/api/events?since=${encodeURIComponent(lastEventID)}` : '/api/events');
+  const seen = (event) => { if (event.lastEventId) lastEventID = event.lastEventId; };
+  events.addEventListener('change', (event) => { seen(event); scheduleRefresh(); });
+  events.addEventListener('tokenExpired', (event) => { seen(event); scheduleRefresh(); });
+  events.addEventListener('ready', (event) => { seen(event); document.body.dataset.live = 'true'; });
+  events.addEventListener('error', () => {
+    if (events.readyState !== EventSource.CLOSED) return;
+    document.body.dataset.live = 'false';
+    relistenTimer = setTimeout(async () => {
+      try {
+        await api('/api/me');
+        listen();
+      } catch {
+        // A 401 has already signed the page out (api() reports it); anything else tries again.
+        if (state.user) relistenTimer = setTimeout(listen, 5000);
+      }
+    }, 2000);
+  });
 }
 
 function scheduleRefresh() {

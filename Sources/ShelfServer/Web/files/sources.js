@@ -32,12 +32,22 @@ function cursorSource(kind, path, baseParams, map = (item) => item) {
         from = Math.max(...[...cursors.keys()].filter((k) => k <= start));
         after = cursors.get(from);
       }
-      const want = Math.min(10_000, start - from + limit);
-      const page = await api(path, { params: { ...baseParams, after: after || undefined, limit: want }, signal });
-      if (page.nextCursor) cursors.set(from + page.items.length, page.nextCursor);
-      if (cursors.size > 200) cursors.delete([...cursors.keys()][1]);
+      // A request takes at most 10,000 rows, so a start further than that from the nearest known
+      // cursor is walked to in such steps (each remembered), never answered from the wrong page.
+      let page;
+      for (;;) {
+        const want = Math.min(10_000, start - from + limit);
+        page = await api(path, { params: { ...baseParams, after: after || undefined, limit: want }, signal });
+        if (page.nextCursor) cursors.set(from + page.items.length, page.nextCursor);
+        if (cursors.size > 200) cursors.delete([...cursors.keys()][1]);
+        if (start - from < page.items.length || !page.nextCursor) break;
+        from += page.items.length;
+        after = page.nextCursor;
+      }
       const end = start - from + limit;
-      return { items: page.items.slice(start - from, end), total: page.total, nextCursor: end >= page.items.length ? page.nextCursor : null };
+      const items = page.items.slice(start - from, end);
+      // The next cursor is the page's only when these rows reach its end.
+      return { items, total: page.total, nextCursor: items.length && end >= page.items.length ? page.nextCursor : null };
     },
   };
 }

@@ -16,14 +16,20 @@ struct ServeBench {
 
     /// Reads the command's flags.
     init(_ words: [String]) throws {
+        (directory, tracks, connections, duration, threads, wrk) = try Self.serverFlags(words, connections: 64, duration: 10)
+    }
+
+    /// The flags the server benchmarks share (`serve`, `subsonic`), with their own defaults for
+    /// connections and seconds.
+    static func serverFlags(_ words: [String], connections: Int, duration: Int) throws
+        -> (directory: URL, tracks: Int, connections: Int, duration: Int, threads: Int, wrk: String)
+    {
         let flags = try Flags(words, known: ["--library", "--tracks", "--connections", "--duration", "--threads", "--wrk"])
         guard let path = flags.string("--library") else { throw BenchUsageError(message: "--library is required") }
-        directory = URL(fileURLWithPath: path)
-        tracks = max(1, try flags.int("--tracks", default: 500_500))
-        connections = max(1, try flags.int("--connections", default: 64))
-        duration = max(1, try flags.int("--duration", default: 10))
-        threads = max(1, min(try flags.int("--threads", default: 2), connections))
-        wrk = flags.string("--wrk") ?? "/usr/bin/wrk"
+        let connections = max(1, try flags.int("--connections", default: connections))
+        return (URL(fileURLWithPath: path), max(1, try flags.int("--tracks", default: 500_500)), connections,
+                max(1, try flags.int("--duration", default: duration)), max(1, min(try flags.int("--threads", default: 2), connections)),
+                flags.string("--wrk") ?? "/usr/bin/wrk")
     }
 
     private func log(_ text: String) { FileHandle.standardError.write(Data("serve: \(text)\n".utf8)) }

@@ -16,14 +16,7 @@ struct SubsonicBench {
 
     /// Reads the command's flags.
     init(_ words: [String]) throws {
-        let flags = try Flags(words, known: ["--library", "--tracks", "--connections", "--duration", "--threads", "--wrk"])
-        guard let path = flags.string("--library") else { throw BenchUsageError(message: "--library is required") }
-        directory = URL(fileURLWithPath: path)
-        tracks = max(1, try flags.int("--tracks", default: 500_500))
-        connections = max(1, try flags.int("--connections", default: 16))
-        duration = max(1, try flags.int("--duration", default: 5))
-        threads = max(1, min(try flags.int("--threads", default: 2), connections))
-        wrk = flags.string("--wrk") ?? "/usr/bin/wrk"
+        (directory, tracks, connections, duration, threads, wrk) = try ServeBench.serverFlags(words, connections: 16, duration: 5)
     }
 
     /// The median of `runs` request times (each call's own, from request written to last byte

@@ -112,3 +112,13 @@ public final class ShelfServer: Sendable {
         http.stop(grace: grace)
     }
 }
+
+extension ServerContext {
+    /// One write batch of a request, then the event streams woken: every write of both APIs goes
+    /// through here, so no front end forgets to tell the live clients.
+    func write<T: Sendable>(_ body: @escaping @LibraryActor @Sendable (WriteBatch) throws -> T) async throws -> T {
+        let result = try await library.write(body)
+        events.poke()
+        return result
+    }
+}

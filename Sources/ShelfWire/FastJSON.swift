@@ -89,6 +89,12 @@ public struct JSONWriter {
     /// Writes an integer in decimal, without building a String.
     public mutating func value(_ int: Int64) {
         separate()
+        Self.appendDecimal(int, to: &bytes)
+        afterValue = true
+    }
+
+    /// Appends `int` in decimal to `bytes`: the one integer formatter of every JSON and XML writer.
+    public static func appendDecimal(_ int: Int64, to bytes: inout [UInt8]) {
         if int < 0 { bytes.append(UInt8(ascii: "-")) }
         // The magnitude as UInt64, so Int64.min has one too.
         var magnitude = int.magnitude
@@ -102,7 +108,6 @@ public struct JSONWriter {
             } while magnitude != 0
             bytes.append(contentsOf: buffer[index...])
         }
-        afterValue = true
     }
 
     /// Writes an integer in decimal.
@@ -133,8 +138,7 @@ public struct JSONWriter {
     public mutating func value(_ string: String) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { appendEscaped($0) }
+        Self.appendEscaped(string, to: &bytes, lineSeparators: false)
         bytes.append(UInt8(ascii: "\""))
         afterValue = true
     }
@@ -243,30 +247,49 @@ public struct JSONWriter {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// Copies runs that need no escape in one go; most tag text has no byte to escape at all.
-    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        var runStart = 0
-        for index in utf8.indices {
-            let byte = utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
-            runStart = index + 1
-            bytes.append(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-            case 0x08: bytes.append(UInt8(ascii: "b"))
-            case 0x09: bytes.append(UInt8(ascii: "t"))
-            case 0x0A: bytes.append(UInt8(ascii: "n"))
-            case 0x0C: bytes.append(UInt8(ascii: "f"))
-            case 0x0D: bytes.append(UInt8(ascii: "r"))
-            default:
-                appendASCII("u00")
-                bytes.append(Self.hexLower[Int(byte >> 4)])
-                bytes.append(Self.hexLower[Int(byte & 0xF)])
+    /// Appends `string`'s JSON escape (without the quotes) to `bytes`: the one JSON string escaper of
+    /// the project. `\"`, `\\`, `\b \t \n \f \r`, other bytes below 0x20 as `\u00xx`; with
+    /// `lineSeparators`, U+2028 and U+2029 as `\u2028`/`\u2029` too, so JSONP stays valid script
+    /// (JSONEncoder writes them raw, which `/api/` matches). Runs that need no escape are copied whole.
+    public static func appendEscaped(_ string: String, to bytes: inout [UInt8], lineSeparators: Bool) {
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                let separator = lineSeparators && byte == 0xE2 && index + 2 < utf8.count && utf8[index + 1] == 0x80
+                    && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9)
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || separator else {
+                    index += 1
+                    continue
+                }
+                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+                bytes.append(UInt8(ascii: "\\"))
+                if separator {
+                    bytes.append(contentsOf: utf8[index + 2] == 0xA8 ? Array("u2028".utf8) : Array("u2029".utf8))
+                    index += 3
+                    runStart = index
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                default:
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                    bytes.append(hexLower[Int(byte >> 4)])
+                    bytes.append(hexLower[Int(byte & 0xF)])
+                }
+                index += 1
+                runStart = index
             }
+            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         }
-        if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
     }
 
     /// Year, month and day of the proleptic Gregorian calendar for days since 1970-01-01

@@ -81,7 +81,7 @@ struct NativeAPI: Sendable {
                 let body = try request.json(AddBody.self)
                 let tracks = body.tracks.map { TrackID($0) }
                 try await checkPositions(body.at.map { [$0] } ?? [], in: id, allowEnd: true)
-                try await write { batch in
+                try await context.write { batch in
                     if let at = body.at { try batch.insertIntoPlaylist(id, tracks, at: at - 1) } else { try batch.appendToPlaylist(id, tracks) }
                 }
                 return try .json(try await Documents.playlistCount(id, library))
@@ -91,21 +91,21 @@ struct NativeAPI: Sendable {
                 let body = try request.json(MoveBody.self)
                 try await checkPositions(body.positions, in: id)
                 try await checkPositions([body.to], in: id, allowEnd: true)
-                try await write { batch in try batch.movePlaylistItems(id, from: body.positions.map { $0 - 1 }, to: body.to - 1) }
+                try await context.write { batch in try batch.movePlaylistItems(id, from: body.positions.map { $0 - 1 }, to: body.to - 1) }
                 return try .json(try await Documents.playlistCount(id, library))
             },
             Route("POST", "/api/playlists/{id}/remove") { request in
                 let id = try await ownedPlaylist(request)
                 let body = try request.json(PositionsBody.self)
                 try await checkPositions(body.positions, in: id)
-                try await write { batch in try batch.removeFromPlaylist(id, at: body.positions.map { $0 - 1 }) }
+                try await context.write { batch in try batch.removeFromPlaylist(id, at: body.positions.map { $0 - 1 }) }
                 return try .json(try await Documents.playlistCount(id, library))
             },
             Route("POST", "/api/playlists/{id}/rename", bodyLimit: 16 * 1024) { request in
                 let id = try await ownedPlaylist(request)
                 let name = try request.json(RenameBody.self).name.trimmingCharacters(in: .whitespacesAndNewlines)
                 guard !name.isEmpty, name.count <= 500 else { throw HTTPError.badRequest("name must be 1 to 500 characters", code: "invalidValue") }
-                try await write { batch in
+                try await context.write { batch in
                     guard var playlist = try batch.playlist(id) else { throw LibraryError.playlistNotFound(id) }
                     playlist.name = name
                     try batch.updatePlaylist(playlist)
@@ -114,7 +114,7 @@ struct NativeAPI: Sendable {
             },
             Route("DELETE", "/api/playlists/{id}") { request in
                 let id = try await ownedPlaylist(request)
-                try await write { batch in try batch.deletePlaylist(id) }
+                try await context.write { batch in try batch.deletePlaylist(id) }
                 return try .json(["deleted": id])
             },
             Route("POST", "/api/smart", createSmart),
@@ -131,14 +131,14 @@ struct NativeAPI: Sendable {
                 if let rating, !(0...100).contains(rating) {
                     throw HTTPError.badRequest("rating expects 0 to 100 (or null to clear), got \(rating)", code: "invalidValue")
                 }
-                try await write { batch in try batch.setRating(id, by: user.id, rating) }
+                try await context.write { batch in try batch.setRating(id, by: user.id, rating) }
                 return try await userData(user, [id])
             },
             Route("POST", "/api/tracks/{id}/scrobble", query: ["time"]) { request in
                 let user = try request.signedIn
                 let id = TrackID(try request.id("id", what: "track"))
                 let at = try request.int("time", in: 0...Int(Int32.max)).map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
-                try await write { batch in try batch.recordPlay(id, by: user.id, at: at) }
+                try await context.write { batch in try batch.recordPlay(id, by: user.id, at: at) }
                 return try await userData(user, [id])
             },
             Route("GET", "/api/me/tracks", query: ["ids"]) { request in
@@ -284,19 +284,13 @@ struct NativeAPI: Sendable {
 
     // MARK: Writes
 
-    func write<T: Sendable>(_ body: @escaping @LibraryActor @Sendable (WriteBatch) throws -> T) async throws -> T {
-        let result = try await library.write(body)
-        context.events.poke()
-        return result
-    }
-
     struct IDsBody: Decodable { let ids: [Int64] }
 
     func deleteTracks(_ ids: [TrackID]) async throws -> HTTPResponse {
         var seen = Set<TrackID>()
         let unique = ids.filter { seen.insert($0).inserted }
         guard !unique.isEmpty else { throw HTTPError.badRequest("delete needs at least one track ID", code: "invalidValue") }
-        try await write { batch in for id in unique { try batch.deleteTrack(id) } }
+        try await context.write { batch in for id in unique { try batch.deleteTrack(id) } }
         return try .json(DeletedTracksDocument(deleted: unique))
     }
 
@@ -372,39 +366,23 @@ struct NativeAPI: Sendable {
 
     struct RatingBody: Decodable { let rating: Int? }
 
-    /// Whether `user` may see a playlist: the library's own are everyone's; a user's are theirs,
-    /// or public; admins see all.
-    static func canSee(_ ownership: PlaylistOwnership?, _ user: User) -> Bool {
-        guard let ownership, let owner = ownership.user else { return true }
-        return owner == user.id || ownership.isPublic || user.isAdmin
-    }
-
-    /// Whether `user` may change a playlist: their own; the library's and others' only as admin.
-    static func canChange(_ ownership: PlaylistOwnership?, _ user: User) -> Bool {
-        if user.isAdmin { return true }
-        return ownership?.user == user.id
-    }
-
     func playlists(_ request: RouteRequest) async throws -> HTTPResponse {
         let user = try request.signedIn
-        let owners = try await library.playlistOwners()
+        let visible = Set(try await library.visiblePlaylists(for: user).map(\.playlist.id))
         let all = try await Documents.playlists(library)
-        return try .json(PlaylistsDocument(playlists: all.playlists.filter { Self.canSee(owners[$0.id], user) }))
+        return try .json(PlaylistsDocument(playlists: all.playlists.filter { visible.contains($0.id) }))
     }
 
     func visiblePlaylist(_ request: RouteRequest) async throws -> PlaylistID {
         let id = PlaylistID(try request.id("id", what: "playlist"))
-        let owners = try await library.playlistOwners()
-        guard try await library.playlists().contains(where: { $0.id == id }), Self.canSee(owners[id], try request.signedIn) else {
-            throw LibraryError.playlistNotFound(id)
-        }
+        guard try await library.visiblePlaylist(id, for: try request.signedIn) != nil else { throw LibraryError.playlistNotFound(id) }
         return id
     }
 
     func ownedPlaylist(_ request: RouteRequest) async throws -> PlaylistID {
         let id = try await visiblePlaylist(request)
         let user = try request.signedIn
-        guard Self.canChange(try await library.playlistOwners()[id], user) else {
+        guard try await library.visiblePlaylist(id, for: user)?.canChange == true else {
             throw HTTPError.forbidden("playlist \(id) belongs to someone else; \(user.name) may read it but not change it")
         }
         return id
@@ -424,7 +402,7 @@ struct NativeAPI: Sendable {
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 500 else { throw HTTPError.badRequest("name must be 1 to 500 characters", code: "invalidValue") }
         let parent = body.parent.map { PlaylistID($0) }
-        let id = try await write { batch in
+        let id = try await context.write { batch in
             let id = try batch.createPlaylist(Playlist(name: name, parentID: parent, kind: body.folder == true ? .folder : .regular))
             try batch.setPlaylistOwner(id, user.id, public: body.public ?? false)
             return id
@@ -455,7 +433,7 @@ struct NativeAPI: Sendable {
         if limit != nil && selection == nil { throw HTTPError.badRequest("limit needs by (which tracks to keep)", code: "invalidValue") }
         let rules = SmartRules(condition, limit: limit, selection: selection)
         let id = try await library.createSmartPlaylist(name: body.name, rules: rules, parent: body.parent.map { PlaylistID($0) })
-        try await write { batch in try batch.setPlaylistOwner(id, user.id, public: false) }
+        try await context.write { batch in try batch.setPlaylistOwner(id, user.id, public: false) }
         return try .json(SmartCreatedDocument(id: id, name: body.name, rules: rules), status: 201)
     }
 
@@ -476,7 +454,7 @@ struct NativeAPI: Sendable {
     func star(_ request: RouteRequest, _ starred: Bool) async throws -> HTTPResponse {
         let user = try request.signedIn
         let id = TrackID(try request.id("id", what: "track"))
-        try await write { batch in try batch.setStarred([id], by: user.id, starred) }
+        try await context.write { batch in try batch.setStarred([id], by: user.id, starred) }
         return try await userData(user, [id])
     }
 

@@ -2,21 +2,14 @@ import Foundation
 import Shelf
 import ShelfCore
 
-/// What a Subsonic handler answers: elements inside the envelope, or bytes (stream, download,
-/// getCoverArt) sent as they are.
-enum SubsonicReply: Sendable {
-    case elements([SubsonicElement])
-    case binary(HTTPResponse)
-
-    static let empty = SubsonicReply.elements([])
-}
-
 /// One call as a handler sees it: its parameters, the signed-in user and the answer format.
 struct SubsonicCall: Sendable {
     let parameters: SubsonicParameters
     /// Nil only for the endpoints that answer without signing in.
     let user: User?
     let http: HTTPRequest
+    /// The answer's format.
+    let format: SubsonicFormat
 
     /// The signed-in user (every endpoint but getOpenSubsonicExtensions has one).
     var signedIn: User {
@@ -28,8 +21,9 @@ struct SubsonicCall: Sendable {
 }
 
 /// The OpenSubsonic API under `/rest/`: each endpoint as `/rest/NAME` and `/rest/NAME.view`, by
-/// GET or by POST with a form body, answered in XML, JSON or JSONP from one element model.
-/// Handlers only call the engine's public API.
+/// GET or by POST with a form body, answered in XML, JSON or JSONP by the typed models of
+/// `SubsonicModels.swift`. Every endpoint name is in `registry`; handlers live in one file per
+/// section of the spec (`SubsonicAPI+Browsing.swift`, …) and only call the engine's public API.
 final class SubsonicAPI: Sendable {
     let context: ServerContext
     private let report: @Sendable (String) -> Void
@@ -46,12 +40,6 @@ final class SubsonicAPI: Sendable {
         self.context = context
         self.report = report
     }
-
-    /// The extensions advertised by getOpenSubsonicExtensions: only what is implemented.
-    static let extensions: [(String, [Int])] = [("formPost", [1]), ("apiKeyAuthentication", [1]), ("transcodeOffset", [1]), ("songLyrics", [1])]
-
-    /// The endpoints that answer without credentials.
-    static let anonymous: Set<String> = ["getOpenSubsonicExtensions"]
 
     /// Answers one `/rest/…` request; never throws: every failure is a Subsonic error response.
     func respond(_ request: HTTPRequest) async -> HTTPResponse {
@@ -83,14 +71,21 @@ final class SubsonicAPI: Sendable {
                     : SubsonicError(0, "f expects xml, json or jsonp, got '\(f ?? "")'")
             }
             format = parsed
-            guard let handler = Self.table[name] ?? Self.extras[name] ?? Self.libraryEndpoints[name] else {
-                throw SubsonicError(0, "Shelf does not implement \(name.isEmpty ? "that endpoint" : name)", status: 501)
+            guard let endpoint = Self.registry[name] else {
+                throw SubsonicError(0, "\(name.isEmpty ? "that endpoint" : name) is not an endpoint of the Subsonic API", status: 404)
             }
-            let user = Self.anonymous.contains(name) ? nil : try await authenticate(parameters, request)
-            let reply = try await handler(self, SubsonicCall(parameters: parameters, user: user, http: request))
+            let handler: Handler
+            switch endpoint.policy {
+            case .served(let served): handler = served
+            case .notImplemented: throw SubsonicError(0, "Shelf does not implement \(name) yet", status: 501)
+            case .never(let reason): throw SubsonicError(0, "Shelf will never implement \(name): \(reason)", status: 410)
+            }
+            let user = endpoint.access == .anyone ? nil : try await authenticate(parameters, request)
+            if endpoint.access == .admin, user?.isAdmin != true { throw SubsonicError(50, "only an admin may call \(name)") }
+            let reply = try await handler(self, SubsonicCall(parameters: parameters, user: user, http: request, format: format))
             switch reply {
             case .binary(let response): return response
-            case .elements(let body): return SubsonicRenderer.response(SubsonicRenderer.envelope(failed: false, body), format: format)
+            case .body(let body): return SubsonicRenderer.response(format: format, capacity: 16 * 1024, body)
             }
         } catch {
             return failure(error, format: format, request: request, endpoint: name)
@@ -120,10 +115,7 @@ final class SubsonicAPI: Sendable {
             report("subsonic: internal error on \(endpoint): \(error)")
             failure = SubsonicError(0, "the server failed to answer; its log has the details")
         }
-        let body = SubsonicElement("error", [("code", .int(failure.code)), ("message", .string(failure.message))])
-        var response = SubsonicRenderer.response(SubsonicRenderer.envelope(failed: true, [body]), format: format, status: failure.status)
-        if failure.status == 429 { response.headers.append(("Retry-After", "60")) }
-        return response
+        return SubsonicRenderer.failure(failure, format: format)
     }
 
     // MARK: Authentication

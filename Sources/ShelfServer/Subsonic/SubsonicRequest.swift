@@ -47,6 +47,16 @@ enum SubsonicID: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The prefix and the number, for writers that append them without a String between.
+    var parts: (prefix: StaticString, number: Int64) {
+        switch self {
+        case .track(let id): ("tr-", id.rawValue)
+        case .album(let id): ("al-", id.rawValue)
+        case .artist(let id): ("ar-", id.rawValue)
+        case .playlist(let id): ("pl-", id.rawValue)
+        }
+    }
+
     /// Parses one of the forms above; nil for anything else (a bare number included).
     init?(_ text: String) {
         let parts = text.split(separator: "-", maxSplits: 1)

@@ -1,0 +1,213 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// Browsing: music folders, the artist index, folder-style directories, genres, artists, albums,
+/// songs, and the info and similarity endpoints Shelf answers from its tags alone.
+extension SubsonicAPI {
+    // MARK: Music folders
+
+    /// One folder: its number, its name (the root's last component) and its root (nil: everything).
+    struct MusicFolder: Sendable {
+        let id: Int
+        let name: String
+        let root: URL?
+    }
+
+    /// The folders getMusicFolders lists: one per root `shelf serve --music` named, numbered
+    /// from 1 in that order; a server told of none has one folder, the whole library.
+    var musicFolders: [MusicFolder] {
+        let roots = context.musicRoots
+        guard !roots.isEmpty else { return [MusicFolder(id: 1, name: "Music", root: nil)] }
+        return roots.enumerated().map { index, root in MusicFolder(id: index + 1, name: root.lastPathComponent, root: root) }
+    }
+
+    /// getMusicFolders.
+    func getMusicFolders() -> SubsonicReply {
+        .container("musicFolders", "musicFolder", musicFolders.map { SubsonicMusicFolder(id: $0.id, name: $0.name) })
+    }
+
+    /// The filter `musicFolderId` stands for: the tracks under that folder's root (nil without the
+    /// parameter, or for the whole-library folder). An unknown folder is error 70.
+    func folderFilter(_ parameters: SubsonicParameters) throws(SubsonicError) -> Filter? {
+        guard let text = parameters.value("musicFolderId") else { return nil }
+        guard let number = Int(text), let folder = musicFolders.first(where: { $0.id == number }) else {
+            throw SubsonicError.notFound("music folder '\(text)' (musicFolderId)")
+        }
+        guard let root = folder.root else { return nil }
+        let path = root.standardizedFileURL.path
+        return .text(.path, .prefix(path.hasSuffix("/") ? path : path + "/"))
+    }
+
+    // MARK: Artists, albums, songs
+
+    /// The articles the engine's collation skips, as getArtists/getIndexes name them.
+    static var ignoredArticles: String { SortKeyOptions.english.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
+
+    /// getArtist: the artist and its albums.
+    func getArtist(_ call: SubsonicCall) async throws -> SubsonicReply {
+        guard case .artist(let id) = try call.parameters.id() else { throw SubsonicError.notFound("artist '\(call.parameters.value("id") ?? "")'") }
+        let item = try await artistItem(id)
+        let rows = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
+        let stars = try await groupStars(of: try call.signedIn)
+        let artist = SubsonicArtist(item: item, starred: stars.artists[item.id], albums: try await albums(rows, stars: stars))
+        return .element("artist", artist)
+    }
+
+    /// getAlbum: the album and its songs.
+    func getAlbum(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let user = try call.signedIn
+        guard case .album(let id) = try call.parameters.id() else { throw SubsonicError.notFound("album '\(call.parameters.value("id") ?? "")'") }
+        let item = try await albumItem(id)
+        let ids = try await library.albumTracks(id).map(\.id)
+        let songs = try await self.songs(ids, for: user)
+        let stars = try await groupStars(of: user)
+        let album = SubsonicAlbum(
+            item: item, created: songs.map(\.track.dateAdded).min(), sortName: songs.lazy.compactMap(\.track.sortAlbum).first ?? "",
+            starred: stars.albums[item.id], songs: songs)
+        return .element("album", album)
+    }
+
+    /// getSong.
+    func getSong(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let id = try call.parameters.trackID()
+        guard let song = try await songs([id], for: try call.signedIn).first else { throw SubsonicError.notFound("song tr-\(id)") }
+        return .element("song", song)
+    }
+
+    /// getGenres: every genre with its song and album counts.
+    func genres() async throws -> SubsonicReply {
+        var genres: [SubsonicGenre] = []
+        var cursor: PageCursor?
+        repeat {
+            let page = try await library.groups(GroupQuery(kind: .genre), after: cursor, limit: 5_000)
+            genres += page.items.map { SubsonicGenre(name: $0.name, songCount: $0.trackCount, albumCount: $0.albumCount) }
+            cursor = page.nextCursor
+        } while cursor != nil
+        return .container("genres", "genre", genres)
+    }
+
+    // MARK: Folder-style browsing
+
+    /// getMusicDirectory: an artist's directory holds its albums, an album's its songs; the IDs
+    /// are the tag-browsing ones, so both ways of browsing name the same things.
+    func musicDirectory(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let user = try call.signedIn
+        switch try call.parameters.id() {
+        case .artist(let id):
+            let artist = try await artistItem(id)
+            let rows = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
+            let albums = try await albums(rows, child: true, stars: try await groupStars(of: user))
+            return .element("directory", SubsonicDirectory(id: .artist(id), name: artist.name, albumCount: artist.albumCount, albums: albums))
+        case .album(let id):
+            let album = try await albumItem(id)
+            let ids = try await library.albumTracks(id).map(\.id)
+            return .element("directory", SubsonicDirectory(
+                id: .album(id), name: album.name, parent: album.artistID.map { .artist($0) }, songCount: album.trackCount,
+                songs: try await songs(ids, for: user)))
+        default:
+            throw SubsonicError.notFound("directory '\(call.parameters.value("id") ?? "")' (an artist or album ID)")
+        }
+    }
+
+    // MARK: Info, similar and top songs
+
+    /// getArtistInfo(2): Shelf has no biographies, so the body is empty, for an artist that exists.
+    func artistInfo(_ call: SubsonicCall, element: String) async throws -> SubsonicReply {
+        guard case .artist(let id) = try call.parameters.id() else { throw SubsonicError.notFound("artist '\(call.parameters.value("id") ?? "")'") }
+        _ = try await artistItem(id)
+        return .element(element, SubsonicEmpty())
+    }
+
+    /// getAlbumInfo(2): an empty `albumInfo` for an album that exists.
+    func albumInfo(_ call: SubsonicCall) async throws -> SubsonicReply {
+        guard case .album(let id) = try call.parameters.id() else { throw SubsonicError.notFound("album '\(call.parameters.value("id") ?? "")'") }
+        _ = try await albumItem(id)
+        return .element("albumInfo", SubsonicEmpty())
+    }
+
+    /// getSimilarSongs(2): up to `count` songs, in random order, of the genre the artist's albums
+    /// have most, by other album artists (Shelf knows no similarity beyond its tags).
+    func similarSongs(_ call: SubsonicCall, element: String) async throws -> SubsonicReply {
+        let p = call.parameters
+        guard case .artist(let id) = try p.id() else { throw SubsonicError.notFound("artist '\(p.value("id") ?? "")'") }
+        let count = try p.int("count", default: 50, in: 0...500) ?? 50
+        let artist = try await artistItem(id)
+        let albums = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 1_000)
+        let genres = Dictionary(albums.compactMap(\.genre).map { ($0, 1) }, uniquingKeysWith: +)
+        guard let genre = genres.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key })?.key, count > 0 else {
+            return .element(element, SubsonicEmpty())
+        }
+        let others = Filter.and([.text(.genre, .equals(genre)), .not(.text(.albumArtist, .equals(artist.name)))])
+        let ids = Array(try await library.snapshot(LibraryQuery(filter: others)).shuffled().prefix(count))
+        return .container(element, "song", try await songs(ids, for: try call.signedIn))
+    }
+
+    /// getTopSongs: an artist's most played songs, by `artist` (its name, as the spec has it) or
+    /// by `id` (its ArtistID3 ID, which apps that browse by tags hold).
+    func topSongs(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let p = call.parameters
+        let artist: String
+        if p.has("id") {
+            guard case .artist(let id) = try p.id() else { throw SubsonicError.notFound("artist '\(p.value("id") ?? "")'") }
+            artist = try await artistItem(id).name
+        } else {
+            artist = try p.required("artist")
+        }
+        let count = try p.int("count", default: 50, in: 0...500) ?? 50
+        let query = LibraryQuery(sort: .playCount, descending: true,
+                                 filter: .and([.or([.text(.artist, .equals(artist)), .text(.albumArtist, .equals(artist))]), .range(.playCount, lower: 1, upper: nil)]))
+        let ids = try await trackRows(query, offset: 0, limit: count)
+        return .container("topSongs", "song", try await songs(ids, for: try call.signedIn))
+    }
+
+    // MARK: The artist index
+
+    /// getArtists (`element` "artists") and getIndexes ("indexes", with `lastModified` and
+    /// `ifModifiedSince`): every album artist under the engine's sections, in view order.
+    func artists(_ call: SubsonicCall, element: String, lastModified: Bool) async throws -> SubsonicReply {
+        let stars = try await groupStars(of: try call.signedIn)
+        let token = try await library.currentToken()
+        var changed: Int?
+        if lastModified {
+            // Milliseconds of the last write; a client that has the index since then gets none.
+            let last = Int(((try await library.lastChangeDate())?.timeIntervalSince1970 ?? 0) * 1000)
+            changed = last
+            if let since = try call.parameters.int("ifModifiedSince", in: 0...Int.max), last <= since {
+                return .body { w in
+                    w.open(element)
+                    w.attribute("ignoredArticles", Self.ignoredArticles)
+                    w.attribute("lastModified", last)
+                    w.close()
+                }
+            }
+        }
+        let format = call.format
+        let key = SubsonicIndexCache.Key(
+            element: element, transaction: token.transaction,
+            stars: stars.artists.sorted { $0.key < $1.key }.flatMap { [$0.key.rawValue, Int64($0.value.timeIntervalSince1970 * 1000)] },
+            json: format.isJSON)
+        if let body = indexCache.body(key) { return .binary(SubsonicRenderer.response(body, format: format)) }
+        var indexes: [SubsonicIndex] = []
+        var cursor: PageCursor?
+        repeat {
+            // No artwork lookup: a track read per artist would be most of the index's cost (`hasPicture`).
+            let page = try await library.groups(GroupQuery(kind: .albumArtist), after: cursor, limit: 5_000, artwork: false)
+            for item in page.items {
+                if indexes.last?.name != item.section { indexes.append(SubsonicIndex(name: item.section, artists: [])) }
+                indexes[indexes.count - 1].artists.append(SubsonicArtist(item: item, starred: stars.artists[item.id]))
+            }
+            cursor = page.nextCursor
+        } while cursor != nil
+        // JSONP is the JSON body inside its callback, so one entry serves both.
+        let body = SubsonicRenderer.document(json: format.isJSON, capacity: 256 * 1024) { w in
+            w.open(element)
+            w.attribute("ignoredArticles", Self.ignoredArticles)
+            w.attribute("lastModified", changed)
+            w.list("index", indexes)
+            w.close()
+        }
+        indexCache.store(key, body)
+        return .binary(SubsonicRenderer.response(body, format: format))
+    }
+}

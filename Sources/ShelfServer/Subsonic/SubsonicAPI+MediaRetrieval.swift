@@ -1,0 +1,117 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// Media retrieval: stream, download, cover art and lyrics.
+extension SubsonicAPI {
+    /// `stream`: the file itself (ranges and all) unless a transcode is asked for by `format`
+    /// or a `maxBitRate` below the file's (then mp3, which every player takes); `timeOffset` seeks a transcode.
+    func stream(_ call: SubsonicCall) async throws -> SubsonicReply {
+        _ = try call.signedIn
+        let p = call.parameters
+        let id = try p.trackID()
+        let maxBitRate = try p.int("maxBitRate", default: 0, in: 0...10_000) ?? 0
+        let timeOffset = try p.int("timeOffset", default: 0, in: 0...86_400) ?? 0
+        let formatText = p.value("format") ?? ""
+        guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
+        var format: StreamResponder.TranscodeFormat?
+        // A preset of the config file (`format=mobile`) names a format and its bit rate.
+        let preset = context.streams.presets[formatText]
+        switch formatText {
+        case _ where preset != nil: format = preset?.format
+        case "raw": format = nil
+        case "": format = (maxBitRate > 0 && maxBitRate < (track.bitrate ?? Int.max)) || timeOffset > 0 ? .mp3 : nil
+        case "ogg", "oga": format = .opus
+        case "m4a": format = .aac
+        default:
+            guard let known = StreamResponder.TranscodeFormat(rawValue: formatText) else {
+                throw SubsonicError.invalid("format", formatText, "raw, opus, mp3, aac or flac")
+            }
+            format = known
+        }
+        guard let format else { return .binary(try await context.streams.file(id, request: call.http)) }
+        let bitRate = maxBitRate > 0 ? min(320, max(32, maxBitRate)) : preset?.bitRate ?? 192
+        let estimate = try call.parameters.bool("estimateContentLength") ?? false
+        return .binary(try await context.streams.transcode(id, format: format, bitRate: bitRate, timeOffset: Double(timeOffset), estimateLength: estimate))
+    }
+
+    /// `getCoverArt`: the picture of a song, album, artist or playlist (its first track with one).
+    func coverArt(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let user = try call.signedIn
+        let p = call.parameters
+        let size = try p.int("size", default: 600, in: 1...100_000) ?? 600
+        let artwork: ArtworkID?
+        switch try p.id() {
+        case .track(let id):
+            guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
+            artwork = track.artworkID
+        case .album(let id): artwork = try await albumItem(id).artworkID
+        case .artist(let id): artwork = try await artistItem(id).artworkID
+        case .playlist(let id):
+            let items = try await library.playlistTracks(try await visiblePlaylist(id, user).playlist)
+            artwork = try await library.tracks(ids: Array(items.prefix(50))).tracks.lazy.compactMap(\.artworkID).first
+        }
+        guard let artwork else { throw SubsonicError.notFound("cover art of '\(p.value("id") ?? "")'") }
+        return .binary(try await context.artwork.respond(
+            artwork, size: size, format: .jpeg, ifNoneMatch: call.http.headers["if-none-match"], cacheControl: "private, max-age=3600"))
+    }
+
+    /// download: the file as it is, ranges and all.
+    func download(_ call: SubsonicCall) async throws -> SubsonicReply {
+        .binary(try await context.streams.file(try call.parameters.trackID(), request: call.http))
+    }
+
+    /// `[mm:ss.xx]text` lines (LRC) as (milliseconds, text); nil when the lyrics are plain.
+    static func syncedLines(_ lyrics: String) -> [(Int, String)]? {
+        var lines: [(Int, String)] = []
+        for raw in lyrics.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            var rest = Substring(raw)
+            var stamps: [Int] = []
+            while rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+                let stamp = rest[rest.index(after: rest.startIndex)..<close]
+                let parts = stamp.split(separator: ":")
+                guard parts.count == 2, let minutes = Int(parts[0]), let seconds = Double(parts[1]) else { break }
+                stamps.append(minutes * 60_000 + Int((seconds * 1000).rounded()))
+                rest = rest[rest.index(after: close)...]
+            }
+            for stamp in stamps { lines.append((stamp, String(rest))) }
+        }
+        return lines.isEmpty ? nil : lines.sorted { $0.0 < $1.0 }
+    }
+
+    /// getLyricsBySongId (songLyrics): the song's lyrics as structured lines, synced when they are LRC.
+    func lyricsBySongID(_ call: SubsonicCall) async throws -> SubsonicReply {
+        _ = try call.signedIn
+        let id = try call.parameters.trackID()
+        guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
+        guard let lyrics = track.lyrics, !lyrics.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            return .container("lyricsList", "structuredLyrics", [SubsonicStructuredLyrics]())
+        }
+        let synced = Self.syncedLines(lyrics)
+        let lines = synced.map { lines in
+            lines.map { SubsonicLyricLine(start: $0.0, text: $0.1) }
+        } ?? lyrics.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { SubsonicLyricLine(text: String($0)) }
+        let structured = SubsonicStructuredLyrics(displayArtist: track.artist, displayTitle: track.title, synced: synced != nil, lines: lines)
+        return .container("lyricsList", "structuredLyrics", [structured])
+    }
+
+    /// getLyrics (artist, title): the first matching song's plain lyrics.
+    func lyrics(_ call: SubsonicCall) async throws -> SubsonicReply {
+        _ = try call.signedIn
+        let p = call.parameters
+        let artist = p.value("artist") ?? ""
+        let title = p.value("title") ?? ""
+        var filters: [Filter] = []
+        if !artist.isEmpty { filters.append(.text(.artist, .equals(artist))) }
+        if !title.isEmpty { filters.append(.text(.title, .equals(title))) }
+        // No lyrics found is an empty text, which clients' models require, not a missing one.
+        guard !filters.isEmpty else { return .element("lyrics", SubsonicLyrics(text: "")) }
+        let ids = try await library.list(LibraryQuery(sort: .title, filter: .and(filters)), limit: 20).items.map(\.id)
+        let tracks = try await library.tracks(ids: ids).tracks
+        guard let track = tracks.first(where: { !($0.lyrics ?? "").isEmpty }), let text = track.lyrics else {
+            return .element("lyrics", SubsonicLyrics(artist: artist, title: title, text: ""))
+        }
+        let plain = Self.syncedLines(text).map { $0.map(\.1).joined(separator: "\n") } ?? text
+        return .element("lyrics", SubsonicLyrics(artist: track.artist, title: track.title, text: plain))
+    }
+}

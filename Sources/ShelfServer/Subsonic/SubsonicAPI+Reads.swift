@@ -1,0 +1,89 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// The reads every section shares: songs with a user's data, albums with their dates, the rows
+/// of one album or artist, and a user's stars on albums and artists.
+extension SubsonicAPI {
+    var library: Library { context.library }
+
+    /// Whether a view row has a picture: a row read without its artwork lookup still names the
+    /// track whose picture it shows, and the cover's own ID is the row's, so none is read here.
+    static func hasPicture(_ item: GroupItem) -> Bool { item.artworkID != nil || item.artworkTrack != nil }
+
+    /// One user's stars on albums and artists, read once per request (a user stars a few
+    /// hundred at most; every album and artist of the answer looks itself up here).
+    struct GroupStars: Sendable {
+        var albums: [GroupID: Date] = [:]
+        var artists: [GroupID: Date] = [:]
+    }
+
+    /// `user`'s album and artist stars.
+    func groupStars(of user: User) async throws -> GroupStars {
+        func map(_ kind: GroupKind) async throws -> [GroupID: Date] {
+            Dictionary(try await library.starredGroups(of: user.id, kind: kind).map { ($0.id, $0.starred) }, uniquingKeysWith: { first, _ in first })
+        }
+        return GroupStars(albums: try await map(.album), artists: try await map(.albumArtist))
+    }
+
+    /// The songs of `ids` in that order, with `user`'s data (one lookup each); IDs of tracks
+    /// gone since are left out.
+    func songs(_ ids: [TrackID], for user: User) async throws -> [SubsonicSong] {
+        guard !ids.isEmpty else { return [] }
+        // Songs carry no lyrics or comment: those long texts are left unread.
+        let tracks = try await context.library.tracks(ids: ids, texts: false).tracks
+        let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let data = try await context.library.userTrackData(for: user.id, tracks: ids)
+        // The tracks of a page mostly share albums: their keys are computed once per album.
+        struct AlbumKey: Hashable {
+            let album, albumArtist, artist: String?
+            let compilation: Bool
+        }
+        var groups: [AlbumKey: TrackGroupIDs] = [:]
+        return ids.compactMap { id in
+            guard let track = byID[id] else { return nil }
+            let key = AlbumKey(album: track.album, albumArtist: track.albumArtist, artist: track.artist, compilation: track.compilation)
+            let known = groups[key] ?? Library.groupIDs(of: track)
+            groups[key] = known
+            return SubsonicSong(track, data[id], ids: known)
+        }
+    }
+
+    /// Albums of view rows, each with `created` (the spec requires it): the date its
+    /// representative track was added, read in one lookup; an album without a picture has no
+    /// representative, so its first track is read instead.
+    func albums(_ items: [GroupItem], child: Bool = false, stars: GroupStars) async throws -> [SubsonicAlbum] {
+        var representative: [GroupID: TrackID] = [:]
+        for item in items {
+            if let track = item.artworkTrack {
+                representative[item.id] = track
+            } else if let first = try await library.albumTracks(item.id).first {
+                representative[item.id] = first.id
+            }
+        }
+        let added = try await library.dateAdded(of: Array(Set(representative.values)))
+        return items.map { item in
+            SubsonicAlbum(item: item, child: child, created: representative[item.id].flatMap { added[$0] } ?? Date(timeIntervalSince1970: 0),
+                          starred: stars.albums[item.id])
+        }
+    }
+
+    /// The album view row of `id`, or error 70.
+    func albumItem(_ id: GroupID) async throws -> GroupItem {
+        guard let item = try await context.library.group(id, kind: .album) else { throw SubsonicError.notFound("album al-\(id)") }
+        return item
+    }
+
+    /// The album-artist view row of `id`, or error 70.
+    func artistItem(_ id: GroupID) async throws -> GroupItem {
+        guard let item = try await context.library.group(id, kind: .albumArtist) else { throw SubsonicError.notFound("artist ar-\(id)") }
+        return item
+    }
+
+    /// The album rows of `ids`, in order (an album gone since is left out).
+    func albumItems(_ ids: [GroupID]) async throws -> [GroupItem] {
+        var items: [GroupItem] = []
+        for id in ids { if let item = try await library.group(id, kind: .album) { items.append(item) } }
+        return items
+    }
+}

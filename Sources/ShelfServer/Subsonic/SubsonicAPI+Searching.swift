@@ -1,0 +1,67 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// Searching: search2 and search3 (the first search, of Subsonic 1.0, is not served).
+extension SubsonicAPI {
+    /// search2/search3: artists, albums and songs matching `query`; an empty query lists
+    /// everything in the views' orders, which is how apps sync a whole library.
+    func search(_ call: SubsonicCall, element: String, child: Bool) async throws -> SubsonicReply {
+        let user = try call.signedIn
+        let p = call.parameters
+        if element == "searchResult2" { _ = try p.required("query") }
+        var text = p.value("query") ?? ""
+        text = text.trimmingCharacters(in: .whitespaces)
+        if text == "\"\"" || text == "*" { text = "" }
+        func counts(_ name: String) throws(SubsonicError) -> (Int, Int) {
+            (try p.int("\(name)Count", default: 20, in: 0...500) ?? 20, try p.int("\(name)Offset", default: 0, in: 0...Int(Int32.max)) ?? 0)
+        }
+        let (artistCount, artistOffset) = try counts("artist")
+        let (albumCount, albumOffset) = try counts("album")
+        let (songCount, songOffset) = try counts("song")
+        var artists: [SubsonicArtist] = []
+        var albums: [SubsonicAlbum] = []
+        let songs: [SubsonicSong]
+        let stars = try await groupStars(of: user)
+        if SearchQuery(text).isEmpty {
+            // Everything, in the views' orders: what apps use to sync a whole library.
+            artists = try await groupRows(GroupQuery(kind: .albumArtist), offset: artistOffset, limit: artistCount).map { SubsonicArtist(item: $0, starred: stars.artists[$0.id]) }
+            albums = try await self.albums(try await groupRows(GroupQuery(kind: .album), offset: albumOffset, limit: albumCount), child: child, stars: stars)
+            let ids = try await trackRows(LibraryQuery(sort: .albumArtist, filter: try folderFilter(p) ?? .all), offset: songOffset, limit: songCount)
+            songs = try await self.songs(ids, for: user)
+        } else {
+            // Artists and albums: those of the best song hits, in hit order.
+            let hits = try await trackRows(LibraryQuery(), search: text, offset: 0, limit: 1_000)
+            let tracks = try await library.tracks(ids: hits).tracks
+            var artistIDs: [GroupID] = []
+            var albumIDs: [GroupID] = []
+            var seenArtists = Set<GroupID>()
+            var seenAlbums = Set<GroupID>()
+            let words = SearchQuery(text)
+            for track in tracks {
+                let ids = Library.groupIDs(of: track)
+                if let artist = ids.albumArtist, Self.mentions(words, track.albumArtist ?? track.artist), seenArtists.insert(artist).inserted { artistIDs.append(artist) }
+                if let album = ids.album, Self.mentions(words, track.album), seenAlbums.insert(album).inserted { albumIDs.append(album) }
+            }
+            for id in artistIDs.dropFirst(artistOffset).prefix(artistCount) {
+                if let item = try await library.group(id, kind: .albumArtist) { artists.append(SubsonicArtist(item: item, starred: stars.artists[item.id])) }
+            }
+            albums = try await self.albums(try await albumItems(Array(albumIDs.dropFirst(albumOffset).prefix(albumCount))), child: child, stars: stars)
+            let ids = try await trackRows(LibraryQuery(), search: text, offset: songOffset, limit: songCount)
+            songs = try await self.songs(ids, for: user)
+        }
+        return .body { [artists, albums] w in
+            w.open(element)
+            w.list("artist", artists)
+            w.list("album", albums)
+            w.list("song", songs)
+            w.close()
+        }
+    }
+
+    /// Whether any typed word occurs in `value` (an artist or album among a search's hits).
+    static func mentions(_ query: SearchQuery, _ value: String?) -> Bool {
+        let tokens = SearchText.tokens(value)
+        return query.words.indices.contains { query.phrase($0, occursIn: tokens) }
+    }
+}

@@ -1,0 +1,370 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// One of the spec's response types: it writes its attributes and children inside an element
+/// its caller opened (the same song is a `song`, an `entry` or a `child` by where it stands).
+protocol SubsonicModel: Sendable {
+    /// Writes this value's attributes, then its text or children.
+    func write(to w: inout SubsonicWriter)
+}
+
+extension SubsonicWriter {
+    /// `model` as the single element `name`.
+    mutating func element(_ name: String, _ model: some SubsonicModel) {
+        open(name)
+        model.write(to: &self)
+        close()
+    }
+
+    /// `models` as a list of `name` elements (nothing at all in JSON when there are none).
+    mutating func list(_ name: String, _ models: [some SubsonicModel]) {
+        openList(name)
+        for model in models {
+            item()
+            model.write(to: &self)
+            close()
+        }
+        closeList()
+    }
+
+    /// An element `name` that holds only the list `members` of `models` (`<genres><genre/>…</genres>`).
+    mutating func container(_ name: String, _ members: String, _ models: [some SubsonicModel]) {
+        open(name)
+        list(members, models)
+        close()
+    }
+}
+
+/// Shelf rates 0–100; Subsonic 1–5 (0: unrated).
+func subsonicStars(_ rating: Int?) -> Int { min(5, max(0, Int(((Double(rating ?? 0)) / 20).rounded()))) }
+
+/// A song (the spec's Child): a track with one user's star, rating and plays.
+struct SubsonicSong: SubsonicModel {
+    /// The track as read (without lyrics).
+    let track: Track
+    /// The user's own data on it.
+    let data: UserTrackData?
+    /// The album and album-artist rows it files under.
+    let ids: TrackGroupIDs
+    /// getNowPlaying's extra fields: who, how many minutes ago, on which client.
+    var nowPlaying: (user: String, minutesAgo: Int, player: String)?
+
+    /// The song of `track` for a user.
+    init(_ track: Track, _ data: UserTrackData?, ids: TrackGroupIDs? = nil) {
+        self.track = track
+        self.data = data
+        self.ids = ids ?? Library.groupIDs(of: track)
+    }
+
+    func write(to w: inout SubsonicWriter) {
+        let track = self.track
+        // The name and extension by hand, on UTF-8 (both separators are ASCII): NSString's path
+        // methods normalise the whole path first, and Character searches compare graphemes.
+        let path = track.path
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let file = slash.map { String(path[path.utf8.index(after: $0)...]) } ?? path
+        let dot = file.utf8.lastIndex(of: UInt8(ascii: ".")).flatMap { $0 == file.startIndex ? nil : $0 }
+        let suffix = dot.map { file[file.utf8.index(after: $0)...].lowercased() } ?? ""
+        let album = ids.album.map { SubsonicID.album($0) }
+        w.attribute("id", SubsonicID.track(track.id))
+        w.attribute("parent", album)
+        w.attribute("isDir", false)
+        w.attribute("title", track.title ?? dot.map { String(file[..<$0]) } ?? file)
+        w.attribute("album", track.album)
+        w.attribute("artist", track.artist)
+        w.attribute("track", track.trackNumber)
+        w.attribute("year", track.year)
+        w.attribute("genre", track.genre)
+        if track.artworkID != nil { w.attribute("coverArt", SubsonicID.track(track.id)) }
+        w.attribute("size", Int(track.fileSize))
+        w.attribute("contentType", StreamResponder.mimeType(suffix: suffix, codec: track.codec))
+        w.attribute("suffix", suffix)
+        w.attribute("duration", track.duration.map { Int($0.rounded()) })
+        w.attribute("bitRate", track.bitrate)
+        w.attribute("path", file)
+        w.attribute("discNumber", track.discNumber)
+        w.attribute("created", track.dateAdded)
+        w.attribute("albumId", album)
+        w.attribute("artistId", ids.albumArtist.map { SubsonicID.artist($0) })
+        w.attribute("type", "music")
+        w.attribute("mediaType", "song")
+        w.attribute("isVideo", false)
+        w.attribute("playCount", data?.playCount ?? 0)
+        w.attribute("played", data?.lastPlayed)
+        w.attribute("userRating", data?.rating.map { subsonicStars($0) })
+        w.attribute("starred", data?.starred)
+        w.attribute("sortName", track.sortTitle ?? "")
+        w.attribute("samplingRate", track.sampleRate)
+        w.attribute("channelCount", track.channels)
+        if let nowPlaying {
+            w.attribute("username", nowPlaying.user)
+            w.attribute("minutesAgo", nowPlaying.minutesAgo)
+            w.attribute("playerId", 0)
+            w.attribute("playerName", nowPlaying.player)
+        }
+    }
+}
+
+/// An album (AlbumID3), from its view row; `child` adds the folder-style fields (`title`,
+/// `isDir`, `parent`) that getAlbumList, search2, getStarred and getMusicDirectory send.
+struct SubsonicAlbum: SubsonicModel {
+    let item: GroupItem
+    var child = false
+    /// When its first track was added (the spec requires it).
+    var created: Date?
+    var sortName = ""
+    var starred: Date?
+    /// getAlbum's songs.
+    var songs: [SubsonicSong]?
+
+    func write(to w: inout SubsonicWriter) {
+        let artist = item.artistID.map { SubsonicID.artist($0) }
+        w.attribute("id", SubsonicID.album(item.id))
+        w.attribute("name", item.name)
+        if child {
+            w.attribute("title", item.name)
+            w.attribute("isDir", true)
+            w.attribute("parent", artist)
+        }
+        w.attribute("artist", item.artist)
+        w.attribute("artistId", artist)
+        if SubsonicAPI.hasPicture(item) { w.attribute("coverArt", SubsonicID.album(item.id)) }
+        w.attribute("songCount", item.trackCount)
+        w.attribute("duration", Int(item.duration.rounded()))
+        w.attribute("created", created)
+        w.attribute("year", item.year)
+        w.attribute("genre", item.genre)
+        w.attribute("starred", starred)
+        w.attribute("sortName", sortName)
+        if let songs { w.list("song", songs) }
+    }
+}
+
+/// An artist (ArtistID3), from its album-artist view row; getArtist adds its albums.
+struct SubsonicArtist: SubsonicModel {
+    let item: GroupItem
+    var starred: Date?
+    var albums: [SubsonicAlbum]?
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("id", SubsonicID.artist(item.id))
+        w.attribute("name", item.name)
+        if SubsonicAPI.hasPicture(item) { w.attribute("coverArt", SubsonicID.artist(item.id)) }
+        w.attribute("albumCount", item.albumCount)
+        w.attribute("starred", starred)
+        w.attribute("sortName", "")
+        if let albums { w.list("album", albums) }
+    }
+}
+
+/// One letter of getArtists and getIndexes: its name and its artists.
+struct SubsonicIndex: SubsonicModel {
+    let name: String
+    var artists: [SubsonicArtist]
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("name", name)
+        w.list("artist", artists)
+    }
+}
+
+/// A genre: its counts, and its name as the element's text.
+struct SubsonicGenre: SubsonicModel {
+    let name: String
+    let songCount: Int
+    let albumCount: Int
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("songCount", songCount)
+        w.attribute("albumCount", albumCount)
+        w.text(name)
+    }
+}
+
+/// A playlist; getPlaylist adds its songs (`entry`).
+struct SubsonicPlaylist: SubsonicModel {
+    let id: PlaylistID
+    let name: String
+    let owner: String
+    let isPublic: Bool
+    let songCount: Int
+    let duration: Int
+    let created: Date
+    let changed: Date
+    let hasCover: Bool
+    let readOnly: Bool
+    var entries: [SubsonicSong]?
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("id", SubsonicID.playlist(id))
+        w.attribute("name", name)
+        w.attribute("owner", owner)
+        w.attribute("public", isPublic)
+        w.attribute("songCount", songCount)
+        w.attribute("duration", duration)
+        w.attribute("created", created)
+        w.attribute("changed", changed)
+        if hasCover { w.attribute("coverArt", SubsonicID.playlist(id)) }
+        if readOnly { w.attribute("readonly", true) }
+        if let entries { w.list("entry", entries) }
+    }
+}
+
+/// A music folder of getMusicFolders.
+struct SubsonicMusicFolder: SubsonicModel {
+    let id: Int
+    let name: String
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("id", id)
+        w.attribute("name", name)
+    }
+}
+
+/// getMusicDirectory's directory: an artist's holds its albums, an album's its songs.
+struct SubsonicDirectory: SubsonicModel {
+    let id: SubsonicID
+    let name: String
+    var parent: SubsonicID?
+    var albumCount: Int?
+    var songCount: Int?
+    var albums: [SubsonicAlbum] = []
+    var songs: [SubsonicSong] = []
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("id", id)
+        w.attribute("name", name)
+        w.attribute("parent", parent)
+        w.attribute("albumCount", albumCount)
+        w.attribute("songCount", songCount)
+        w.openList("child")
+        for album in albums {
+            w.item()
+            album.write(to: &w)
+            w.close()
+        }
+        for song in songs {
+            w.item()
+            song.write(to: &w)
+            w.close()
+        }
+        w.closeList()
+    }
+}
+
+/// getLyrics' answer: the song's artist and title, and the plain lyrics as text (empty when none).
+struct SubsonicLyrics: SubsonicModel {
+    var artist: String?
+    var title: String?
+    let text: String
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("artist", artist)
+        w.attribute("title", title)
+        w.text(text)
+    }
+}
+
+/// One line of structured lyrics: its start in milliseconds when synced, and its text.
+struct SubsonicLyricLine: SubsonicModel {
+    var start: Int?
+    let text: String
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("start", start)
+        w.text(text)
+    }
+}
+
+/// The songLyrics extension's structuredLyrics: one language of one song's lyrics.
+struct SubsonicStructuredLyrics: SubsonicModel {
+    var displayArtist: String?
+    var displayTitle: String?
+    var lang = "xxx"
+    let synced: Bool
+    var offset = 0
+    let lines: [SubsonicLyricLine]
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("displayArtist", displayArtist)
+        w.attribute("displayTitle", displayTitle)
+        w.attribute("lang", lang)
+        w.attribute("synced", synced)
+        w.attribute("offset", offset)
+        w.list("line", lines)
+    }
+}
+
+/// A saved play queue: the song playing, where in it, who saved it when from which client, the songs.
+struct SubsonicPlayQueue: SubsonicModel {
+    var current: TrackID?
+    let position: Int
+    let username: String
+    let changed: Date
+    let changedBy: String
+    let entries: [SubsonicSong]
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("current", current.map { SubsonicID.track($0) })
+        w.attribute("position", position)
+        w.attribute("username", username)
+        w.attribute("changed", changed)
+        w.attribute("changedBy", changedBy)
+        w.list("entry", entries)
+    }
+}
+
+/// getScanStatus and startScan: whether a scan runs, its count, and its total while it runs.
+struct SubsonicScanStatus: SubsonicModel {
+    let scanning: Bool
+    let count: Int
+    var total: Int?
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("scanning", scanning)
+        w.attribute("count", count)
+        w.attribute("total", total)
+    }
+}
+
+/// One OpenSubsonic extension and the versions of it served.
+struct SubsonicExtension: SubsonicModel {
+    let name: String
+    let versions: [Int]
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("name", name)
+        w.openList("versions")
+        for version in versions { w.bareItem(version) }
+        w.closeList()
+    }
+}
+
+/// getLicense: always valid.
+struct SubsonicLicense: SubsonicModel {
+    func write(to w: inout SubsonicWriter) { w.attribute("valid", true) }
+}
+
+/// tokenInfo (apiKeyAuthentication): whose key it is.
+struct SubsonicTokenInfo: SubsonicModel {
+    let username: String
+
+    func write(to w: inout SubsonicWriter) { w.attribute("username", username) }
+}
+
+/// The error of a failed answer: the protocol's code and a message for people.
+struct SubsonicErrorBody: SubsonicModel {
+    let code: Int
+    let message: String
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("code", code)
+        w.attribute("message", message)
+    }
+}
+
+/// An element with nothing in it (artistInfo2 and albumInfo: Shelf keeps no biographies).
+struct SubsonicEmpty: SubsonicModel {
+    func write(to w: inout SubsonicWriter) {}
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// Every endpoint of the OpenSubsonic API in one place, in the spec's sections and order: its
+/// handler (in the file of its section), who may call it, and whether Shelf serves it.
+extension SubsonicAPI {
+    /// A handler: one call in, one answer out; errors become the failed envelope.
+    typealias Handler = @Sendable (SubsonicAPI, SubsonicCall) async throws -> SubsonicReply
+
+    /// Who may call an endpoint.
+    enum Access: Sendable {
+        /// Without credentials (getOpenSubsonicExtensions: clients ask before signing in).
+        case anyone
+        /// Any signed-in user.
+        case user
+        /// Admins only (error 50 for others).
+        case admin
+    }
+
+    /// Whether Shelf answers an endpoint.
+    enum Policy: Sendable {
+        case served(Handler)
+        /// Not yet: HTTP 501 with a failed body.
+        case notImplemented
+        /// Never, for the reason given: HTTP 410 with a failed body.
+        case never(String)
+    }
+
+    /// The spec's sections, each a file of handlers (`SubsonicAPI+Browsing.swift`, …).
+    enum Section: String, CaseIterable, Sendable {
+        case system = "System"
+        case browsing = "Browsing"
+        case lists = "Album/song lists"
+        case searching = "Searching"
+        case playlists = "Playlists"
+        case mediaRetrieval = "Media retrieval"
+        case annotation = "Media annotation"
+        case sharing = "Sharing"
+        case podcast = "Podcast"
+        case jukebox = "Jukebox"
+        case radio = "Internet radio"
+        case chat = "Chat"
+        case users = "User management"
+        case bookmarks = "Bookmarks"
+        case scanning = "Media library scanning"
+    }
+
+    /// One endpoint: its name (served as `/rest/NAME` and `/rest/NAME.view`), section, access and policy.
+    struct Endpoint: Sendable {
+        let name: String
+        let section: Section
+        let access: Access
+        let policy: Policy
+    }
+
+    /// The extensions advertised by getOpenSubsonicExtensions: only what is implemented.
+    static let extensions: [SubsonicExtension] = [
+        SubsonicExtension(name: "formPost", versions: [1]), SubsonicExtension(name: "apiKeyAuthentication", versions: [1]),
+        SubsonicExtension(name: "transcodeOffset", versions: [1]), SubsonicExtension(name: "songLyrics", versions: [1]),
+    ]
+
+    private static let video = "Shelf is a music library; it keeps no video"
+    private static let chatReason = "chat is not part of a music library; apps have their own"
+
+    /// Every endpoint of the spec, in its order.
+    static let endpoints: [Endpoint] = {
+        func served(_ name: String, _ section: Section, _ access: Access = .user, _ handler: @escaping Handler) -> Endpoint {
+            Endpoint(name: name, section: section, access: access, policy: .served(handler))
+        }
+        func later(_ name: String, _ section: Section, _ access: Access = .user) -> Endpoint {
+            Endpoint(name: name, section: section, access: access, policy: .notImplemented)
+        }
+        func never(_ name: String, _ section: Section, _ reason: String) -> Endpoint {
+            Endpoint(name: name, section: section, access: .user, policy: .never(reason))
+        }
+        return [
+            // System
+            served("ping", .system) { _, _ in .empty },
+            served("getLicense", .system) { _, _ in .element("license", SubsonicLicense()) },
+            served("getOpenSubsonicExtensions", .system, .anyone) { _, _ in .body { $0.list("openSubsonicExtensions", extensions) } },
+            served("tokenInfo", .system) { api, call in try api.tokenInfo(call) },
+            // Browsing
+            served("getMusicFolders", .browsing) { api, _ in api.getMusicFolders() },
+            served("getIndexes", .browsing) { api, call in try await api.artists(call, element: "indexes", lastModified: true) },
+            served("getMusicDirectory", .browsing) { api, call in try await api.musicDirectory(call) },
+            served("getGenres", .browsing) { api, _ in try await api.genres() },
+            served("getArtists", .browsing) { api, call in try await api.artists(call, element: "artists", lastModified: false) },
+            served("getArtist", .browsing) { api, call in try await api.getArtist(call) },
+            served("getAlbum", .browsing) { api, call in try await api.getAlbum(call) },
+            served("getSong", .browsing) { api, call in try await api.getSong(call) },
+            never("getVideos", .browsing, video),
+            never("getVideoInfo", .browsing, video),
+            served("getArtistInfo", .browsing) { api, call in try await api.artistInfo(call, element: "artistInfo") },
+            served("getArtistInfo2", .browsing) { api, call in try await api.artistInfo(call, element: "artistInfo2") },
+            served("getAlbumInfo", .browsing) { api, call in try await api.albumInfo(call) },
+            served("getAlbumInfo2", .browsing) { api, call in try await api.albumInfo(call) },
+            served("getSimilarSongs", .browsing) { api, call in try await api.similarSongs(call, element: "similarSongs") },
+            served("getSimilarSongs2", .browsing) { api, call in try await api.similarSongs(call, element: "similarSongs2") },
+            served("getTopSongs", .browsing) { api, call in try await api.topSongs(call) },
+            // Album/song lists
+            served("getAlbumList", .lists) { api, call in try await api.albumList(call, element: "albumList", child: true) },
+            served("getAlbumList2", .lists) { api, call in try await api.albumList(call, element: "albumList2", child: false) },
+            served("getRandomSongs", .lists) { api, call in try await api.randomSongs(call) },
+            served("getSongsByGenre", .lists) { api, call in try await api.songsByGenre(call) },
+            served("getNowPlaying", .lists) { api, call in try await api.getNowPlaying(call) },
+            served("getStarred", .lists) { api, call in try await api.starred(call, element: "starred") },
+            served("getStarred2", .lists) { api, call in try await api.starred(call, element: "starred2") },
+            // Searching
+            later("search", .searching),
+            served("search2", .searching) { api, call in try await api.search(call, element: "searchResult2", child: true) },
+            served("search3", .searching) { api, call in try await api.search(call, element: "searchResult3", child: false) },
+            // Playlists
+            served("getPlaylists", .playlists) { api, call in try await api.getPlaylists(call) },
+            served("getPlaylist", .playlists) { api, call in try await api.getPlaylist(call) },
+            served("createPlaylist", .playlists) { api, call in try await api.createPlaylist(call) },
+            served("updatePlaylist", .playlists) { api, call in try await api.updatePlaylist(call) },
+            served("deletePlaylist", .playlists) { api, call in try await api.deletePlaylist(call) },
+            // Media retrieval
+            served("stream", .mediaRetrieval) { api, call in try await api.stream(call) },
+            served("download", .mediaRetrieval) { api, call in try await api.download(call) },
+            never("hls", .mediaRetrieval, "Shelf streams files and transcodes, not HLS playlists of video segments"),
+            never("getCaptions", .mediaRetrieval, video),
+            served("getCoverArt", .mediaRetrieval) { api, call in try await api.coverArt(call) },
+            served("getLyrics", .mediaRetrieval) { api, call in try await api.lyrics(call) },
+            later("getAvatar", .mediaRetrieval),
+            served("getLyricsBySongId", .mediaRetrieval) { api, call in try await api.lyricsBySongID(call) },
+            // Media annotation
+            served("star", .annotation) { api, call in try await api.star(call, true) },
+            served("unstar", .annotation) { api, call in try await api.star(call, false) },
+            served("setRating", .annotation) { api, call in try await api.setRating(call) },
+            served("scrobble", .annotation) { api, call in try await api.scrobble(call) },
+            later("reportPlayback", .annotation),
+            // Sharing
+            later("getShares", .sharing), later("createShare", .sharing), later("updateShare", .sharing), later("deleteShare", .sharing),
+            // Podcast
+            later("getPodcasts", .podcast), later("getNewestPodcasts", .podcast), later("refreshPodcasts", .podcast, .admin),
+            later("createPodcastChannel", .podcast, .admin), later("deletePodcastChannel", .podcast, .admin),
+            later("deletePodcastEpisode", .podcast, .admin), later("downloadPodcastEpisode", .podcast, .admin),
+            later("getPodcastEpisode", .podcast),
+            // Jukebox
+            later("jukeboxControl", .jukebox, .admin),
+            // Internet radio
+            later("getInternetRadioStations", .radio), later("createInternetRadioStation", .radio, .admin),
+            later("updateInternetRadioStation", .radio, .admin), later("deleteInternetRadioStation", .radio, .admin),
+            // Chat
+            never("getChatMessages", .chat, chatReason),
+            never("addChatMessage", .chat, chatReason),
+            // User management
+            later("getUser", .users), later("getUsers", .users, .admin), later("createUser", .users, .admin),
+            later("updateUser", .users, .admin), later("deleteUser", .users, .admin), later("changePassword", .users),
+            // Bookmarks
+            later("getBookmarks", .bookmarks), later("createBookmark", .bookmarks), later("deleteBookmark", .bookmarks),
+            served("getPlayQueue", .bookmarks) { api, call in try await api.getPlayQueue(call) },
+            served("savePlayQueue", .bookmarks) { api, call in try await api.savePlayQueue(call) },
+            later("getPlayQueueByIndex", .bookmarks), later("savePlayQueueByIndex", .bookmarks),
+            // Media library scanning
+            served("getScanStatus", .scanning) { api, _ in try await api.scanStatus() },
+            served("startScan", .scanning, .admin) { api, _ in try await api.startScan() },
+        ]
+    }()
+
+    /// The endpoints by name.
+    static let registry: [String: Endpoint] = Dictionary(endpoints.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// Each user's saved play queue, kept in the server's memory: the engine has no table for it,
+/// and a queue is what a player restores on another device while the server runs (a restart
+/// forgets it, as an app that never saved one expects).
+final class SubsonicPlayQueues: Sendable {
+    /// One saved queue: its songs, the one playing and where in it, and when and by what client.
+    struct Queue: Sendable {
+        var songs: [TrackID]
+        var current: TrackID?
+        var position: Int
+        var changed: Date
+        var changedBy: String
+    }
+
+    private let queues = Locked<[UserID: Queue]>([:])
+
+    /// The queue `user` saved last.
+    func queue(of user: UserID) -> Queue? { queues.withLock { $0[user] } }
+
+    /// Replaces `user`'s queue; nil clears it (savePlayQueue without songs).
+    func save(_ queue: Queue?, for user: UserID) { queues.withLock { $0[user] = queue } }
+}
+
+/// What each user is playing now (scrobble with `submission=false`), in the server's memory: it
+/// is only ever "now", so a restart losing it loses nothing. An entry older than `horizon` is gone.
+final class SubsonicNowPlaying: Sendable {
+    /// One user's current song, since when, on which client.
+    struct Entry: Sendable {
+        let track: TrackID
+        let user: User
+        let since: Date
+        let player: String
+    }
+
+    private let entries = Locked<[UserID: Entry]>([:])
+    /// How long a "now playing" lasts without another.
+    let horizon: TimeInterval = 30 * 60
+
+    /// `user` started `track` on `player`.
+    func record(_ track: TrackID, user: User, player: String, at date: Date = Date()) {
+        entries.withLock { $0[user.id] = Entry(track: track, user: user, since: date, player: player) }
+    }
+
+    /// The current entries, most recent first.
+    func current(now: Date = Date()) -> [Entry] {
+        entries.withLock { entries in
+            entries = entries.filter { now.timeIntervalSince($0.value.since) < horizon }
+            return entries.values.sorted { $0.since > $1.since }
+        }
+    }
+}

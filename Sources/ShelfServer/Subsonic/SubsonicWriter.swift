@@ -1,0 +1,372 @@
+import Foundation
+import ShelfCore
+import ShelfWire
+
+/// Appends one Subsonic answer straight to its bytes, as XML or as JSON: the typed models call
+/// the same methods for both formats, so the two cannot disagree, and nothing is built in between.
+///
+/// XML: an element is `<name attr="…"/>`, or `<name …>children</name>`; a list is its members
+/// one after another. JSON: an element is `"name":{…}` with its attributes as typed members, a
+/// list is `"name":[{…},…]` (an array even with one member, never written when it has none),
+/// and an element's text is its `"value"`.
+struct SubsonicWriter {
+    /// The answer so far.
+    private(set) var bytes: [UInt8]
+    /// Whether this writes JSON (else XML).
+    let json: Bool
+
+    private enum Frame {
+        /// An element; XML needs its name to close it.
+        case element(name: String)
+        /// A list of `name` members; JSON opens its array at the first member.
+        case list(name: String, opened: Bool)
+    }
+
+    private var stack: [Frame] = []
+    /// XML: a start tag whose attributes may still come (`>` or `/>` not yet written).
+    private var tagOpen = false
+    /// JSON: the next member follows a sibling and needs a comma.
+    private var afterValue = false
+
+    /// A writer with room for `capacity` bytes.
+    init(json: Bool, capacity: Int = 4_096) {
+        self.json = json
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    // MARK: The envelope
+
+    /// The document's start: the XML declaration, or the JSON object's opening brace.
+    mutating func beginDocument() {
+        if json {
+            bytes.append(UInt8(ascii: "{"))
+        } else {
+            ascii("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+        }
+    }
+
+    /// The document's end.
+    mutating func endDocument() {
+        if json { bytes.append(UInt8(ascii: "}")) }
+    }
+
+    // MARK: Elements and lists
+
+    /// Opens a single child element `name` (attributes, text and children follow).
+    mutating func open(_ name: String) {
+        startChild()
+        if json {
+            separate()
+            key(name)
+            bytes.append(UInt8(ascii: "{"))
+            afterValue = false
+        } else {
+            bytes.append(UInt8(ascii: "<"))
+            utf8(name)
+            tagOpen = true
+        }
+        stack.append(.element(name: name))
+    }
+
+    /// Closes the element opened last.
+    mutating func close() {
+        guard case .element(let name)? = stack.popLast() else { return }
+        if json {
+            bytes.append(UInt8(ascii: "}"))
+            afterValue = true
+        } else if tagOpen {
+            ascii("/>")
+            tagOpen = false
+        } else {
+            ascii("</")
+            utf8(name)
+            bytes.append(UInt8(ascii: ">"))
+        }
+    }
+
+    /// Opens a list whose members are `name` elements (see `item`).
+    mutating func openList(_ name: String) {
+        stack.append(.list(name: name, opened: false))
+    }
+
+    /// Opens the next member of the list opened last.
+    mutating func item() {
+        guard case .list(let name, let opened)? = stack.last else { return open("item") }
+        if json {
+            if !opened {
+                separate()
+                key(name)
+                bytes.append(UInt8(ascii: "["))
+                afterValue = false
+                stack[stack.count - 1] = .list(name: name, opened: true)
+            }
+            separate()
+            bytes.append(UInt8(ascii: "{"))
+            afterValue = false
+        } else {
+            startChild()
+            bytes.append(UInt8(ascii: "<"))
+            utf8(name)
+            tagOpen = true
+        }
+        stack.append(.element(name: name))
+    }
+
+    /// Closes the list opened last.
+    mutating func closeList() {
+        guard case .list(_, let opened)? = stack.popLast() else { return }
+        if json && opened {
+            bytes.append(UInt8(ascii: "]"))
+            afterValue = true
+        }
+    }
+
+    /// One member of the current list that is only a number (an extension's `versions`): XML
+    /// `<versions>1</versions>`, JSON a bare `1` in the array.
+    mutating func bareItem(_ value: Int) {
+        guard case .list(let name, let opened)? = stack.last else { return }
+        if json {
+            if !opened {
+                separate()
+                key(name)
+                bytes.append(UInt8(ascii: "["))
+                afterValue = false
+                stack[stack.count - 1] = .list(name: name, opened: true)
+            }
+            separate()
+            integer(Int64(value))
+            afterValue = true
+        } else {
+            startChild()
+            bytes.append(UInt8(ascii: "<"))
+            utf8(name)
+            bytes.append(UInt8(ascii: ">"))
+            integer(Int64(value))
+            ascii("</")
+            utf8(name)
+            bytes.append(UInt8(ascii: ">"))
+        }
+    }
+
+    /// The element's text: XML content, JSON `"value"`. Comes after the attributes.
+    mutating func text(_ value: String) {
+        if json {
+            separate()
+            ascii("\"value\":")
+            string(value)
+            afterValue = true
+        } else {
+            startChild()
+            escapedXML(value, attribute: false)
+        }
+    }
+
+    // MARK: Attributes
+
+    /// The XML namespace attribute of the root element (JSON has none).
+    mutating func namespace(_ uri: StaticString) {
+        guard !json else { return }
+        ascii(" xmlns=\"")
+        ascii(uri)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A string attribute.
+    mutating func attribute(_ name: StaticString, _ value: String) {
+        attributeStart(name, quoted: !json)
+        if json { string(value) } else { escapedXML(value, attribute: true) }
+        attributeEnd(quoted: !json)
+    }
+
+    /// A string attribute when there is a value.
+    mutating func attribute(_ name: StaticString, _ value: String?) {
+        if let value { attribute(name, value) }
+    }
+
+    /// An integer attribute.
+    mutating func attribute(_ name: StaticString, _ value: Int) {
+        attributeStart(name, quoted: false)
+        integer(Int64(value))
+        attributeEnd(quoted: false)
+    }
+
+    /// An integer attribute when there is a value.
+    mutating func attribute(_ name: StaticString, _ value: Int?) {
+        if let value { attribute(name, value) }
+    }
+
+    /// A boolean attribute.
+    mutating func attribute(_ name: StaticString, _ value: Bool) {
+        attributeStart(name, quoted: false)
+        ascii(value ? "true" : "false")
+        attributeEnd(quoted: false)
+    }
+
+    /// A number attribute (a gain, an average rating); not finite is written as 0.
+    mutating func attribute(_ name: StaticString, _ value: Double) {
+        attributeStart(name, quoted: false)
+        utf8(value.isFinite ? String(value) : "0")
+        attributeEnd(quoted: false)
+    }
+
+    /// A date attribute, `2026-12-01T10:02:38Z` (UTC, whole seconds).
+    mutating func attribute(_ name: StaticString, _ value: Date) {
+        attributeStart(name)
+        Self.iso(value, into: &bytes)
+        attributeEnd()
+    }
+
+    /// A date attribute when there is one.
+    mutating func attribute(_ name: StaticString, _ value: Date?) {
+        if let value { attribute(name, value) }
+    }
+
+    /// An ID attribute, `tr-7`: the prefix and the number written without a String between.
+    mutating func attribute(_ name: StaticString, _ id: SubsonicID) {
+        attributeStart(name)
+        let (prefix, number) = id.parts
+        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        integer(number)
+        attributeEnd()
+    }
+
+    /// An ID attribute when there is one.
+    mutating func attribute(_ name: StaticString, _ id: SubsonicID?) {
+        if let id { attribute(name, id) }
+    }
+
+    // MARK: Internals
+
+    /// XML: a child or text closes the parent's start tag first.
+    private mutating func startChild() {
+        if !json && tagOpen {
+            bytes.append(UInt8(ascii: ">"))
+            tagOpen = false
+        }
+    }
+
+    private mutating func attributeStart(_ name: StaticString, quoted: Bool = true) {
+        if json {
+            separate()
+            bytes.append(UInt8(ascii: "\""))
+            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            ascii(quoted ? "\":\"" : "\":")
+        } else {
+            bytes.append(UInt8(ascii: " "))
+            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            ascii("=\"")
+        }
+    }
+
+    private mutating func attributeEnd(quoted: Bool = true) {
+        if json {
+            if quoted { bytes.append(UInt8(ascii: "\"")) }
+            afterValue = true
+        } else {
+            bytes.append(UInt8(ascii: "\""))
+        }
+    }
+
+    private mutating func separate() {
+        if afterValue { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    private mutating func key(_ name: String) {
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// A JSON string in quotes, by the server's one escaper (U+2028/U+2029 escaped too, so
+    /// JSONP stays valid script).
+    private mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        JSONWriter.appendEscaped(value, to: &bytes, lineSeparators: true)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func ascii(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func utf8(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func integer(_ value: Int64) {
+        JSONWriter.appendDecimal(value, to: &bytes)
+    }
+
+    /// `text` escaped for XML content or a quoted attribute. Characters XML 1.0 cannot carry
+    /// (controls other than tab and the line ends, U+FFFE, U+FFFF) are dropped; tab and the line
+    /// ends are written as references so attribute values keep them.
+    private mutating func escapedXML(_ text: String, attribute: Bool) {
+        var text = text
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                let replacement: StaticString?
+                var skip = 1
+                switch byte {
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                case UInt8(ascii: "\""): replacement = "&quot;"
+                case 0x0A: replacement = "&#10;"
+                case 0x0D: replacement = "&#13;"
+                case 0x09: replacement = "&#9;"
+                case 0..<0x20: replacement = ""
+                case 0xEF where index + 2 < utf8.count && utf8[index + 1] == 0xBF && (utf8[index + 2] == 0xBE || utf8[index + 2] == 0xBF):
+                    replacement = ""
+                    skip = 3
+                default:
+                    index += 1
+                    continue
+                }
+                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+                if let replacement { replacement.withUTF8Buffer { bytes.append(contentsOf: $0) } }
+                index += skip
+                runStart = index
+            }
+            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        }
+    }
+
+    /// `2026-12-01T10:02:38Z`, formatted by hand into `out`: a sync formats three dates per song.
+    static func iso(_ date: Date, into out: inout [UInt8]) {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func digits(_ value: Int32, _ width: Int) {
+            var text: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
+            var value = Int(value)
+            let negative = value < 0
+            if negative { value = -value }
+            withUnsafeMutableBytes(of: &text) { buffer in
+                var index = buffer.count
+                repeat {
+                    index -= 1
+                    buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                } while (value != 0 || buffer.count - index < width) && index > 0
+                if negative { out.append(UInt8(ascii: "-")) }
+                out.append(contentsOf: buffer[index...])
+            }
+        }
+        digits(parts.tm_year + 1900, 1)
+        out.append(UInt8(ascii: "-"))
+        digits(parts.tm_mon + 1, 2)
+        out.append(UInt8(ascii: "-"))
+        digits(parts.tm_mday, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(parts.tm_hour, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(parts.tm_min, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(parts.tm_sec, 2)
+        out.append(UInt8(ascii: "Z"))
+    }
+}

@@ -12,7 +12,7 @@ DESTDIR ?=
 SHELF_BIN ?= .build/release/shelf
 BUILD_COMMIT_HEADER := Sources/CShelfBuild/build_commit.h
 
-.PHONY: deps build-info build release test tsan demo bench clean subsonic-client install uninstall
+.PHONY: deps build-info build release test tsan demo bench clean subsonic-client install uninstall snapshots
 
 deps:
 	@missing=""; \
@@ -47,6 +47,12 @@ release: deps build-info
 test: deps build-info subsonic-client
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Rewrites the Subsonic snapshot files (Tests/ShelfServerTests/Snapshots) from what the writers
+# make now; review the diff before committing it.
+snapshots: deps build-info
+	$(SWIFT) build --build-tests
+	SHELF_UPDATE_SNAPSHOTS=1 $(SWIFT) test --skip-build --filter SubsonicSnapshotTests
 
 # py-opensonic, a Subsonic client from PyPI, and Selenium, the browser driver, in the project's
 # own .venv (gitignored): the Subsonic tests drive the server through the first, the web page's

@@ -54,7 +54,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ShelfServerTests", dependencies: ["ShelfServer", "Shelf", "ShelfCore", "ShelfTestSupport"],
-            swiftSettings: swiftSettings),
+            exclude: ["Snapshots"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ShelfWireTests", dependencies: ["ShelfWire", "Shelf", "ShelfCore", "ShelfTestSupport"],
             swiftSettings: swiftSettings),

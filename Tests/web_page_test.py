@@ -287,9 +287,15 @@ def test_screens(driver, names):
     viewport(driver, 1280, 800)
 
 
-def show_tracks(driver):
+def show_tracks(driver, whole=False):
+    """The track list shown. Its rows can be painted while its count is still the reset one (a
+    view switch clears aria-rowcount before the first page answers), so with `whole` this waits
+    for the count of the whole library, the point a test that reads the count needs."""
     js(driver, "document.querySelector('[data-view=\"tracks\"]').click()")
     wait(driver, settled, "the track list")
+    if whole:
+        total = api(driver, "/api/tracks?limit=0")["total"]
+        wait(driver, lambda d: (s := settled(d)) and s["rowcount"] == total + 1, f"the whole list of {total}")
 
 
 def show_albums(driver):
@@ -479,7 +485,7 @@ def test_edit_title(driver):
 
 
 def test_import_while_open(driver):
-    show_tracks(driver)
+    show_tracks(driver, whole=True)
     js(driver, "window.shelfNoReload = true; document.getElementById('grid').focus()")
     before = grid_state(driver)["rowcount"] - 1
     count_before = driver.find_element(By.ID, "list-count").text

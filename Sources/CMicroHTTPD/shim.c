@@ -1,19 +1,38 @@
 // Bridges libmicrohttpd to Swift: builds the variadic start call from plain fields, formats the
-// va_list logger, and forwards the callbacks. No HTTP logic lives here.
+// va_list logger, and forwards the callbacks. The one policy here is the per-address connection
+// limit (see `admit`), because it needs the sockets, which Swift never sees.
 #include "shelf_http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+// One open connection, for the per-address limit: its socket and address, whether a request is in
+// flight (or parked: an event stream, a suspended handler), and when it last finished one.
+struct tracked_connection {
+    struct MHD_Connection *connection;
+    MHD_socket fd;
+    struct sockaddr_storage address;
+    unsigned long long last_used;
+    int busy;
+    int closing;
+};
+
 struct shelf_http_daemon {
     struct MHD_Daemon *mhd;
+    pthread_mutex_t lock; // guards the fields below: the listening thread and the pool's threads use them
+    struct tracked_connection *open;
+    size_t open_count, open_capacity;
+    unsigned long long clock;
+    unsigned int per_address;
     MHD_socket listen_fd; // kept from quiesce: closed only after MHD_stop_daemon, as the docs ask
     struct shelf_http_callbacks callbacks;
     void *context;
@@ -36,8 +55,94 @@ static void logger(void *cls, const char *format, va_list arguments) {
     if (d->callbacks.error_log != NULL) d->callbacks.error_log(d->context, message);
 }
 
+// Whether two addresses are the same host (the port is the connection's, not the client's).
+static int same_host(const struct sockaddr_storage *a, const struct sockaddr *b) {
+    if (a->ss_family != b->sa_family) return 0;
+    if (b->sa_family == AF_INET)
+        return memcmp(&((const struct sockaddr_in *)a)->sin_addr, &((const struct sockaddr_in *)b)->sin_addr, sizeof(struct in_addr)) == 0;
+    if (b->sa_family == AF_INET6)
+        return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr)) == 0;
+    return 0;
+}
+
+static struct tracked_connection *find_tracked(struct shelf_http_daemon *d, struct MHD_Connection *connection) {
+    for (size_t i = 0; i < d->open_count; i++)
+        if (d->open[i].connection == connection) return &d->open[i];
+    return NULL;
+}
+
+// The per-address limit: at the limit, the address's connection idle the longest is shut down to
+// make room (a client that leaks idle keep-alive connections would otherwise be refused for good
+// while it reports nothing); only when every one of them is busy is the new one refused.
+static enum MHD_Result admit(void *cls, const struct sockaddr *address, socklen_t length) {
+    (void)length;
+    struct shelf_http_daemon *d = cls;
+    if (d->per_address == 0) return MHD_YES;
+    pthread_mutex_lock(&d->lock);
+    unsigned int count = 0;
+    struct tracked_connection *oldest = NULL;
+    for (size_t i = 0; i < d->open_count; i++) {
+        struct tracked_connection *t = &d->open[i];
+        if (t->closing || !same_host(&t->address, address)) continue;
+        count++;
+        if (!t->busy && (oldest == NULL || t->last_used < oldest->last_used)) oldest = t;
+    }
+    enum MHD_Result result = MHD_YES;
+    if (count >= d->per_address) {
+        if (oldest != NULL) {
+            // shutdown, not close: the descriptor stays libmicrohttpd's, which sees the end and closes it.
+            shutdown(oldest->fd, SHUT_RDWR);
+            oldest->closing = 1;
+        } else {
+            result = MHD_NO;
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+    return result;
+}
+
+static void connection_notified(void *cls, struct MHD_Connection *connection, void **socket_context,
+                                enum MHD_ConnectionNotificationCode code) {
+    (void)socket_context;
+    struct shelf_http_daemon *d = cls;
+    pthread_mutex_lock(&d->lock);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fd = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *address = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        if (d->open_count == d->open_capacity) {
+            size_t capacity = d->open_capacity == 0 ? 64 : d->open_capacity * 2;
+            struct tracked_connection *grown = realloc(d->open, capacity * sizeof *grown);
+            if (grown != NULL) {
+                d->open = grown;
+                d->open_capacity = capacity;
+            }
+        }
+        if (d->open_count < d->open_capacity && fd != NULL && address != NULL && address->client_addr != NULL) {
+            struct tracked_connection *t = &d->open[d->open_count++];
+            memset(t, 0, sizeof *t);
+            t->connection = connection;
+            t->fd = fd->connect_fd;
+            size_t size = address->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+            memcpy(&t->address, address->client_addr, size);
+            t->last_used = ++d->clock;
+        }
+    } else {
+        for (size_t i = 0; i < d->open_count; i++) {
+            if (d->open[i].connection == connection) {
+                d->open[i] = d->open[--d->open_count];
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
 static void *uri_logged(void *cls, const char *uri, struct MHD_Connection *connection) {
     struct shelf_http_daemon *d = cls;
+    pthread_mutex_lock(&d->lock);
+    struct tracked_connection *t = find_tracked(d, connection);
+    if (t != NULL) t->busy = 1;
+    pthread_mutex_unlock(&d->lock);
     return d->callbacks.request_started(d->context, connection, uri);
 }
 
@@ -54,6 +159,14 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
 static void completed(void *cls, struct MHD_Connection *connection, void **request_context,
                       enum MHD_RequestTerminationCode reason) {
     struct shelf_http_daemon *d = cls;
+    // Idle before Swift hears of the end (the access log): whoever waits for the log may count on it.
+    pthread_mutex_lock(&d->lock);
+    struct tracked_connection *t = find_tracked(d, connection);
+    if (t != NULL) {
+        t->busy = 0;
+        t->last_used = ++d->clock;
+    }
+    pthread_mutex_unlock(&d->lock);
     d->callbacks.completed(d->context, connection, request_context, (int)reason);
 }
 
@@ -98,6 +211,8 @@ shelf_http_daemon *shelf_http_start(const char *address, uint16_t port, const st
         return NULL;
     }
     d->listen_fd = MHD_INVALID_SOCKET;
+    pthread_mutex_init(&d->lock, NULL);
+    d->per_address = options->connections_per_address;
     d->callbacks = *callbacks;
     d->context = context;
 
@@ -110,8 +225,7 @@ shelf_http_daemon *shelf_http_start(const char *address, uint16_t port, const st
     if (options->connection_memory > 0)
         items[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)options->connection_memory, NULL};
     if (options->connections > 0) items[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, options->connections, NULL};
-    if (options->connections_per_address > 0)
-        items[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, options->connections_per_address, NULL};
+    items[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)connection_notified, d};
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, options->idle_seconds, NULL};
     if (tls) {
         d->cert = strdup(options->tls_cert_pem);
@@ -125,7 +239,7 @@ shelf_http_daemon *shelf_http_start(const char *address, uint16_t port, const st
     start_error_size = error_size;
     errno = 0;
     d->mhd = MHD_start_daemon(
-        flags, port, NULL, NULL, access_handler, d,
+        flags, port, admit, d, access_handler, d,
         /* The logger must come first, or libmicrohttpd warns on its own stderr. */
         MHD_OPTION_EXTERNAL_LOGGER, logger, d, MHD_OPTION_ARRAY, items, MHD_OPTION_END);
     int saved = errno;
@@ -136,6 +250,7 @@ shelf_http_daemon *shelf_http_start(const char *address, uint16_t port, const st
             snprintf(error, error_size, "%s", saved != 0 ? strerror(saved) : "libmicrohttpd could not start");
         free(d->cert);
         free(d->key);
+        pthread_mutex_destroy(&d->lock);
         free(d);
         return NULL;
     }
@@ -157,6 +272,8 @@ void shelf_http_stop(shelf_http_daemon *d) {
     if (d->listen_fd != MHD_INVALID_SOCKET) close(d->listen_fd);
     free(d->cert);
     free(d->key);
+    free(d->open);
+    pthread_mutex_destroy(&d->lock);
     free(d);
 }
 

@@ -26,6 +26,9 @@ final class Flag: Sendable {
         }
     }
 
+    /// Blocks the calling thread (one of a test's own, off the cooperative pool) for at most `seconds`.
+    func waitBlocking(seconds: Double) -> Bool { group.wait(timeout: .now() + seconds) == .success }
+
     /// Waits on a Dispatch thread (never a cooperative one) for at most `seconds`.
     func wait(seconds: Double) async -> Bool {
         await blocking { self.group.wait(timeout: .now() + seconds) == .success }
@@ -56,6 +59,13 @@ final class AccessLog: Sendable {
     }
 
     var all: [AccessLogEntry] { entries.withLock { $0 } }
+
+    /// Blocks (generously) until at least `count` entries were logged; for tests off the cooperative pool.
+    func waitBlocking(count: Int) {
+        while all.count < count {
+            if arrived.wait(timeout: .now() + 30) == .timedOut { break }
+        }
+    }
 
     /// Waits (generously) until at least `count` entries were logged and returns them all.
     func wait(count: Int) async -> [AccessLogEntry] {
@@ -357,6 +367,57 @@ func split(_ result: ProcessResult) -> (body: String, status: Int) {
         let entries = await log.wait(count: count + 1)
         #expect(entries.count == count + 1)
         #expect(entries.allSatisfy { $0.status == 200 })
+    }
+
+    /// At the per-address limit the address's longest-idle connection is closed to admit a new
+    /// one (a client leaking keep-alive connections is not locked out); with all of them busy,
+    /// the new one is refused.
+    @Test func atTheAddressLimitTheOldestIdleConnectionMakesRoom() async throws {
+        let log = AccessLog()
+        var limits = HTTPLimits()
+        limits.connectionsPerAddress = 4
+        let held = Locked(0)
+        let allHeld = Flag()
+        let release = Flag()
+        let server = try makeServer(limits: limits, log: log) { request in
+            if request.path == "/hold" {
+                if held.withLock({ $0 += 1; return $0 }) == 4 { allHeld.fire() }
+                await release.wait()
+            }
+            return HTTPResponse(body: .data(Data("pong".utf8)))
+        }
+        defer { server.stop(grace: .seconds(5)) }
+        let port = UInt16(server.port)
+        let get = "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"
+        @Sendable func answered(_ connection: RawConnection) -> Bool {
+            String(decoding: connection.read { String(decoding: $0, as: UTF8.self).hasSuffix("pong") }, as: UTF8.self).hasSuffix("pong")
+        }
+        try await offCooperativePool {
+            // Four keep-alive connections, each answered once and left idle (idle once logged).
+            let idle = try (0..<4).map { _ in try RawConnection(port: port) }
+            for connection in idle {
+                try connection.send(get)
+                #expect(answered(connection))
+            }
+            log.waitBlocking(count: 4)
+            // A fifth is served: the first, idle the longest, was closed for it; the second is open.
+            let fifth = try RawConnection(port: port)
+            try fifth.send(get)
+            #expect(answered(fifth))
+            #expect(idle[0].read().isEmpty, "the oldest idle connection is closed")
+            try idle[1].send(get)
+            #expect(answered(idle[1]), "a younger idle connection still serves")
+            log.waitBlocking(count: 6)
+            // Four requests in flight: nothing is idle, so a new connection is refused.
+            let busy = [idle[1], idle[2], idle[3], fifth]
+            for connection in busy { try connection.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n") }
+            #expect(allHeld.waitBlocking(seconds: 60))
+            let refused = try RawConnection(port: port)
+            try? refused.send(get)
+            #expect(refused.read().isEmpty, "refused while every connection is busy")
+            release.fire()
+            for connection in busy { #expect(answered(connection)) }
+        }
     }
 
     @Test func stopLetsTheRequestInFlightFinishAndThenRefusesConnections() async throws {

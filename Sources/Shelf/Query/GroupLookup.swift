@@ -10,6 +10,12 @@ public struct TrackGroupIDs: Sendable, Hashable {
     /// The album-artist view's row the album files under ("Various Artists" for compilations,
     /// else the album artist, else the artist); nil when the track has none of them.
     public var albumArtist: GroupID?
+
+    /// Builds a value (the engine computes them with `Library.groupIDs(of:)`).
+    public init(album: GroupID? = nil, albumArtist: GroupID? = nil) {
+        self.album = album
+        self.albumArtist = albumArtist
+    }
 }
 
 extension Library {

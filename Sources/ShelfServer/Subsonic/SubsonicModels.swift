@@ -36,6 +36,19 @@ extension SubsonicWriter {
     }
 }
 
+/// The names sent for a blank album or artist: apps make folders and list rows of these names,
+/// and some drop or crash on an empty one (or on an album without an artist).
+enum SubsonicPlaceholder {
+    static let artist = "[Unknown Artist]"
+    static let album = "[Unknown Album]"
+
+    /// `name`, or `placeholder` when it is missing or only white space.
+    static func name(_ name: String?, _ placeholder: String) -> String {
+        guard let name, name.contains(where: { !$0.isWhitespace }) else { return placeholder }
+        return name
+    }
+}
+
 /// Shelf rates 0–100; Subsonic 1–5 (0: unrated).
 func subsonicStars(_ rating: Int?) -> Int { min(5, max(0, Int(((Double(rating ?? 0)) / 20).rounded()))) }
 
@@ -72,7 +85,7 @@ struct SubsonicSong: SubsonicModel {
         w.attribute("isDir", false)
         w.attribute("title", track.title ?? dot.map { String(file[..<$0]) } ?? file)
         w.attribute("album", track.album)
-        w.attribute("artist", track.artist)
+        w.attribute("artist", SubsonicPlaceholder.name(track.artist, SubsonicPlaceholder.artist))
         w.attribute("track", track.trackNumber)
         w.attribute("year", track.year)
         w.attribute("genre", track.genre)
@@ -120,14 +133,15 @@ struct SubsonicAlbum: SubsonicModel {
 
     func write(to w: inout SubsonicWriter) {
         let artist = item.artistID.map { SubsonicID.artist($0) }
+        let name = SubsonicPlaceholder.name(item.name, SubsonicPlaceholder.album)
         w.attribute("id", SubsonicID.album(item.id))
-        w.attribute("name", item.name)
+        w.attribute("name", name)
         if child {
-            w.attribute("title", item.name)
+            w.attribute("title", name)
             w.attribute("isDir", true)
             w.attribute("parent", artist)
         }
-        w.attribute("artist", item.artist)
+        w.attribute("artist", SubsonicPlaceholder.name(item.artist, SubsonicPlaceholder.artist))
         w.attribute("artistId", artist)
         if SubsonicAPI.hasPicture(item) { w.attribute("coverArt", SubsonicID.album(item.id)) }
         w.attribute("songCount", item.trackCount)
@@ -149,7 +163,7 @@ struct SubsonicArtist: SubsonicModel {
 
     func write(to w: inout SubsonicWriter) {
         w.attribute("id", SubsonicID.artist(item.id))
-        w.attribute("name", item.name)
+        w.attribute("name", SubsonicPlaceholder.name(item.name, SubsonicPlaceholder.artist))
         if SubsonicAPI.hasPicture(item) { w.attribute("coverArt", SubsonicID.artist(item.id)) }
         w.attribute("albumCount", item.albumCount)
         w.attribute("starred", starred)

@@ -1,0 +1,190 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Shelf
+import ShelfCore
+@testable import ShelfServer
+import Testing
+
+/// Every Subsonic response type in both formats, and the envelope and errors of each endpoint
+/// family, compared byte for byte with the files in `Snapshots/` (read them to review a change).
+/// `make snapshots` (SHELF_UPDATE_SNAPSHOTS=1) rewrites the files from what the writers make now.
+@Suite struct SubsonicSnapshotTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
+    static let updating = ProcessInfo.processInfo.environment["SHELF_UPDATE_SNAPSHOTS"] == "1"
+
+    // Fixed values, so the files never change unless the writers do.
+    static let added = Date(timeIntervalSince1970: 1_764_583_358)  // 2025-12-01T10:02:38Z
+    static let played = Date(timeIntervalSince1970: 1_780_000_000)
+    static let starred = Date(timeIntervalSince1970: 1_790_000_000)
+
+    /// A track whose texts need escaping in both formats: markup, quotes, a line break, a control
+    /// character XML cannot carry, U+2028 (JSONP), Japanese and an emoji.
+    static let track = Track(
+        id: TrackID(42), path: "/music/Ünïcode/01 <Tom & \"Jerry\">.flac", fileSize: 31_337_000,
+        title: "Tom & \"Jerry\" <live>\nencore\u{1}", artist: "宇多田ヒカル", album: "First Love\u{2028}🎵", albumArtist: "宇多田ヒカル",
+        genre: "J-Pop", year: 1999, trackNumber: 3, discNumber: 1, duration: 254.6, bitrate: 1_011, sampleRate: 44_100, channels: 2,
+        codec: "FLAC", comment: "a comment", sortTitle: "とむあんどじぇりー", sortAlbum: "ふぁーすとらぶ", artworkID: ArtworkID(rawValue: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!),
+        dateAdded: added)
+    static let plain = Track(id: TrackID(7), path: "/music/untagged", fileSize: 10, dateAdded: added)
+    static let data = UserTrackData(starred: starred, rating: 80, playCount: 12, lastPlayed: played)
+    static let ids = TrackGroupIDs(album: GroupID(1_404_169_040_119_857_444), albumArtist: GroupID(2_133_912_177_411_236_041))
+    static let song = SubsonicSong(track, data, ids: ids)
+    static let bareSong = SubsonicSong(plain, nil, ids: TrackGroupIDs(album: nil, albumArtist: nil))
+    static let albumItem = GroupItem(
+        id: ids.album!, kind: .album, name: "First Love", artist: "宇多田ヒカル", artistID: ids.albumArtist, trackCount: 14, albumCount: 1,
+        duration: 3_456.4, year: 1999, genre: "J-Pop", artworkTrack: TrackID(42), section: "F")
+    static let artistItem = GroupItem(
+        id: ids.albumArtist!, kind: .albumArtist, name: "宇多田ヒカル", trackCount: 30, albumCount: 2, duration: 7_000, artworkTrack: TrackID(42),
+        section: "う")
+    static let album = SubsonicAlbum(item: albumItem, created: added, sortName: "ふぁーすとらぶ", starred: starred)
+    static let artist = SubsonicArtist(item: artistItem, starred: starred)
+    static let playlist = SubsonicPlaylist(
+        id: PlaylistID(3), name: "Drive & <Night>", owner: "ann", isPublic: false, songCount: 2, duration: 300, created: added,
+        changed: played, hasCover: true, readOnly: false)
+
+    /// Every type, as the element it is answered in.
+    static let cases: [(String, @Sendable (inout SubsonicWriter) -> Void)] = [
+        ("song", { $0.element("song", song) }),
+        ("song-untagged", { $0.element("song", bareSong) }),
+        ("song-nowPlaying", { w in
+            var entry = song
+            entry.nowPlaying = ("ann", 3, "Symfonium")
+            w.container("nowPlaying", "entry", [entry])
+        }),
+        ("album", { $0.element("album", album) }),
+        ("album-child", { w in
+            var child = album
+            child.child = true
+            w.container("albumList", "album", [child])
+        }),
+        ("album-songs", { w in
+            var full = album
+            full.songs = [song, bareSong]
+            w.element("album", full)
+        }),
+        ("artist", { $0.element("artist", artist) }),
+        ("artist-albums", { w in
+            var full = artist
+            full.albums = [album]
+            w.element("artist", full)
+        }),
+        ("artists-index", { w in
+            w.open("artists")
+            w.attribute("ignoredArticles", "the a an")
+            w.list("index", [SubsonicIndex(name: "う", artists: [artist]), SubsonicIndex(name: "#", artists: [])])
+            w.close()
+        }),
+        ("genres", { $0.container("genres", "genre", [SubsonicGenre(name: "J-Pop", songCount: 30, albumCount: 2), SubsonicGenre(name: "R&B", songCount: 1, albumCount: 1)]) }),
+        ("genres-empty", { $0.container("genres", "genre", [SubsonicGenre]()) }),
+        ("playlists", { $0.container("playlists", "playlist", [playlist]) }),
+        ("playlist-entries", { w in
+            var full = playlist
+            full.entries = [song, song]
+            w.element("playlist", full)
+        }),
+        ("musicFolders", { $0.container("musicFolders", "musicFolder", [SubsonicMusicFolder(id: 1, name: "Music")]) }),
+        ("directory-artist", { w in
+            var child = album
+            child.child = true
+            w.element("directory", SubsonicDirectory(id: .artist(ids.albumArtist!), name: "宇多田ヒカル", albumCount: 1, albums: [child]))
+        }),
+        ("directory-album", { w in
+            w.element("directory", SubsonicDirectory(id: .album(ids.album!), name: "First Love", parent: .artist(ids.albumArtist!), songCount: 1, songs: [song]))
+        }),
+        ("lyrics", { $0.element("lyrics", SubsonicLyrics(artist: "宇多田ヒカル", title: "Automatic", text: "line one\nline <two>")) }),
+        ("lyrics-none", { $0.element("lyrics", SubsonicLyrics(text: "")) }),
+        ("lyricsList", { w in
+            let synced = SubsonicStructuredLyrics(
+                displayArtist: "宇多田ヒカル", displayTitle: "Automatic", synced: true,
+                lines: [SubsonicLyricLine(start: 0, text: "七回目のベルで"), SubsonicLyricLine(start: 2_500, text: "")])
+            let plain = SubsonicStructuredLyrics(synced: false, lines: [SubsonicLyricLine(text: "plain & simple")])
+            w.container("lyricsList", "structuredLyrics", [synced, plain])
+        }),
+        ("playQueue", { w in
+            w.element("playQueue", SubsonicPlayQueue(current: TrackID(42), position: 61_500, username: "ann", changed: played, changedBy: "Tempo", entries: [song]))
+        }),
+        ("scanStatus", { $0.element("scanStatus", SubsonicScanStatus(scanning: true, count: 120, total: 500)) }),
+        ("scanStatus-idle", { $0.element("scanStatus", SubsonicScanStatus(scanning: false, count: 500_500)) }),
+        ("openSubsonicExtensions", { $0.list("openSubsonicExtensions", SubsonicAPI.extensions) }),
+        ("license", { $0.element("license", SubsonicLicense()) }),
+        ("tokenInfo", { $0.element("tokenInfo", SubsonicTokenInfo(username: "ann")) }),
+        ("artistInfo2-empty", { $0.element("artistInfo2", SubsonicEmpty()) }),
+        ("ping", { _ in }),
+    ]
+
+    /// The failed envelopes, one per kind of failure an endpoint family answers.
+    static let failures: [(String, SubsonicError)] = [
+        ("error-missing", .missing("id")),
+        ("error-invalid", .invalid("size", "-1", "an integer from 0 to 500")),
+        ("error-notFound", .notFound("song tr-9")),
+        ("error-credentials", SubsonicError(40, "wrong username or password")),
+        ("error-notAuthorized", SubsonicError(50, "only an admin may call startScan")),
+        ("error-notImplemented", SubsonicError(0, "Shelf does not implement getPodcasts yet", status: 501)),
+        ("error-gone", SubsonicError(0, "Shelf will never implement getVideos: Shelf is a music library; it keeps no video", status: 410)),
+    ]
+
+    /// `bytes` against the file `name`, or the file written when updating.
+    static func check(_ name: String, _ bytes: [UInt8]) throws {
+        let file = directory.appendingPathComponent(name)
+        if updating {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data(bytes).write(to: file)
+            return
+        }
+        let expected = try #require(try? Data(contentsOf: file), "\(name) is missing: run `make snapshots` and review it")
+        #expect(Data(bytes) == expected, "\(name) differs from its snapshot:\n\(String(decoding: bytes, as: UTF8.self))")
+    }
+
+    @Test func everyTypeInBothFormats() throws {
+        for (name, body) in Self.cases {
+            for json in [false, true] {
+                let bytes = SubsonicRenderer.document(json: json, body)
+                try Self.check("\(name).\(json ? "json" : "xml")", bytes)
+                // Each is well-formed in its format, whatever the snapshot says.
+                if json {
+                    #expect((try? JSONSerialization.jsonObject(with: Data(bytes))) != nil, "\(name).json does not parse")
+                } else {
+                    #expect((try? XMLDocument(data: Data(bytes))) != nil, "\(name).xml does not parse")
+                }
+            }
+        }
+    }
+
+    @Test func failedEnvelopes() throws {
+        for (name, error) in Self.failures {
+            for format in [SubsonicFormat.xml, .json] {
+                let response = SubsonicRenderer.failure(error, format: format)
+                #expect(response.status == error.status)
+                guard case .data(let body) = response.body else { Issue.record("\(name): not a data body"); continue }
+                try Self.check("\(name).\(format == .xml ? "xml" : "json")", Array(body))
+            }
+        }
+    }
+
+    @Test func jsonpWrapsTheJSONDocument() throws {
+        let response = SubsonicRenderer.response(SubsonicRenderer.document(json: true) { $0.element("license", SubsonicLicense()) }, format: .jsonp(callback: "cb"))
+        guard case .data(let body) = response.body else {
+            Issue.record("not a data body")
+            return
+        }
+        try Self.check("license.jsonp", Array(body))
+    }
+
+    /// The registry holds every endpoint once, each in a section, and says what each answers.
+    @Test func registryNamesEveryEndpointOnce() {
+        let names = SubsonicAPI.endpoints.map(\.name)
+        #expect(Set(names).count == names.count)
+        #expect(Set(SubsonicAPI.endpoints.map(\.section)) == Set(SubsonicAPI.Section.allCases))
+        #expect(names.count >= 80)
+        for name in ["ping", "getArtists", "search3", "stream", "getPlayQueue", "tokenInfo", "getTopSongs"] {
+            guard case .served = SubsonicAPI.registry[name]?.policy else { Issue.record("\(name) is not served"); continue }
+        }
+        for name in ["getVideos", "getChatMessages", "hls"] {
+            guard case .never = SubsonicAPI.registry[name]?.policy else { Issue.record("\(name) is not 410"); continue }
+        }
+        #expect(SubsonicAPI.registry["startScan"]?.access == .admin)
+        #expect(SubsonicAPI.registry["getOpenSubsonicExtensions"]?.access == .anyone)
+    }
+}

@@ -150,6 +150,8 @@ struct SubsonicBench {
             log("getRandomSongs, getArtists")
             let random = try Self.median(runs: 20, warmup: 2) { try client.call("getRandomSongs", "size=50").ms }
             rows.append(row("getRandomSongs size=50 (median of 20)", random))
+            let randomAlbums = try Self.median(runs: 20, warmup: 2) { try client.call("getAlbumList2", "type=random&size=500").ms }
+            rows.append(row("getAlbumList2 type=random size=500 (median of 20)", randomAlbums))
             // The first call renders the index; the rest are answered from it until the library changes.
             let artistsFirst = try client.call("getArtists").ms
             rows.append(row("getArtists, first call (renders the index)", artistsFirst))
@@ -176,21 +178,25 @@ struct SubsonicBench {
                 results.sentence("getCoverArt errors: warm \(figure: "coverWarmErrors", warm.statusErrors + warm.socketErrors), cold \(figure: "coverColdErrors", cold.statusErrors + cold.socketErrors).")
             }
 
-            let albumMax = albumPages.flatMap { [$0.1, $0.2] }.max() ?? .nan
+            // Issue 23's targets: every page of an app's browsing within 5 ms on this machine.
+            let firstVisitMax = albumPages.map(\.1).max() ?? .nan
             let firstVisit = albumPages.first?.1 ?? .nan
             let deepVisit = albumPages.last?.1 ?? .nan
             let firstNext = albumPages.first?.3 ?? .nan
             let deepNext = albumPages.last?.3 ?? .nan
             targets = [
-                ["every search3 sync page ms (max)", pageMax, 5.0, pageMax < 5],
-                ["every getAlbumList2 page ms (max, first visits and pages after)", albumMax, 5.0, albumMax < 5],
+                ["search3 sync page ms (median)", pageMedian, 5.0, pageMedian <= 5],
+                ["search3 sync page ms (max)", pageMax, 15.0, pageMax <= 15],
+                ["getAlbumList2 500 albums ms, first visits at 0 / 10,000 / 38,000 (max)", firstVisitMax, 5.0, firstVisitMax <= 5],
                 ["deepest album page ÷ first, first visits (×)", deepVisit / firstVisit, 1.5, deepVisit / firstVisit <= 1.5],
                 ["deepest album page ÷ first, pages after (×)", deepNext / firstNext, 1.5, deepNext / firstNext <= 1.5],
                 ["whole \(count)-song sync s (with the client's parsing)", syncSeconds, 30.0, syncSeconds < 30],
-                ["whole \(count)-song sync s (request times)", syncServedSeconds, 30.0, syncServedSeconds < 30],
+                ["whole \(count)-song sync s (request times)", syncServedSeconds, 5.0, syncServedSeconds <= 5],
                 ["every song exactly once (1 = yes)", exactlyOnce ? 1.0 : 0.0, 1.0, exactlyOnce],
                 ["getArtists ms (median of the calls after the first)", artists, 50.0, artists < 50],
-                ["getArtists ms, first call", artistsFirst, 50.0, artistsFirst < 50],
+                ["getArtists ms, first call", artistsFirst, 50.0, artistsFirst <= 50],
+                ["getRandomSongs size=50 ms (median)", random, 5.0, random <= 5],
+                ["getAlbumList2 type=random size=500 ms (median)", randomAlbums, 5.0, randomAlbums <= 5],
             ]
         } catch {
             let diagnosis = server.diagnosis
@@ -199,6 +205,8 @@ struct SubsonicBench {
         }
         let peak = server.peakRSSBytes()
         _ = server.stop()
+        let peakMiB = Double(peak) / 1_048_576
+        targets.append(["server peak RSS MiB during the sync", peakMiB, 100.0, peakMiB <= 100])
 
         // 5. Stream time to first byte, on a small library of real files beside the big one (its
         // tracks are generated rows without files); the lookup by ID does not grow with the library.
@@ -215,7 +223,7 @@ struct SubsonicBench {
         results.table("targets", key: "targets", [
             .init("target", "target"), .init("measured", "measured", decimals: 2), .init("limit", "limit", decimals: 1), .init("met", "met"),
         ], targets)
-        results.sentence("Server peak RSS (VmHWM): \(figure: "peakRSSMiB", Double(peak) / 1_048_576, decimals: 1) MiB.")
+        results.sentence("Server peak RSS (VmHWM): \(figure: "peakRSSMiB", peakMiB, decimals: 1) MiB.")
     }
 
     /// Medians of curl's time to first byte for `stream` of a real FLAC file, raw and as mp3.

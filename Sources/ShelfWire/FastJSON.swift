@@ -94,20 +94,17 @@ public struct JSONWriter {
     }
 
     /// Appends `int` in decimal to `bytes`: the one integer formatter of every JSON and XML writer.
-    public static func appendDecimal(_ int: Int64, to bytes: inout [UInt8]) {
+    @inlinable
+    public static func appendDecimal<Sink: ByteSink & ~Copyable>(_ int: Int64, to bytes: inout Sink) {
         if int < 0 { bytes.append(UInt8(ascii: "-")) }
-        // The magnitude as UInt64, so Int64.min has one too.
-        var magnitude = int.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for UInt64.max's 20 digits, filled from the end
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var index = buffer.count
-            repeat {
-                index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-            bytes.append(contentsOf: buffer[index...])
-        }
+        // The magnitude as UInt64, so Int64.min has one too; digits from the most significant.
+        let magnitude = int.magnitude
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / divisor % 10))
+            divisor /= 10
+        } while divisor > 0
     }
 
     /// Writes an integer in decimal.
@@ -236,7 +233,6 @@ public struct JSONWriter {
     // MARK: Internals
 
     private static let hexUpper: [UInt8] = Array("0123456789ABCDEF".utf8)
-    private static let hexLower: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// A comma before a second sibling.
     private mutating func separate() {
@@ -245,51 +241,6 @@ public struct JSONWriter {
 
     private mutating func appendASCII(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
-
-    /// Appends `string`'s JSON escape (without the quotes) to `bytes`: the one JSON string escaper of
-    /// the project. `\"`, `\\`, `\b \t \n \f \r`, other bytes below 0x20 as `\u00xx`; with
-    /// `lineSeparators`, U+2028 and U+2029 as `\u2028`/`\u2029` too, so JSONP stays valid script
-    /// (JSONEncoder writes them raw, which `/api/` matches). Runs that need no escape are copied whole.
-    public static func appendEscaped(_ string: String, to bytes: inout [UInt8], lineSeparators: Bool) {
-        var string = string
-        string.withUTF8 { utf8 in
-            var runStart = 0
-            var index = 0
-            while index < utf8.count {
-                let byte = utf8[index]
-                let separator = lineSeparators && byte == 0xE2 && index + 2 < utf8.count && utf8[index + 1] == 0x80
-                    && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9)
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || separator else {
-                    index += 1
-                    continue
-                }
-                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
-                bytes.append(UInt8(ascii: "\\"))
-                if separator {
-                    bytes.append(contentsOf: utf8[index + 2] == 0xA8 ? Array("u2028".utf8) : Array("u2029".utf8))
-                    index += 3
-                    runStart = index
-                    continue
-                }
-                switch byte {
-                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                default:
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                    bytes.append(hexLower[Int(byte >> 4)])
-                    bytes.append(hexLower[Int(byte & 0xF)])
-                }
-                index += 1
-                runStart = index
-            }
-            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
-        }
     }
 
     /// Year, month and day of the proleptic Gregorian calendar for days since 1970-01-01
@@ -305,6 +256,77 @@ public struct JSONWriter {
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
+}
+
+/// Where the JSON and XML writers append bytes: an array, or a writer's own buffer. The escaper and
+/// the number formatter write through it, so every writer shares them.
+public protocol ByteSink: ~Copyable {
+    /// Appends one byte.
+    mutating func append(_ byte: UInt8)
+    /// Appends `bytes` in one copy.
+    mutating func append(bytes: UnsafeBufferPointer<UInt8>)
+}
+
+extension Array: ByteSink where Element == UInt8 {
+    /// Appends `bytes` in one copy.
+    @inlinable
+    public mutating func append(bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
+}
+
+/// The one JSON string escaper of the project, and the one integer formatter.
+extension JSONWriter {
+    /// Appends `string`'s JSON escape (without the quotes) to `bytes`: the one JSON string escaper of
+    /// the project. `\"`, `\\`, `\b \t \n \f \r`, other bytes below 0x20 as `\u00xx`; with
+    /// `lineSeparators`, U+2028 and U+2029 as `\u2028`/`\u2029` too, so JSONP stays valid script
+    /// (JSONEncoder writes them raw, which `/api/` matches). Runs that need no escape are copied whole.
+    @inlinable
+    public static func appendEscaped<Sink: ByteSink & ~Copyable>(_ string: String, to bytes: inout Sink, lineSeparators: Bool) {
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                let separator = lineSeparators && byte == 0xE2 && index + 2 < utf8.count && utf8[index + 1] == 0x80
+                    && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9)
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || separator else {
+                    index += 1
+                    continue
+                }
+                if runStart < index { bytes.append(bytes: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+                bytes.append(UInt8(ascii: "\\"))
+                if separator {
+                    for byte in [UInt8(ascii: "u"), UInt8(ascii: "2"), UInt8(ascii: "0"), UInt8(ascii: "2")] { bytes.append(byte) }
+                    bytes.append(utf8[index + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
+                    index += 3
+                    runStart = index
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                default:
+                    bytes.append(UInt8(ascii: "u"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(hexDigit(byte >> 4))
+                    bytes.append(hexDigit(byte & 0xF))
+                }
+                index += 1
+                runStart = index
+            }
+            if runStart < utf8.count { bytes.append(bytes: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        }
+    }
+
+    /// The lower-case hex digit of `nibble` (0–15).
+    @inlinable
+    static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
 }
 
 // MARK: - Documents

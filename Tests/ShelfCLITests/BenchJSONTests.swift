@@ -176,7 +176,7 @@ import Testing
         #expect(document["syncSongs"] as? Int == 300)
         #expect(document["syncRepeats"] as? Int == 0)
         let targets = try rows(document, "targets")
-        #expect(targets.count == 9)
+        #expect(targets.count == 13)
         #expect(targets.first { ($0["target"] as? String)?.hasPrefix("every song exactly once") == true }?["met"] as? Bool == true)
     }
 

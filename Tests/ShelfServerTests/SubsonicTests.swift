@@ -105,6 +105,58 @@ func normalized(_ value: Any) -> Any {
         return fixture
     }
 
+    /// getRandomSongs draws from the whole library uniformly: over many calls every track comes up
+    /// about equally often, deleted ones never (the draw is by row ID, so gaps must not bias it).
+    @Test func randomSongsAreUniformOverTheLibrary() async throws { try await offCooperativePool {
+        let fixture = try ServedLibrary(tracks: 30)
+        defer { fixture.remove() }
+        let deleted = try fixture.shelf(["delete"] + (1...10).map { String($0 * 3) })
+        try #require(deleted.status == 0, "\(deleted.stderr)")
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let ann = SubsonicClient(server)
+        var counts: [String: Int] = [:]
+        for _ in 0..<200 {
+            let songs = (try ann.ok("getRandomSongs", [("size", "10")])["randomSongs"] as? [String: Any])?["song"] as? [[String: Any]] ?? []
+            #expect(songs.count == 10)
+            #expect(Set(songs.compactMap { $0["id"] as? String }).count == songs.count, "a song twice in one answer")
+            for song in songs { counts[song["id"] as? String ?? "", default: 0] += 1 }
+        }
+        // 2,000 draws over 20 tracks: 100 each expected; 40 or 200 would be beyond chance.
+        #expect(Set(counts.keys) == Set((1...30).filter { $0 % 3 != 0 }.map { "tr-\($0)" }))
+        for (id, count) in counts { #expect((40...200).contains(count), "\(id) drawn \(count) times of 2,000") }
+        // More than the library holds: every track once.
+        let all = (try ann.ok("getRandomSongs", [("size", "500")])["randomSongs"] as? [String: Any])?["song"] as? [[String: Any]] ?? []
+        #expect(all.count == 20)
+        let albums = (try ann.ok("getAlbumList2", [("type", "random"), ("size", "500")])["albumList2"] as? [String: Any])?["album"] as? [[String: Any]] ?? []
+        let every = (try ann.ok("getAlbumList2", [("type", "alphabeticalByName"), ("size", "500")])["albumList2"] as? [String: Any])?["album"] as? [[String: Any]] ?? []
+        #expect(Set(albums.compactMap { $0["id"] as? String }) == Set(every.compactMap { $0["id"] as? String }))
+    } }
+
+    /// Blank and white-space names never reach an app as empty names: albums and artists carry the
+    /// placeholders, and every album has an artist.
+    @Test func blankNamesGetPlaceholders() async throws { try await offCooperativePool {
+        let fixture = try ServedLibrary(tracks: 4)
+        defer { fixture.remove() }
+        let edited = try fixture.shelf(["edit", "1", "--set", "artist= ", "--set", "albumArtist= ", "--set", "album= "])
+        try #require(edited.status == 0, "\(edited.stderr)")
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let ann = SubsonicClient(server)
+        let indexes = (try ann.ok("getArtists")["artists"] as? [String: Any])?["index"] as? [[String: Any]] ?? []
+        let names = indexes.flatMap { ($0["artist"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
+        #expect(!names.isEmpty)
+        #expect(names.allSatisfy { !$0.trimmingCharacters(in: .whitespaces).isEmpty }, "\(names)")
+        let albums = (try ann.ok("getAlbumList2", [("type", "alphabeticalByName"), ("size", "500")])["albumList2"] as? [String: Any])?["album"] as? [[String: Any]] ?? []
+        #expect(!albums.isEmpty)
+        for album in albums {
+            #expect(!((album["name"] as? String) ?? "").trimmingCharacters(in: .whitespaces).isEmpty, "\(album)")
+            #expect(!((album["artist"] as? String) ?? "").trimmingCharacters(in: .whitespaces).isEmpty, "\(album)")
+        }
+        let song = (try ann.ok("getSong", [("id", "tr-1")])["song"] as? [String: Any]) ?? [:]
+        #expect(song["artist"] as? String == "[Unknown Artist]")
+    } }
+
     @Test func everyAuthMethodAndItsErrors() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }
@@ -138,6 +190,9 @@ func normalized(_ value: Any) -> Any {
         #expect(try SubsonicClient(server, auth: [("u", "ann"), ("p", "enc:zz")]).errorCode("ping") == 40)
         #expect(try SubsonicClient(server, auth: [("u", "nobody"), ("p", "x")]).errorCode("ping") == 40)
         #expect(try SubsonicClient(server, auth: []).errorCode("ping") == 10)
+        // tokenInfo (apiKeyAuthentication) names the key's user, and needs the key itself.
+        #expect((try byKey.ok("tokenInfo")["tokenInfo"] as? [String: Any])?["username"] as? String == "bob")
+        #expect(try clear.errorCode("tokenInfo") == 42)
 
         // Without credentials: the extension list only.
         let extensions = try SubsonicClient(server, auth: []).ok("getOpenSubsonicExtensions")
@@ -148,6 +203,14 @@ func normalized(_ value: Any) -> Any {
         let missing = try clear.raw("getPodcasts")
         #expect(missing.status == 501)
         #expect(missing.text.contains("status=\"failed\""))
+        // Never (video, chat): 410; a name the spec does not have: 404; both failed bodies.
+        let video = try clear.raw("getVideos")
+        #expect(video.status == 410)
+        #expect(video.text.contains("status=\"failed\""))
+        #expect(try clear.raw("getChatMessages.view", [("f", "json")]).status == 410)
+        #expect(try clear.raw("noSuchEndpoint").status == 404)
+        // Admin-only endpoints are refused to others by the registry (error 50).
+        #expect(try SubsonicClient(server, auth: [("apiKey", key)]).errorCode("startScan") == 50)
         let badFormat = try clear.raw("ping", [("f", "yaml")])
         #expect(badFormat.status == 200)
         #expect(badFormat.text.contains("<error code=\"0\""))
@@ -331,6 +394,14 @@ func normalized(_ value: Any) -> Any {
         let genreSongs = ((byGenre["songsByGenre"] as? [String: Any])?["song"] as? [Any])?.count ?? 0
         #expect(genreSongs == 12)
         _ = try ann.ok("getTopSongs", [("artist", "小倉唯")])
+        // By the artist's ID as well as its name: the same songs (played ones, so one is played first).
+        _ = try ann.ok("scrobble", [("id", "tr-1")])
+        let artistID = try #require(song["artistId"] as? String)
+        let artistName = try #require((try ann.ok("getArtist", [("id", artistID)])["artist"] as? [String: Any])?["name"] as? String)
+        let byName = ((try ann.ok("getTopSongs", [("artist", artistName)])["topSongs"] as? [String: Any])?["song"] as? [[String: Any]]) ?? []
+        let byID = ((try ann.ok("getTopSongs", [("id", artistID)])["topSongs"] as? [String: Any])?["song"] as? [[String: Any]]) ?? []
+        #expect(byID.compactMap { $0["id"] as? String } == byName.compactMap { $0["id"] as? String })
+        #expect(try ann.errorCode("getTopSongs", [("id", "ar-1")]) == 70)
         _ = try ann.ok("getNowPlaying")
         _ = try ann.ok("getArtistInfo2", [("id", try #require(song["artistId"] as? String))])
 

@@ -20,6 +20,10 @@ enum TrackRow {
     /// comment come back nil): what scans of the whole table read.
     static let selectWithoutTexts =
         "SELECT \(columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")) FROM track"
+    /// `select` with only what a protocol's song shows (lyrics, composer, the artist sort tags and
+    /// the audio hash come back nil): a page of 500 songs decodes a String per column it reads.
+    static let selectForSongs =
+        "SELECT \(columns.map { ["lyrics", "composer", "sort_artist", "sort_album_artist", "sort_composer", "audio_hash"].contains($0) ? "NULL" : $0 }.joined(separator: ", ")) FROM track"
     /// One track by ID, with and without the long texts: composed once, not per lookup.
     static let selectByID = select + " WHERE id = ?"
     static let selectByIDWithoutTexts = selectWithoutTexts + " WHERE id = ?"

@@ -51,11 +51,18 @@ extension SubsonicAPI {
             }
             items = try await albumItems(try await albumsOfTracks(LibraryQuery(sort: query.sort, descending: query.descending, filter: within(query.filter)), offset: offset, limit: size))
         case "random":
-            let ids = try await library.snapshot(LibraryQuery(filter: within(.all))).shuffled()
+            // The albums of random tracks (an album as likely as its share of the tracks): drawn
+            // by row ID from the whole library, listed from a folder; read a chunk at a time.
+            let ids = folder == nil ? try await library.randomTracks(size * 4) : try await library.snapshot(LibraryQuery(filter: within(.all))).shuffled()
             var seen = Set<GroupID>()
             var albums: [GroupID] = []
-            for id in ids.prefix(size * 20) where albums.count < size {
-                if let track = try await library.track(id), let album = Library.groupIDs(of: track).album, seen.insert(album).inserted { albums.append(album) }
+            var start = 0
+            while albums.count < size && start < min(ids.count, size * 20) {
+                let chunk = Array(ids[start..<min(ids.count, start + max(size, 50))])
+                for track in try await library.tracks(ids: chunk, texts: false).tracks where albums.count < size {
+                    if let album = Library.groupIDs(of: track).album, seen.insert(album).inserted { albums.append(album) }
+                }
+                start += chunk.count
             }
             items = try await albumItems(albums)
         case "starred":
@@ -95,7 +102,9 @@ extension SubsonicAPI {
         let from = try p.int("fromYear", in: -9999...9999)
         let to = try p.int("toYear", in: -9999...9999)
         if from != nil || to != nil { filters.append(.range(.year, lower: from.map(Double.init), upper: to.map(Double.init))) }
-        let ids = try await library.snapshot(LibraryQuery(filter: filters.isEmpty ? .all : .and(filters)))
+        // The whole library is drawn from by row ID (a probe a song); a narrowed one is listed.
+        guard !filters.isEmpty else { return .container("randomSongs", "song", try await songs(try await library.randomTracks(size), for: try call.signedIn)) }
+        let ids = try await library.snapshot(LibraryQuery(filter: .and(filters)))
         var generator = SystemRandomNumberGenerator()
         var picked: [TrackID] = []
         var chosen = Set<Int>()

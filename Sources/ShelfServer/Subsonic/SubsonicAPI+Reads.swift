@@ -30,8 +30,8 @@ extension SubsonicAPI {
     /// gone since are left out.
     func songs(_ ids: [TrackID], for user: User) async throws -> [SubsonicSong] {
         guard !ids.isEmpty else { return [] }
-        // Songs carry no lyrics or comment: those long texts are left unread.
-        let tracks = try await context.library.tracks(ids: ids, texts: false).tracks
+        // Songs carry no lyrics: the longest text is left unread, with what songs do not show.
+        let tracks = try await context.library.tracks(ids: ids, fields: .song).tracks
         let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let data = try await context.library.userTrackData(for: user.id, tracks: ids)
         // The tracks of a page mostly share albums: their keys are computed once per album.

@@ -15,14 +15,14 @@ final class SubsonicIndexCache: Sendable {
         let json: Bool
     }
 
-    private let entries = Locked<[(key: Key, body: [UInt8])]>([])
+    private let entries = Locked<[(key: Key, body: Data)]>([])
     private let capacity = 8
 
     /// The rendered body of `key`, if kept.
-    func body(_ key: Key) -> [UInt8]? { entries.withLock { $0.first { $0.key == key }?.body } }
+    func body(_ key: Key) -> Data? { entries.withLock { $0.first { $0.key == key }?.body } }
 
     /// Keeps `body` for `key`.
-    func store(_ key: Key, _ body: [UInt8]) {
+    func store(_ key: Key, _ body: Data) {
         entries.withLock { entries in
             entries.removeAll { $0.key == key }
             entries.append((key, body))

@@ -71,7 +71,6 @@ struct SubsonicSong: SubsonicModel {
     }
 
     func write(to w: inout SubsonicWriter) {
-        let track = self.track
         // The name and extension by hand, on UTF-8 (both separators are ASCII): NSString's path
         // methods normalise the whole path first, and Character searches compare graphemes.
         let path = track.path
@@ -110,6 +109,7 @@ struct SubsonicSong: SubsonicModel {
         w.attribute("sortName", track.sortTitle ?? "")
         w.attribute("samplingRate", track.sampleRate)
         w.attribute("channelCount", track.channels)
+        if let comment = track.comment, !comment.isEmpty { w.attribute("comment", comment) }
         if let nowPlaying {
             w.attribute("username", nowPlaying.user)
             w.attribute("minutesAgo", nowPlaying.minutesAgo)

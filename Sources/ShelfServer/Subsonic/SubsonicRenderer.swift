@@ -53,7 +53,7 @@ enum SubsonicRenderer {
     static let serverVersion = "0.1.0"
 
     /// The whole document: the root element's status, versions and OpenSubsonic flag, then `body`.
-    static func document(json: Bool, failed: Bool = false, capacity: Int = 4_096, _ body: (inout SubsonicWriter) -> Void) -> [UInt8] {
+    static func document(json: Bool, failed: Bool = false, capacity: Int = 4_096, _ body: (inout SubsonicWriter) -> Void) -> Data {
         var w = SubsonicWriter(json: json, capacity: capacity)
         w.beginDocument()
         w.open("subsonic-response")
@@ -66,7 +66,7 @@ enum SubsonicRenderer {
         body(&w)
         w.close()
         w.endDocument()
-        return w.bytes
+        return w.finish()
     }
 
     /// The HTTP response of `body` in `format` (200 unless said: Subsonic reports failures in the body).
@@ -76,11 +76,11 @@ enum SubsonicRenderer {
     }
 
     /// The HTTP response of a rendered document (JSONP wraps the JSON in its callback).
-    static func response(_ document: [UInt8], format: SubsonicFormat, status: Int = 200) -> HTTPResponse {
+    static func response(_ document: Data, format: SubsonicFormat, status: Int = 200) -> HTTPResponse {
         let (body, type): (Data, String) = switch format {
-        case .xml: (Data(document), "text/xml; charset=utf-8")
-        case .json: (Data(document), "application/json; charset=utf-8")
-        case .jsonp(let callback): (Data(callback.utf8) + Data("(".utf8) + Data(document) + Data(");".utf8), "application/javascript; charset=utf-8")
+        case .xml: (document, "text/xml; charset=utf-8")
+        case .json: (document, "application/json; charset=utf-8")
+        case .jsonp(let callback): (Data(callback.utf8) + Data("(".utf8) + document + Data(");".utf8), "application/javascript; charset=utf-8")
         }
         return HTTPResponse(status: status, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: .data(body))
     }

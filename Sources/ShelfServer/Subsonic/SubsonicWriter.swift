@@ -9,9 +9,16 @@ import ShelfWire
 /// one after another. JSON: an element is `"name":{…}` with its attributes as typed members, a
 /// list is `"name":[{…},…]` (an array even with one member, never written when it has none),
 /// and an element's text is its `"value"`.
-struct SubsonicWriter {
-    /// The answer so far.
-    private(set) var bytes: [UInt8]
+///
+/// The bytes are its own buffer, handed to the response without a copy: a sync page is some
+/// 15,000 attributes in 300 KB, and an array's checks per append cost more than the page's reads.
+/// Noncopyable, since two copies would share the buffer.
+struct SubsonicWriter: ~Copyable, ByteSink {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+    /// Whether `base` is still this writer's to free (`finish` hands it on).
+    private var owned = true
     /// Whether this writes JSON (else XML).
     let json: Bool
 
@@ -28,11 +35,52 @@ struct SubsonicWriter {
     /// JSON: the next member follows a sibling and needs a comma.
     private var afterValue = false
 
-    /// A writer with room for `capacity` bytes.
+    /// A writer with room for `capacity` bytes (it grows as needed).
     init(json: Bool, capacity: Int = 4_096) {
         self.json = json
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(64, capacity)
+        guard let memory = malloc(self.capacity) else { fatalError("out of memory for a \(capacity)-byte answer") }
+        base = memory.assumingMemoryBound(to: UInt8.self)
+    }
+
+    deinit {
+        if owned { free(base) }
+    }
+
+    /// The bytes written, as Data that owns them (no copy).
+    consuming func finish() -> Data {
+        owned = false
+        return Data(bytesNoCopy: base, count: count, deallocator: .free)
+    }
+
+    /// What has been written so far, copied (for tests and the index cache's key checks).
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    // MARK: Bytes
+
+    /// Appends one byte.
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(1) }
+        base[count] = byte
+        count += 1
+    }
+
+    /// Appends `bytes` in one copy.
+    @inline(__always)
+    mutating func append(bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        if count + bytes.count > capacity { grow(bytes.count) }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    private mutating func grow(_ needed: Int) {
+        var next = capacity * 2
+        while next < count + needed { next *= 2 }
+        guard let memory = realloc(base, next) else { fatalError("out of memory for a \(next)-byte answer") }
+        base = memory.assumingMemoryBound(to: UInt8.self)
+        capacity = next
     }
 
     // MARK: The envelope
@@ -40,7 +88,7 @@ struct SubsonicWriter {
     /// The document's start: the XML declaration, or the JSON object's opening brace.
     mutating func beginDocument() {
         if json {
-            bytes.append(UInt8(ascii: "{"))
+            append(UInt8(ascii: "{"))
         } else {
             ascii("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
         }
@@ -48,7 +96,7 @@ struct SubsonicWriter {
 
     /// The document's end.
     mutating func endDocument() {
-        if json { bytes.append(UInt8(ascii: "}")) }
+        if json { append(UInt8(ascii: "}")) }
     }
 
     // MARK: Elements and lists
@@ -59,10 +107,10 @@ struct SubsonicWriter {
         if json {
             separate()
             key(name)
-            bytes.append(UInt8(ascii: "{"))
+            append(UInt8(ascii: "{"))
             afterValue = false
         } else {
-            bytes.append(UInt8(ascii: "<"))
+            append(UInt8(ascii: "<"))
             utf8(name)
             tagOpen = true
         }
@@ -73,7 +121,7 @@ struct SubsonicWriter {
     mutating func close() {
         guard case .element(let name)? = stack.popLast() else { return }
         if json {
-            bytes.append(UInt8(ascii: "}"))
+            append(UInt8(ascii: "}"))
             afterValue = true
         } else if tagOpen {
             ascii("/>")
@@ -81,7 +129,7 @@ struct SubsonicWriter {
         } else {
             ascii("</")
             utf8(name)
-            bytes.append(UInt8(ascii: ">"))
+            append(UInt8(ascii: ">"))
         }
     }
 
@@ -97,16 +145,16 @@ struct SubsonicWriter {
             if !opened {
                 separate()
                 key(name)
-                bytes.append(UInt8(ascii: "["))
+                append(UInt8(ascii: "["))
                 afterValue = false
                 stack[stack.count - 1] = .list(name: name, opened: true)
             }
             separate()
-            bytes.append(UInt8(ascii: "{"))
+            append(UInt8(ascii: "{"))
             afterValue = false
         } else {
             startChild()
-            bytes.append(UInt8(ascii: "<"))
+            append(UInt8(ascii: "<"))
             utf8(name)
             tagOpen = true
         }
@@ -117,7 +165,7 @@ struct SubsonicWriter {
     mutating func closeList() {
         guard case .list(_, let opened)? = stack.popLast() else { return }
         if json && opened {
-            bytes.append(UInt8(ascii: "]"))
+            append(UInt8(ascii: "]"))
             afterValue = true
         }
     }
@@ -130,7 +178,7 @@ struct SubsonicWriter {
             if !opened {
                 separate()
                 key(name)
-                bytes.append(UInt8(ascii: "["))
+                append(UInt8(ascii: "["))
                 afterValue = false
                 stack[stack.count - 1] = .list(name: name, opened: true)
             }
@@ -139,13 +187,13 @@ struct SubsonicWriter {
             afterValue = true
         } else {
             startChild()
-            bytes.append(UInt8(ascii: "<"))
+            append(UInt8(ascii: "<"))
             utf8(name)
-            bytes.append(UInt8(ascii: ">"))
+            append(UInt8(ascii: ">"))
             integer(Int64(value))
             ascii("</")
             utf8(name)
-            bytes.append(UInt8(ascii: ">"))
+            append(UInt8(ascii: ">"))
         }
     }
 
@@ -169,7 +217,7 @@ struct SubsonicWriter {
         guard !json else { return }
         ascii(" xmlns=\"")
         ascii(uri)
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 
     /// A string attribute.
@@ -213,7 +261,7 @@ struct SubsonicWriter {
     /// A date attribute, `2026-12-01T10:02:38Z` (UTC, whole seconds).
     mutating func attribute(_ name: StaticString, _ value: Date) {
         attributeStart(name)
-        Self.iso(value, into: &bytes)
+        iso(value)
         attributeEnd()
     }
 
@@ -226,7 +274,7 @@ struct SubsonicWriter {
     mutating func attribute(_ name: StaticString, _ id: SubsonicID) {
         attributeStart(name)
         let (prefix, number) = id.parts
-        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        prefix.withUTF8Buffer { append(bytes: $0) }
         integer(number)
         attributeEnd()
     }
@@ -241,7 +289,7 @@ struct SubsonicWriter {
     /// XML: a child or text closes the parent's start tag first.
     private mutating func startChild() {
         if !json && tagOpen {
-            bytes.append(UInt8(ascii: ">"))
+            append(UInt8(ascii: ">"))
             tagOpen = false
         }
     }
@@ -249,53 +297,53 @@ struct SubsonicWriter {
     private mutating func attributeStart(_ name: StaticString, quoted: Bool = true) {
         if json {
             separate()
-            bytes.append(UInt8(ascii: "\""))
-            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            append(UInt8(ascii: "\""))
+            name.withUTF8Buffer { append(bytes: $0) }
             ascii(quoted ? "\":\"" : "\":")
         } else {
-            bytes.append(UInt8(ascii: " "))
-            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            append(UInt8(ascii: " "))
+            name.withUTF8Buffer { append(bytes: $0) }
             ascii("=\"")
         }
     }
 
     private mutating func attributeEnd(quoted: Bool = true) {
         if json {
-            if quoted { bytes.append(UInt8(ascii: "\"")) }
+            if quoted { append(UInt8(ascii: "\"")) }
             afterValue = true
         } else {
-            bytes.append(UInt8(ascii: "\""))
+            append(UInt8(ascii: "\""))
         }
     }
 
     private mutating func separate() {
-        if afterValue { bytes.append(UInt8(ascii: ",")) }
+        if afterValue { append(UInt8(ascii: ",")) }
     }
 
     private mutating func key(_ name: String) {
         string(name)
-        bytes.append(UInt8(ascii: ":"))
+        append(UInt8(ascii: ":"))
     }
 
     /// A JSON string in quotes, by the server's one escaper (U+2028/U+2029 escaped too, so
     /// JSONP stays valid script).
     private mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        JSONWriter.appendEscaped(value, to: &bytes, lineSeparators: true)
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
+        JSONWriter.appendEscaped(value, to: &self, lineSeparators: true)
+        append(UInt8(ascii: "\""))
     }
 
     private mutating func ascii(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { append(bytes: $0) }
     }
 
     private mutating func utf8(_ text: String) {
         var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { append(bytes: $0) }
     }
 
     private mutating func integer(_ value: Int64) {
-        JSONWriter.appendDecimal(value, to: &bytes)
+        JSONWriter.appendDecimal(value, to: &self)
     }
 
     /// `text` escaped for XML content or a quoted attribute. Characters XML 1.0 cannot carry
@@ -326,47 +374,46 @@ struct SubsonicWriter {
                     index += 1
                     continue
                 }
-                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
-                if let replacement { replacement.withUTF8Buffer { bytes.append(contentsOf: $0) } }
+                if runStart < index { append(bytes: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+                if let replacement { replacement.withUTF8Buffer { append(bytes: $0) } }
                 index += skip
                 runStart = index
             }
-            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+            if runStart < utf8.count { append(bytes: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         }
     }
 
-    /// `2026-12-01T10:02:38Z`, formatted by hand into `out`: a sync formats three dates per song.
-    static func iso(_ date: Date, into out: inout [UInt8]) {
+    /// `2026-12-01T10:02:38Z`, formatted by hand: a sync formats three dates per song.
+    private mutating func iso(_ date: Date) {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func digits(_ value: Int32, _ width: Int) {
-            var text: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
-            var value = Int(value)
-            let negative = value < 0
-            if negative { value = -value }
-            withUnsafeMutableBytes(of: &text) { buffer in
-                var index = buffer.count
-                repeat {
-                    index -= 1
-                    buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                } while (value != 0 || buffer.count - index < width) && index > 0
-                if negative { out.append(UInt8(ascii: "-")) }
-                out.append(contentsOf: buffer[index...])
-            }
+        if parts.tm_year + 1900 < 0 { append(UInt8(ascii: "-")) }
+        digits(Int(abs(parts.tm_year + 1900)), 1)
+        append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon + 1), 2)
+        append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2)
+        append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2)
+        append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2)
+        append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2)
+        append(UInt8(ascii: "Z"))
+    }
+
+    /// `value` (not negative) in decimal, zero-padded to `width` digits.
+    private mutating func digits(_ value: Int, _ width: Int) {
+        var divisor = 1
+        var places = 1
+        while value / divisor >= 10 || places < width {
+            divisor *= 10
+            places += 1
         }
-        digits(parts.tm_year + 1900, 1)
-        out.append(UInt8(ascii: "-"))
-        digits(parts.tm_mon + 1, 2)
-        out.append(UInt8(ascii: "-"))
-        digits(parts.tm_mday, 2)
-        out.append(UInt8(ascii: "T"))
-        digits(parts.tm_hour, 2)
-        out.append(UInt8(ascii: ":"))
-        digits(parts.tm_min, 2)
-        out.append(UInt8(ascii: ":"))
-        digits(parts.tm_sec, 2)
-        out.append(UInt8(ascii: "Z"))
+        repeat {
+            append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
+            divisor /= 10
+        } while divisor > 0
     }
 }

@@ -238,10 +238,12 @@ export class VirtualTable {
       row.dataset.index = String(index);
       const track = this.rows.get(index) ?? this.stale.get(index);
       if (track) {
-        if (row.dataset.id !== String(track.id) || row.dataset.version !== track.dateModified || row.classList.contains('placeholder')) {
+        // Repainted when the row shows another track or a refetched copy of it: an edit within the
+        // same second as the import before it leaves dateModified's text unchanged, so that is no version.
+        if (row.dataset.id !== String(track.id) || row.shownTrack !== track || row.classList.contains('placeholder')) {
           row.classList.remove('placeholder');
           row.dataset.id = String(track.id);
-          row.dataset.version = track.dateModified;
+          row.shownTrack = track;
           COLUMNS.forEach((column, i) => setText(row.children[i], String(column.cell(track))));
         }
         row.setAttribute('aria-selected', String(this.selection.has(track.id)));
@@ -251,6 +253,7 @@ export class VirtualTable {
         if (!row.classList.contains('placeholder')) {
           row.classList.add('placeholder');
           delete row.dataset.id;
+          row.shownTrack = null;
           for (const cell of row.children) setText(cell, '');
         }
         row.setAttribute('aria-busy', 'true');

@@ -1,0 +1,44 @@
+import Foundation
+import Shelf
+import ShelfCore
+import ShelfWire
+
+/// Sessions: sign in and out, and who is signed in.
+extension NativeAPI {
+    /// The routes of this group.
+    var sessionRoutes: [Route] {
+        [
+            Route("POST", "/api/session", access: .anyone, bodyLimit: 16 * 1024, signIn),
+            Route("DELETE", "/api/session", access: .anyone, signOut),
+            Route("GET", "/api/me") { request in try .json(UserDocument(user: try request.signedIn)) },
+        ]
+    }
+
+    struct SignInBody: Decodable {
+        let name: String
+        let password: String
+    }
+
+    /// `{"user":{…}}`.
+    struct UserDocument: Encodable {
+        let user: User
+    }
+
+    func signIn(_ request: RouteRequest) async throws -> HTTPResponse {
+        let body = try request.json(SignInBody.self)
+        try context.throttle.check(request.http.remoteAddress)
+        guard let user = try await library.authenticate(name: body.name, password: body.password) else {
+            context.throttle.fail(request.http.remoteAddress)
+            throw HTTPError.unauthorized("wrong name or password")
+        }
+        let token = try await library.createSession(user: user.id)
+        return try .json(
+            UserDocument(user: user),
+            headers: [("Set-Cookie", SessionAuthenticator.cookie(token, secure: request.http.isTLS))])
+    }
+
+    func signOut(_ request: RouteRequest) async throws -> HTTPResponse {
+        if let token = request.http.cookie(SessionAuthenticator.cookieName) { try await library.deleteSession(token) }
+        return try .json(["signedOut": true], headers: [("Set-Cookie", SessionAuthenticator.cookie("", secure: request.http.isTLS, maxAge: 0))])
+    }
+}

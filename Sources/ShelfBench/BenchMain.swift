@@ -36,10 +36,12 @@ struct BenchMain {
             `shelf serve` as a child driven by wrk: first page, cursor page at 90 %, sections, anchor, search, album
             tracks, artwork warm and cold; requests/s, p50/p99, non-2xx, beside the same read in-process; peak RSS.
             DIR is generated (with a picture per album), given a user and an API key once, and reused.
-        usage: shelf-bench subsonic --library DIR [--tracks 500500] [--connections 16] [--duration 5] [--threads 2] [--wrk PATH]
+        usage: shelf-bench subsonic --library DIR [--tracks 500500] [--connections 16] [--duration 5] [--threads 2] [--wrk PATH] [--peer supysonic [--files 2000]]
             The OpenSubsonic API of `shelf serve` (a child; apiKey, f=json): a whole search3 "" sync at 500 a page
             (every song once), getAlbumList2 at offsets 0, 10,000 and 40,000, getRandomSongs, getArtists, getCoverArt
-            warm and cold under wrk, stream time to first byte raw and mp3; each beside issue 16's target. DIR as for serve.
+            warm and cold under wrk, stream time to first byte raw and mp3; each beside issue 23's target. DIR as for serve.
+            With --peer supysonic: supysonic from PyPI (into .venv) and Shelf on the same --files real files under DIR,
+            the same calls against both, each median, the ratio and whether the counts agree.
         usage: shelf-bench web --library DIR [--tracks 500500] [--scroll-rows 100000]
             The web page in headless Chromium (Selenium from .venv) against `shelf serve` (a child): navigation to first
             rows painted, jump to a letter, a fast scroll (long animation frames, frames dropped), the album grid's

@@ -14,9 +14,30 @@ struct SubsonicBench {
     let threads: Int
     let wrk: String
 
+    /// `--peer supysonic`: the side-by-side run instead (see `PeerBench`), on `--files` real files.
+    let peer: PeerBench?
+
     /// Reads the command's flags.
     init(_ words: [String]) throws {
-        (directory, tracks, connections, duration, threads, wrk) = try ServeBench.serverFlags(words, connections: 16, duration: 5)
+        var rest = words
+        var peerName: String?
+        var files = 2_000
+        for flag in ["--peer", "--files"] {
+            guard let at = rest.firstIndex(of: flag) else { continue }
+            guard at + 1 < rest.count else { throw BenchUsageError(message: "\(flag) needs a value") }
+            if flag == "--peer" { peerName = rest[at + 1] } else {
+                guard let number = Int(rest[at + 1]), number > 0 else { throw BenchUsageError(message: "--files expects a count, got '\(rest[at + 1])'") }
+                files = number
+            }
+            rest.removeSubrange(at...(at + 1))
+        }
+        (directory, tracks, connections, duration, threads, wrk) = try ServeBench.serverFlags(rest, connections: 16, duration: 5)
+        if let peerName {
+            guard peerName == "supysonic" else { throw BenchUsageError(message: "--peer knows supysonic, got '\(peerName)'") }
+            peer = PeerBench(directory: directory, files: files)
+        } else {
+            peer = nil
+        }
     }
 
     /// The median of `runs` request times (each call's own, from request written to last byte
@@ -37,9 +58,14 @@ struct SubsonicBench {
         private let query: String
 
         /// A connection to 127.0.0.1:`port` sending `apiKey` and `f=json` with every call.
-        init(port: Int, key: String) throws {
+        convenience init(port: Int, key: String) throws {
+            try self.init(port: port, auth: "apiKey=\(ServeBench.escape(key))")
+        }
+
+        /// A connection to 127.0.0.1:`port` sending `auth` (the credentials' query) and `f=json` with every call.
+        init(port: Int, auth: String) throws {
             self.port = port
-            query = "apiKey=\(ServeBench.escape(key))&f=json&v=1.16.1&c=shelf-bench"
+            query = "\(auth)&f=json&v=1.16.1&c=shelf-bench"
             connection = try RawConnection(port: UInt16(port))
         }
 
@@ -70,6 +96,7 @@ struct SubsonicBench {
 
     /// Prepares the library, then measures each scenario against a fresh server.
     func run(_ results: inout Report) async throws {
+        if let peer { return try await peer.run(&results) }
         guard FileManager.default.isExecutableFile(atPath: wrk) else {
             throw BenchUsageError(message: "\(wrk) not found: install the Debian package wrk (make deps)")
         }

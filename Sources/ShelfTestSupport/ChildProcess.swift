@@ -29,11 +29,12 @@ public enum ChildProcess {
     /// Runs `executable` with `arguments` to completion and captures its output; `stdin` is fed to
     /// its standard input and then closed (nil: standard input is /dev/null).
     public static func run(
-        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil, currentDirectory: URL? = nil
     ) throws -> ProcessResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         process.environment = env

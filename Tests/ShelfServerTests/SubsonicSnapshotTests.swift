@@ -27,7 +27,7 @@ import Testing
         genre: "J-Pop", year: 1999, trackNumber: 3, discNumber: 1, duration: 254.6, bitrate: 1_011, sampleRate: 44_100, channels: 2,
         codec: "FLAC", comment: "a comment", sortTitle: "とむあんどじぇりー", sortAlbum: "ふぁーすとらぶ", artworkID: ArtworkID(rawValue: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!),
         dateAdded: added)
-    static let plain = Track(id: TrackID(7), path: "/music/untagged", fileSize: 10, dateAdded: added)
+    static let plain = Track(id: TrackID(7), path: "/music/untagged", fileSize: 10, duration: 0.3, dateAdded: added)
     static let data = UserTrackData(starred: starred, rating: 80, playCount: 12, lastPlayed: played)
     static let ids = TrackGroupIDs(album: GroupID(1_404_169_040_119_857_444), albumArtist: GroupID(2_133_912_177_411_236_041))
     static let song = SubsonicSong(track, data, ids: ids)

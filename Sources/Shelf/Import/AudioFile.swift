@@ -11,7 +11,13 @@ enum AudioFile {
         var refusal = TagError.unreadable(path: url.path, reason: "no audio stream found in this container")
         if !foreign {
             switch Result(catching: { () throws(TagError) in try TagFile.read(url) }) {
-            case .success(let tags): return (tags, try AudioIdentity.of(url))
+            case .success(var tags):
+                // TagLib reads no length for some very short files (an Ogg of 0.3 s, a page or two):
+                // ffprobe's, when it is installed, rather than a song apps drop for having none.
+                if tags.durationMilliseconds <= 0, let probed = try? FFprobe.onPath.get().read(url), probed.durationMilliseconds > 0 {
+                    tags.durationMilliseconds = probed.durationMilliseconds
+                }
+                return (tags, try AudioIdentity.of(url))
             case .failure(let error): refusal = error
             }
         }

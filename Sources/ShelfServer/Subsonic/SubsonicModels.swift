@@ -92,7 +92,9 @@ struct SubsonicSong: SubsonicModel {
         w.attribute("size", Int(track.fileSize))
         w.attribute("contentType", StreamResponder.mimeType(suffix: suffix, codec: track.codec))
         w.attribute("suffix", suffix)
-        w.attribute("duration", track.duration.map { Int($0.rounded()) })
+        // Whole seconds, but a decodable file of under half a second is 1, not 0: apps drop songs
+        // without a duration.
+        w.attribute("duration", track.duration.map { $0 > 0 ? max(1, Int($0.rounded())) : 0 })
         w.attribute("bitRate", track.bitrate)
         w.attribute("path", file)
         w.attribute("discNumber", track.discNumber)

@@ -521,6 +521,27 @@ func normalized(_ value: Any) -> Any {
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
     } }
 
+    /// A saved queue is the library's: it is there after the server restarts, and a track deleted
+    /// since is gone from it (with the current song, when that was the one).
+    @Test func playQueueSurvivesARestartAndDeletions() async throws { try await offCooperativePool {
+        let fixture = try Self.fixture()
+        defer { fixture.remove() }
+        do {
+            let server = try ServerProcess(library: fixture.library)
+            defer { server.stop() }
+            _ = try SubsonicClient(server).ok("savePlayQueue", [("id", "tr-3"), ("id", "tr-1"), ("id", "tr-2"), ("current", "tr-2"), ("position", "1500"), ("c", "phone")])
+        }
+        let deleted = try fixture.shelf(["delete", "2"])
+        try #require(deleted.status == 0, "\(deleted.stderr)")
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let queue = try #require(try SubsonicClient(server).ok("getPlayQueue")["playQueue"] as? [String: Any])
+        #expect((queue["entry"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["tr-3", "tr-1"])
+        #expect(queue["current"] == nil)
+        #expect(queue["position"] as? Int == 1_500)
+        #expect(queue["changedBy"] as? String == "phone")
+    } }
+
     @Test func playQueueAndMusicDirectory() async throws { try await offCooperativePool {
         let fixture = try Self.fixture()
         defer { fixture.remove() }

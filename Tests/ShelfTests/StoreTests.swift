@@ -13,10 +13,10 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
 }
 
 @Suite struct OpeningTests {
-    @Test func createsVersion4WithAStableStoreID() async throws {
+    @Test func createsTheCurrentVersionWithAStableStoreID() async throws {
         let dir = try TemporaryDirectory()
         let info = try await Library(directory: dir.url).info()
-        #expect(info.schemaVersion == 4)
+        #expect(info.schemaVersion == 5)
         #expect(info.trackCount == 0)
         let again = try await Library(directory: dir.url).info()
         #expect(again.storeID == info.storeID)
@@ -44,10 +44,10 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
         let path = dir.path("library.sqlite")
         do {
             let db = try Connection(path: path.path)
-            try db.execute(script: "CREATE TABLE future (x); PRAGMA user_version = 5;")
+            try db.execute(script: "CREATE TABLE future (x); PRAGMA user_version = 6;")
         }
         let before = try Data(contentsOf: path)
-        await #expect(throws: LibraryError.newerSchema(path: path.path, found: 5, supported: 4)) {
+        await #expect(throws: LibraryError.newerSchema(path: path.path, found: 6, supported: 5)) {
             try await Library(directory: dir.url).info()
         }
         #expect(try Data(contentsOf: path) == before)

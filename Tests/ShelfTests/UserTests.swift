@@ -382,23 +382,23 @@ import Testing
         }
         let library = Library(directory: dir.url)
         let info = try await library.info()
-        #expect(info.schemaVersion == 4 && info.trackCount == 5)
+        #expect(info.schemaVersion == 5 && info.trackCount == 5)
         #expect(try await library.track(3)?.title == "Song 3")
         let ann = try await library.addUser(name: "ann", password: "pw")
         try await library.write { batch in try batch.setRating(3, by: ann.id, 60) }
         #expect(try await library.track(3)?.rating == 60)
     }
 
-    @Test func aLegacyStoreMigratesAllTheWayTo4() async throws {
+    @Test func aLegacyStoreMigratesAllTheWayToTheCurrentVersion() async throws {
         let dir = try TemporaryDirectory()
         try LegacyStore.create(at: dir.url, tracks: [sampleTrack(1), sampleTrack(2)]) { _ in nil }
         let library = Library(directory: dir.url)
         let report = try await library.migrateLegacyStore()
         #expect(report.fromVersion == 1)
         let db = try raw(dir)
-        #expect(try db.scalar(Int.self, "PRAGMA user_version") == 4)
-        #expect(try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('user', 'user_track', 'playlist_owner', 'user_group_star')") == 4)
+        #expect(try db.scalar(Int.self, "PRAGMA user_version") == 5)
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('user', 'user_track', 'playlist_owner', 'user_group_star', 'play_queue', 'play_queue_item')") == 6)
         #expect(try await library.info().trackCount == 2)
-        #expect(try await library.migrateLegacyStore().fromVersion == 4)
+        #expect(try await library.migrateLegacyStore().fromVersion == 5)
     }
 }

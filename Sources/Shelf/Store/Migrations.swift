@@ -25,6 +25,9 @@ enum Migrations {
         Step(name: "addGroupStars", from: 3, to: 4) { db in
             try db.execute(script: Schema.version4Additions)
         },
+        Step(name: "addPlayQueues", from: 4, to: 5) { db in
+            try db.execute(script: Schema.version5Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 4
+    static let currentVersion = 5
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -192,6 +192,25 @@ enum Schema {
           starred  REAL    NOT NULL,
           PRIMARY KEY (user_id, kind, group_id)
         ) WITHOUT ROWID;
+        """
+
+    /// Version 5: each user's saved play queue (Subsonic's savePlayQueue), so a player resumes it
+    /// on another device after the server restarts. A deleted track leaves its queue with it.
+    static let version5Additions = """
+        CREATE TABLE play_queue (
+          user_id    INTEGER PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+          current    INTEGER,
+          position   INTEGER NOT NULL DEFAULT 0,
+          changed    REAL    NOT NULL,
+          changed_by TEXT    NOT NULL DEFAULT ''
+        );
+        CREATE TABLE play_queue_item (
+          user_id  INTEGER NOT NULL REFERENCES play_queue(user_id) ON DELETE CASCADE,
+          position INTEGER NOT NULL,
+          track_id INTEGER NOT NULL REFERENCES track(id) ON DELETE CASCADE,
+          PRIMARY KEY (user_id, position)
+        ) WITHOUT ROWID;
+        CREATE INDEX play_queue_item_track ON play_queue_item(track_id);
         """
 
     /// Version 1, the legacy layout: artwork bytes inline in the track row, no artwork table and no

@@ -121,6 +121,22 @@ extension Library {
         }
     }
 
+    /// `user`'s saved play queue (tracks deleted since are gone from it), or nil when none is saved.
+    public func playQueue(of user: UserID) async throws -> PlayQueue? {
+        try await read { db in
+            try db.transaction(.deferred) {
+                guard let head = try db.queryOne(
+                    "SELECT current, position, changed, changed_by FROM play_queue WHERE user_id = ?", [user.rawValue], {
+                        (current: $0.optionalInt64(0), position: Int(try $0.int64(1)), changed: try $0.get(2, as: Date.self), by: try $0.get(3, as: String.self))
+                    }) else { return nil }
+                let tracks = try db.query(
+                    "SELECT track_id FROM play_queue_item WHERE user_id = ? ORDER BY position", [user.rawValue]) { TrackID(try $0.int64(0)) }
+                let current = head.current.map { TrackID($0) }.flatMap { tracks.contains($0) ? $0 : nil }
+                return PlayQueue(tracks: tracks, current: current, position: head.position, changed: head.changed, changedBy: head.by)
+            }
+        }
+    }
+
     /// The tracks a user starred, most recently starred first.
     public func starredTracks(of user: UserID) async throws -> [TrackID] {
         try await read { db in

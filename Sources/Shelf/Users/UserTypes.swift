@@ -81,6 +81,28 @@ public struct APIKeyInfo: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { "key \(id) of user \(userID)" }
 }
 
+/// A user's saved play queue: the songs in order, the one playing and how far into it, and when
+/// and from which client it was saved.
+public struct PlayQueue: Sendable, Hashable {
+    public var tracks: [TrackID]
+    /// The song playing; nil when none was named (or it left the library).
+    public var current: TrackID?
+    /// Milliseconds into `current`.
+    public var position: Int
+    public var changed: Date
+    /// The client that saved it (Subsonic's `c`).
+    public var changedBy: String
+
+    /// Builds a value.
+    public init(tracks: [TrackID], current: TrackID?, position: Int, changed: Date, changedBy: String) {
+        self.tracks = tracks
+        self.current = current
+        self.position = position
+        self.changed = changed
+        self.changedBy = changedBy
+    }
+}
+
 /// One user's own data about one track.
 public struct UserTrackData: Sendable, Hashable, Codable {
     /// When the user starred the track; nil if not starred.

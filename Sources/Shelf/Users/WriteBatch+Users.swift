@@ -128,6 +128,27 @@ extension WriteBatch {
         try db.execute("DELETE FROM user_session WHERE sha256 = ?", [Secrets.sha256(token)])
     }
 
+    // MARK: Play queues
+
+    /// Saves `user`'s play queue (replacing the last), stamped with this batch's time; every track
+    /// must exist, and `current`, when given, must be one of them. An empty queue clears it.
+    public func savePlayQueue(of user: UserID, tracks: [TrackID], current: TrackID?, position: Int, changedBy: String) throws {
+        _ = try requireUser(user)
+        try db.execute("DELETE FROM play_queue WHERE user_id = ?", [user.rawValue])
+        guard !tracks.isEmpty else { return }
+        for track in Set(tracks) { try requireTrack(track) }
+        if let current, !tracks.contains(current) {
+            throw LibraryError.invalidValue(field: "current", value: "\(current)", reason: "that track is not in the queue")
+        }
+        guard position >= 0 else { throw LibraryError.invalidValue(field: "position", value: "\(position)", reason: "a position is 0 or more milliseconds") }
+        try db.execute(
+            "INSERT INTO play_queue (user_id, current, position, changed, changed_by) VALUES (?, ?, ?, ?, ?)",
+            [user.rawValue, current?.rawValue, Int64(position), now, changedBy])
+        for (index, track) in tracks.enumerated() {
+            try db.execute("INSERT INTO play_queue_item (user_id, position, track_id) VALUES (?, ?, ?)", [user.rawValue, Int64(index), track.rawValue])
+        }
+    }
+
     // MARK: Per-user track data
 
     private func requireTrack(_ id: TrackID) throws {

@@ -2,8 +2,8 @@ import Foundation
 import Shelf
 import ShelfCore
 
-/// Bookmarks: the play queue a player saves to resume on another device (bookmarks themselves
-/// are not served yet).
+/// Bookmarks: the play queue a player saves to resume on another device, kept in the library
+/// (per user, through a write batch), so it survives a restart (bookmarks themselves are not served yet).
 extension SubsonicAPI {
     /// savePlayQueue: `id` (repeated) the songs, `current` one of them, `position` milliseconds into it.
     func savePlayQueue(_ call: SubsonicCall) async throws -> SubsonicReply {
@@ -13,7 +13,7 @@ extension SubsonicAPI {
         // Checked even when the queue is cleared: a bad value is the client's mistake either way.
         let position = try p.int("position", default: 0, in: 0...Int(Int64.max)) ?? 0
         guard !ids.isEmpty else {
-            playQueues.save(nil, for: user.id)
+            try await context.write { batch in try batch.savePlayQueue(of: user.id, tracks: [], current: nil, position: 0, changedBy: "") }
             return .empty
         }
         let current = try p.value("current").map { text throws(SubsonicError) in try SubsonicParameters.track(text, "current") }
@@ -21,15 +21,16 @@ extension SubsonicAPI {
         // Songs that do not exist are refused, so a restored queue never names nothing.
         let known = Set(try await library.tracks(ids: ids).tracks.map(\.id))
         if let missing = ids.first(where: { !known.contains($0) }) { throw SubsonicError.notFound("song tr-\(missing)") }
-        playQueues.save(.init(songs: ids, current: current, position: position, changed: Date(), changedBy: p.value("c") ?? ""), for: user.id)
+        let client = p.value("c") ?? ""
+        try await context.write { batch in try batch.savePlayQueue(of: user.id, tracks: ids, current: current, position: position, changedBy: client) }
         return .empty
     }
 
     /// getPlayQueue: the user's saved queue (songs deleted since are left out), or an empty answer.
     func getPlayQueue(_ call: SubsonicCall) async throws -> SubsonicReply {
         let user = try call.signedIn
-        guard let queue = playQueues.queue(of: user.id) else { return .empty }
-        let entries = try await songs(queue.songs, for: user)
+        guard let queue = try await library.playQueue(of: user.id) else { return .empty }
+        let entries = try await songs(queue.tracks, for: user)
         return .element("playQueue", SubsonicPlayQueue(
             current: queue.current, position: queue.position, username: user.name, changed: queue.changed, changedBy: queue.changedBy, entries: entries))
     }

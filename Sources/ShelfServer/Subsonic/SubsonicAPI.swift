@@ -28,8 +28,6 @@ final class SubsonicAPI: Sendable {
     let context: ServerContext
     private let report: @Sendable (String) -> Void
     let cursors = SubsonicCursors()
-    /// Saved play queues, per user.
-    let playQueues = SubsonicPlayQueues()
     /// What each user is playing now.
     let nowPlaying = SubsonicNowPlaying()
     /// Rendered artist indexes, per library state.

@@ -2,28 +2,6 @@ import Foundation
 import Shelf
 import ShelfCore
 
-/// Each user's saved play queue, kept in the server's memory: the engine has no table for it,
-/// and a queue is what a player restores on another device while the server runs (a restart
-/// forgets it, as an app that never saved one expects).
-final class SubsonicPlayQueues: Sendable {
-    /// One saved queue: its songs, the one playing and where in it, and when and by what client.
-    struct Queue: Sendable {
-        var songs: [TrackID]
-        var current: TrackID?
-        var position: Int
-        var changed: Date
-        var changedBy: String
-    }
-
-    private let queues = Locked<[UserID: Queue]>([:])
-
-    /// The queue `user` saved last.
-    func queue(of user: UserID) -> Queue? { queues.withLock { $0[user] } }
-
-    /// Replaces `user`'s queue; nil clears it (savePlayQueue without songs).
-    func save(_ queue: Queue?, for user: UserID) { queues.withLock { $0[user] = queue } }
-}
-
 /// What each user is playing now (scrobble with `submission=false`), in the server's memory: it
 /// is only ever "now", so a restart losing it loses nothing. An entry older than `horizon` is gone.
 final class SubsonicNowPlaying: Sendable {

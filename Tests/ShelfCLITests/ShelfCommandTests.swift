@@ -37,7 +37,7 @@ import Testing
         for key in ["storeID", "artworkCount", "playlistCount", "bytesOnDisk"] { #expect(info[key] != nil, "missing \(key)") }
         let text = try shelf(["info"], environment: ["SHELF_LIBRARY": dir.path("lib").path])
         #expect(text.status == 0)
-        #expect(text.stdout.contains("schema version: 4"))
+        #expect(text.stdout.contains("schema version: 5"))
     }
 
     @Test func tracksPageSortedWithJSONShape() throws {

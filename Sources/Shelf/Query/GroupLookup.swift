@@ -26,6 +26,21 @@ extension Library {
         return item
     }
 
+    /// The rows of a view with these IDs, in the order asked (gone ones left out), in one read and
+    /// without their artwork lookups (a row still names the track whose picture it shows).
+    public func groups(ids: [GroupID], kind: GroupKind) async throws -> [GroupItem] {
+        try await withEngine { try $0.groups(ids, kind: kind) }
+    }
+
+    /// Up to `count` distinct rows of a view drawn uniformly at random (each as likely as any
+    /// other), without their artwork lookups.
+    public func randomGroups(kind: GroupKind, count: Int) async throws -> [GroupItem] {
+        guard count > 0 else { return [] }
+        let all = try await withEngine { try $0.groupIDs(kind: kind) }
+        var generator = SystemRandomNumberGenerator()
+        return try await groups(ids: Array(all.shuffled(using: &generator).prefix(count)), kind: kind)
+    }
+
     /// The group IDs of `track`, computed with the same keys and hash as the views (default
     /// collation options, as the mirror uses), so they match `groups(_:)` rows exactly.
     public static func groupIDs(of track: Track) -> TrackGroupIDs {

@@ -156,6 +156,23 @@ extension MirrorQueryEngine: GroupEngine {
         }?.item(useSortTags: true)
     }
 
+    /// One statement over `mirror_group`'s primary key for all of them.
+    @_spi(Internals) public func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem] {
+        guard !ids.isEmpty else { return [] }
+        let list = "[" + ids.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        var byID: [GroupID: GroupItem] = [:]
+        try db.forEachRow("SELECT \(GroupRow.columns) FROM mirror_group WHERE kind = ? AND id IN (SELECT value FROM json_each(?))", [kind.code, list]) {
+            let item = try GroupRow(row: $0).item(useSortTags: true)
+            byID[item.id] = item
+        }
+        return ids.compactMap { byID[$0] }
+    }
+
+    /// The view's IDs from its name index, without reading the rows.
+    @_spi(Internals) public func groupIDs(kind: GroupKind) throws -> [GroupID] {
+        try db.int64Column("SELECT id FROM mirror_group WHERE kind = ?", [kind.code]).map { GroupID($0) }
+    }
+
     /// The statement `albumTracks` runs (the benchmark steps it raw; the plan test explains it).
     @_spi(Internals) public func albumTracksSQL(_ album: GroupID) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let owner = "(CASE WHEN k_album_artist = x'FF' THEN k_artist ELSE k_album_artist END)"
@@ -220,6 +237,15 @@ extension DirectQueryEngine: GroupEngine {
     /// Every group of the kind computed, then the one asked for (the direct path is the slow one anyway).
     @_spi(Internals) public func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? {
         try groupRows(GroupQuery(kind: kind)).first { $0.id == id }?.item(useSortTags: true)
+    }
+
+    @_spi(Internals) public func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem] {
+        let byID = Dictionary(try groupRows(GroupQuery(kind: kind)).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return ids.compactMap { byID[$0]?.item(useSortTags: true) }
+    }
+
+    @_spi(Internals) public func groupIDs(kind: GroupKind) throws -> [GroupID] {
+        try groupRows(GroupQuery(kind: kind)).map(\.id)
     }
 
     @_spi(Internals) public func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {

@@ -47,4 +47,8 @@ import ShelfDatabase
     func albumTracks(_ album: GroupID) throws -> [TrackListItem]?
     /// One row of a view by its ID (sections as with sort tags on); nil when there is none.
     func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem?
+    /// The rows of a view with these IDs, in the order asked (IDs with no row left out).
+    func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem]
+    /// Every row ID of a view, in no particular order.
+    func groupIDs(kind: GroupKind) throws -> [GroupID]
 }

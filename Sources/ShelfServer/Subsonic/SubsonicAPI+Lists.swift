@@ -50,10 +50,14 @@ extension SubsonicAPI {
                 query = LibraryQuery(sort: .albumArtist, filter: .text(.genre, .equals(genre)))
             }
             items = try await albumItems(try await albumsOfTracks(LibraryQuery(sort: query.sort, descending: query.descending, filter: within(query.filter)), offset: offset, limit: size))
+        case "random" where folder == nil:
+            // Albums drawn uniformly from the album view: its IDs from the name index, then the
+            // rows of the ones drawn in one read.
+            items = try await library.randomGroups(kind: .album, count: size)
         case "random":
-            // The albums of random tracks (an album as likely as its share of the tracks): drawn
-            // by row ID from the whole library, listed from a folder; read a chunk at a time.
-            let ids = folder == nil ? try await library.randomTracks(size * 4) : try await library.snapshot(LibraryQuery(filter: within(.all))).shuffled()
+            // A folder's albums: those of its tracks in random order (an album as likely as its
+            // share of the folder's tracks), read a chunk at a time.
+            let ids = try await library.snapshot(LibraryQuery(filter: within(.all))).shuffled()
             var seen = Set<GroupID>()
             var albums: [GroupID] = []
             var start = 0
@@ -64,7 +68,7 @@ extension SubsonicAPI {
                 }
                 start += chunk.count
             }
-            items = try await albumItems(albums)
+            items = try await library.groups(ids: albums, kind: .album)
         case "starred":
             let albums = try await library.starredGroups(of: try call.signedIn.id, kind: .album).map(\.id)
             items = try await albumItems(Array(albums.dropFirst(offset).prefix(size)))

@@ -82,8 +82,6 @@ extension SubsonicAPI {
 
     /// The album rows of `ids`, in order (an album gone since is left out).
     func albumItems(_ ids: [GroupID]) async throws -> [GroupItem] {
-        var items: [GroupItem] = []
-        for id in ids { if let item = try await library.group(id, kind: .album) { items.append(item) } }
-        return items
+        try await library.groups(ids: ids, kind: .album)
     }
 }

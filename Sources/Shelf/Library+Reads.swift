@@ -77,37 +77,20 @@ extension Library {
     /// The tracks with these IDs that still exist (in the order asked) and the IDs that do not,
     /// with the columns `fields` names (the others nil).
     public func tracks(ids: [TrackID], fields: TrackFields) async throws -> TrackLookup {
-        // A few are probed one by one; a page's worth in one statement that walks the table in ID
-        // order (neighbouring rows share pages) instead of one statement per track.
-        guard ids.count > 8 else {
-            let sql = fields.select + " WHERE id = ?"
-            return try await read { db in
-                try db.transaction(.deferred) {
-                    var found: [Track] = []
-                    var missing: [TrackID] = []
-                    for id in ids {
-                        if let track = try db.queryOne(sql, [id.rawValue], TrackRow.decode) { found.append(track) } else { missing.append(id) }
-                    }
-                    return TrackLookup(tracks: found, missing: missing)
-                }
-            }
-        }
-        let sql = fields.select + " WHERE id IN (SELECT value FROM json_each(?))"
-        let list = "[" + ids.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        // One cached statement probed per ID, in the order asked: measured at 500,500 tracks it
+        // beats one `IN (json_each)` statement, whose ID order saved no page reads (a page's IDs
+        // are scattered) and whose decode into a dictionary cost more than the probes.
+        let sql = fields.select + " WHERE id = ?"
         return try await read { db in
-            var byID: [TrackID: Track] = [:]
-            byID.reserveCapacity(ids.count)
-            try db.forEachRow(sql, [list]) { row in
-                let track = try TrackRow.decode(row)
-                byID[track.id] = track
+            try db.transaction(.deferred) {
+                var found: [Track] = []
+                found.reserveCapacity(ids.count)
+                var missing: [TrackID] = []
+                for id in ids {
+                    if let track = try db.queryOne(sql, [id.rawValue], TrackRow.decode) { found.append(track) } else { missing.append(id) }
+                }
+                return TrackLookup(tracks: found, missing: missing)
             }
-            var found: [Track] = []
-            found.reserveCapacity(ids.count)
-            var missing: [TrackID] = []
-            for id in ids {
-                if let track = byID[id] { found.append(track) } else { missing.append(id) }
-            }
-            return TrackLookup(tracks: found, missing: missing)
         }
     }
 

@@ -24,9 +24,8 @@ enum TrackRow {
     /// the audio hash come back nil): a page of 500 songs decodes a String per column it reads.
     static let selectForSongs =
         "SELECT \(columns.map { ["lyrics", "composer", "sort_artist", "sort_album_artist", "sort_composer", "audio_hash"].contains($0) ? "NULL" : $0 }.joined(separator: ", ")) FROM track"
-    /// One track by ID, with and without the long texts: composed once, not per lookup.
+    /// One track by ID: composed once, not per lookup.
     static let selectByID = select + " WHERE id = ?"
-    static let selectByIDWithoutTexts = selectWithoutTexts + " WHERE id = ?"
     static let insert =
         "INSERT INTO track (\(columnList)) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
     static let update =

@@ -142,13 +142,7 @@ struct SubsonicWriter: ~Copyable, ByteSink {
     mutating func item() {
         guard case .list(let name, let opened)? = stack.last else { return open("item") }
         if json {
-            if !opened {
-                separate()
-                key(name)
-                append(UInt8(ascii: "["))
-                afterValue = false
-                stack[stack.count - 1] = .list(name: name, opened: true)
-            }
+            if !opened { openArray(name) }
             separate()
             append(UInt8(ascii: "{"))
             afterValue = false
@@ -159,6 +153,15 @@ struct SubsonicWriter: ~Copyable, ByteSink {
             tagOpen = true
         }
         stack.append(.element(name: name))
+    }
+
+    /// JSON: the current list's `"name":[`, written at its first member so an empty list leaves nothing.
+    private mutating func openArray(_ name: String) {
+        separate()
+        key(name)
+        append(UInt8(ascii: "["))
+        afterValue = false
+        stack[stack.count - 1] = .list(name: name, opened: true)
     }
 
     /// Closes the list opened last.
@@ -175,13 +178,7 @@ struct SubsonicWriter: ~Copyable, ByteSink {
     mutating func bareItem(_ value: Int) {
         guard case .list(let name, let opened)? = stack.last else { return }
         if json {
-            if !opened {
-                separate()
-                key(name)
-                append(UInt8(ascii: "["))
-                afterValue = false
-                stack[stack.count - 1] = .list(name: name, opened: true)
-            }
+            if !opened { openArray(name) }
             separate()
             integer(Int64(value))
             afterValue = true

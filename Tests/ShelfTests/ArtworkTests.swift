@@ -195,7 +195,7 @@ actor Gate {
 
     @Test func sameSizeComesFromTheCacheAnotherSizeIsReadAgain() async throws {
         let (dir, library, tracks, pictures) = try await Self.makeLibrary()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let loader = library.makeArtworkLoader()
         let request = ArtworkRequest(trackID: tracks[1], artworkID: pictures[1])
         let first = try await loader.image(for: request, maxPixelSize: 60)
@@ -209,7 +209,7 @@ actor Gate {
 
     @Test func concurrentIdenticalRequestsShareOneDecode() async throws {
         let (dir, library, tracks, pictures) = try await Self.makeLibrary()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let gate = Gate()
         let loader = library.makeArtworkLoader(beforeRead: { _ in await gate.wait() })
         let request = ArtworkRequest(trackID: tracks[0], artworkID: pictures[0])
@@ -229,7 +229,7 @@ actor Gate {
     @Test(arguments: Change.allCases, [true, false])
     func aRequestMadeStaleWhileWaitingIsCancelled(_ change: Change, loadSucceeds: Bool) async throws {
         let (dir, library, tracks, pictures) = try await Self.makeLibrary(3)
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let started = Gate()
         let gate = Gate()
         let loader = library.makeArtworkLoader(beforeRead: { _ in

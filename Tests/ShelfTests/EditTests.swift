@@ -34,7 +34,7 @@ struct HeldReadFailed: Error {}
     @Test(arguments: Change.allCases, [true, false])
     func aBatchEditWhoseDraftBecameInvalidWritesNothing(_ change: Change, readSucceeds: Bool) async throws {
         let (dir, library, ids, urls) = try await Self.makeLibrary(1)
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let bytes = try Data(contentsOf: urls[0])
         let started = Gate()
         let gate = Gate()
@@ -67,7 +67,7 @@ struct HeldReadFailed: Error {}
 
     @Test func theDraftFallsBackToTheFileWhenTheStoredPictureFails() async throws {
         let (dir, library, ids, _) = try await Self.makeLibrary(1)
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         try await library.write { batch in try batch.updateTrack(ids[0]) { $0.title = "Library title"; $0.lyrics = nil } }
         let failing = library.makeArtworkLoader(beforeRead: { _ in throw HeldReadFailed() })
         let draft = try await library.editableDraft(for: ids[0], loader: failing, pictureSize: 45)
@@ -145,7 +145,7 @@ struct HeldReadFailed: Error {}
 
     @Test func aFailedWriteLeavesTheOriginalAndBadChangesAreRefused() async throws {
         let (dir, library, ids, urls) = try await Self.makeLibrary(2)
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let bytes = try urls.map { try Data(contentsOf: $0) }
         // The second file is replaced by something TagLib cannot save; the first still goes in.
         try Data("not audio".utf8).write(to: urls[1])

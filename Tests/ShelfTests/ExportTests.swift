@@ -11,7 +11,7 @@ import Testing
 
     @Test func hostileTagsNeverLeaveTheTargetDirectory() async throws {
         let (dir, library, ids, _) = try await EditTests.makeLibrary(4)
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let hostile = ["../../etc/passwd", "a/b\\c", "tab\there\u{7}bell\u{202E}", String(repeating: "長", count: 1_000)]
         try await library.write { batch in
             for (id, text) in zip(ids, hostile) {
@@ -40,7 +40,7 @@ import Testing
     @Test(.enabled(if: ExportTests.ffmpegInstalled))
     func everyFormatIsRenderedTaggedAndRegistered() async throws {
         let (dir, library, ids, _) = try await EditTests.makeLibrary(1)
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         try await library.write { batch in
             try batch.updateTrack(ids[0]) { $0.sortArtist = "うただ"; $0.composer = "作曲者"; $0.year = 2001; $0.trackNumber = 3 }
         }
@@ -78,7 +78,7 @@ import Testing
     @Test(arguments: Change.allCases)
     func theExportsPictureReadHeld(_ change: Change) async throws {
         let (dir, library, ids, _) = try await EditTests.makeLibrary(1)
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let started = Gate()
         let gate = Gate()
         let loader = library.makeArtworkLoader(beforeRead: { _ in

@@ -90,7 +90,7 @@ import Testing
 
     @Test func viewsAgreeWithTheDirectPathBeforeAndAfterRandomBatches() async throws {
         let (dir, library) = try await MirrorParityTests.makeLibrary()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         try Self.expectGroupParity(try Engines(library))
         for round in 0..<TestScale.rounds(5, sanitized: 1) {
             try await library.write { batch in try randomGroupEdits(batch, seed: UInt64(round) + 500) }
@@ -141,7 +141,7 @@ import Testing
 
     @Test func everyViewIsAnIndexRangeScan() async throws {
         let (dir, library) = try await MirrorParityTests.makeLibrary()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let engines = try Engines(library)
         for kind in GroupKind.allCases {
             for tags in [false, true] {

@@ -128,7 +128,7 @@ struct Engines {
 
     @Test func everySortDirectionTagSettingAndFilterAgrees() async throws {
         let (dir, library) = try await Self.makeLibrary()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let engines = try Engines(library)
         for field in TestScale.sample(SortField.allCases, stride: 5) {
             for descending in [false, true] {
@@ -149,7 +149,7 @@ struct Engines {
 
     @Test func parityHoldsAfterWritesThatMoveRowsBetweenSections() async throws {
         let (dir, library) = try await Self.makeLibrary()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         var random = SeededRandom(seed: 99)
         for _ in 0..<TestScale.rounds(12, sanitized: 3) {
             let seed = random.next()
@@ -238,7 +238,7 @@ struct Engines {
 
     @Test func playlistPagesAgreeInTheirOwnOrderAndSorted() async throws {
         let (dir, library) = try await Self.makeLibrary()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         var random = SeededRandom(seed: 5)
         let ids = try await library.snapshot(LibraryQuery(sort: .title))
         let playlist = try await library.write { batch in
@@ -287,7 +287,7 @@ struct Engines {
 
     @Test func everySortIsAnIndexRangeScan() async throws {
         let (dir, library) = try await Self.makeLibrary()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let engines = try Engines(library)
         let engine = engines.mirrored
         for field in SortField.allCases {

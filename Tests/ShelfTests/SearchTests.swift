@@ -148,7 +148,7 @@ import Testing
 
     @Test func searchAgreesWithTheDirectPathAfterRandomBatches() async throws {
         let (dir, library) = try await MirrorParityTests.makeLibrary()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let playlist = try await library.write { batch in
             let id = try batch.createPlaylist(Playlist(name: "Mixed"))
             try batch.insertIntoPlaylist(id, (1...60).map { TrackID(Int64($0 * 7)) }, at: 0)

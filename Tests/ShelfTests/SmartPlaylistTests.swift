@@ -67,7 +67,7 @@ import Testing
 
     @Test func everyRuleShapeAgreesWithTheDirectPathAndFollowsWrites() async throws {
         let (dir, library) = try await MirrorParityTests.makeLibrary()
-        _ = dir
+        defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         let regular = try await library.write { batch in
             let id = try batch.createPlaylist(Playlist(name: "Picked"))
             try batch.insertIntoPlaylist(id, (1...80).map { TrackID(Int64($0 * 11)) }, at: 0)

@@ -176,6 +176,7 @@ public struct Curl: Sendable {
 /// reading, or hang up in the middle of a response.
 public final class RawConnection: @unchecked Sendable {
     private let socket: Int32
+    private let closed = Locked(false)
 
     /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the socket's receive buffer first
     /// (so a client that stops reading backs the server up quickly).
@@ -194,7 +195,7 @@ public final class RawConnection: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard status == 0 else {
-            Glibc.close(socket)
+            // The deinit, which runs for a fully initialized object whose init throws, closes it.
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED)
         }
     }
@@ -233,10 +234,18 @@ public final class RawConnection: @unchecked Sendable {
         return (String(decoding: data[..<end.lowerBound], as: UTF8.self), Data(data[end.upperBound...]))
     }
 
-    /// Closes the connection.
-    public func close() { Foundation.close(socket) }
+    /// Closes the connection; closing again (or the deinit after it) does nothing. Closing a
+    /// descriptor twice is not harmless in a test process: between the two calls another test's
+    /// SQLite may have been given the same number, and the second close takes its file away.
+    public func close() {
+        let open = closed.withLock { closed -> Bool in
+            defer { closed = true }
+            return !closed
+        }
+        if open { Foundation.close(socket) }
+    }
 
-    deinit { Foundation.close(socket) }
+    deinit { close() }
 }
 
 /// Runs a test body that blocks (child processes, curl, socket reads) on a thread of its own, off

@@ -57,6 +57,9 @@ public struct GroupItem: Sendable, Codable, Equatable, Identifiable {
     public var kind: GroupKind
     /// The display name (of the group's lowest-ID track; "Various Artists" for compilations).
     public var name: String
+    /// The sort tag the row sorts by with sort tags on, as written (the one most of its tracks
+    /// carry); nil when none does and the name sorts it.
+    public var sortName: String?
     /// Albums: the album artist shown, and its group ID (an `albumArtist` / `artist` ID).
     public var artist: String?
     public var artistID: GroupID?
@@ -75,15 +78,19 @@ public struct GroupItem: Sendable, Codable, Equatable, Identifiable {
     public var artworkID: ArtworkID?
     /// The track whose picture `artworkID` is.
     public var artworkTrack: TrackID?
+    /// Albums: when the first of its tracks was added.
+    public var created: Date?
     /// The section the row files under in the view's order.
     public var section: String
 
     /// A view row; every count and total as given.
-    public init(id: GroupID, kind: GroupKind, name: String, artist: String? = nil, artistID: GroupID? = nil, trackCount: Int,
-                albumCount: Int, duration: Double, year: Int? = nil, genre: String? = nil, artworkID: ArtworkID? = nil, artworkTrack: TrackID? = nil, section: String) {
+    public init(id: GroupID, kind: GroupKind, name: String, sortName: String? = nil, artist: String? = nil, artistID: GroupID? = nil, trackCount: Int,
+                albumCount: Int, duration: Double, year: Int? = nil, genre: String? = nil, artworkID: ArtworkID? = nil, artworkTrack: TrackID? = nil,
+                created: Date? = nil, section: String) {
         self.id = id
         self.kind = kind
         self.name = name
+        self.sortName = sortName
         self.artist = artist
         self.artistID = artistID
         self.trackCount = trackCount
@@ -93,6 +100,7 @@ public struct GroupItem: Sendable, Codable, Equatable, Identifiable {
         self.genre = genre
         self.artworkID = artworkID
         self.artworkTrack = artworkTrack
+        self.created = created
         self.section = section
     }
 }

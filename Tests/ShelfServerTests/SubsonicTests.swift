@@ -102,6 +102,12 @@ func normalized(_ value: Any) -> Any {
         try #require(edited.status == 0, "\(edited.stderr)")
         let lyrics = try fixture.shelf(["edit", "2", "--set", "lyrics=[00:01.50]Hello\n[00:03.00]World"])
         try #require(lyrics.status == 0, "\(lyrics.stderr)")
+        // What real libraries hold and apps stumbled on: a blank album, a track with no artist of
+        // any kind, an album sort tag.
+        for (track, changes) in [(3, ["album= "]), (4, ["artist=", "albumArtist=", "album="]), (5, ["sortAlbum=Zweite, Die"])] {
+            let edited = try fixture.shelf(["edit", "\(track)"] + changes.flatMap { ["--set", $0] })
+            try #require(edited.status == 0, "\(edited.stderr)")
+        }
         return fixture
     }
 

@@ -121,6 +121,8 @@ import Testing
         // "Beatles, The" is on two of three tracks: the artist sorts as it, under B.
         #expect(artists.items.map(\.name) == ["Aaa", "Bbb", "The Beatles", "宇多田ヒカル"])
         #expect(artists.items.map(\.section) == ["A", "B", "B", "あ"])
+        // The sort name sent is the tag as written, not its folded key.
+        #expect(artists.items.map(\.sortName) == [nil, nil, "Beatles, The", "うただひかる"])
         #expect(try await library.groups(GroupQuery(kind: .artist, useSortTags: false)).items.map(\.section) == ["A", "B", "B", "#"])
         let albums = try await library.groups(GroupQuery(kind: .album, useSortTags: false))
         #expect(albums.items.map(\.name) == ["Abbey Road", "Now 1", "光"])
@@ -131,12 +133,49 @@ import Testing
         #expect(owners.items.map(\.name) == ["The Beatles", "Various Artists", "宇多田ヒカル"])
         let beatles = try #require(owners.items.first { $0.name == "The Beatles" })
         #expect(beatles.section == "B" && beatles.albumCount == 1 && beatles.trackCount == 3)
+        #expect(beatles.sortName == "Beatles, The" && owners.items.map(\.sortName) == ["Beatles, The", "Various Artists", "うただひかる"])
         let drill = try await library.groups(GroupQuery(kind: .album, artist: beatles.id))
         #expect(drill.items.map(\.name) == ["Abbey Road"])
         let tracks = try await library.albumTracks(drill.items[0].id)
         #expect(tracks.map(\.title) == ["Song 3", "Song 2", "Song 1"])
         // The artist's ID is the same in both artist views.
         #expect(artists.items.contains { $0.id == beatles.id })
+    }
+
+    /// A blank album is its owner's unknown album, and a track with no artist of any kind files
+    /// under the unknown artist: every track is in an album that an album artist lists, on both
+    /// paths, and `Library.groupIDs(of:)` names those rows.
+    @Test func blankAlbumsAndArtistsAreGroupsToo() async throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let library = Library(directory: dir.url)
+        let tracks = [
+            Track(path: "/x/1.mp3", title: "One", artist: "X", album: "Real", albumArtist: "X"),
+            Track(path: "/x/2.mp3", title: "Two", artist: "X", album: nil, albumArtist: "X"),
+            Track(path: "/x/3.mp3", title: "Three", artist: "X", album: "  "),
+            Track(path: "/n/4.mp3", title: "Four", artist: nil, album: nil),
+            Track(path: "/n/5.mp3", title: "Five", artist: " ", album: "Named"),
+        ]
+        try await library.write { batch in for track in tracks { try batch.insert(track) } }
+        try await library.waitForMirror()
+        let albums = try await library.groups(GroupQuery(kind: .album)).items
+        #expect(albums.map(\.name).sorted() == ["", "", "Named", "Real"])
+        #expect(albums.reduce(0) { $0 + $1.trackCount } == tracks.count)
+        let owners = try await library.groups(GroupQuery(kind: .albumArtist)).items
+        #expect(owners.map(\.name) == ["X", ""])
+        #expect(owners.map(\.albumCount) == [2, 2] && owners.map(\.trackCount) == [3, 2])
+        let stored = try await library.tracks(ids: (1...5).map { TrackID(Int64($0)) }, fields: .withoutTexts)
+        for track in stored.tracks {
+            let ids = Library.groupIDs(of: track)
+            let album = try #require(albums.first { $0.id == ids.album }, "the album of \(track.title ?? "")")
+            #expect(album.artistID == ids.albumArtist && owners.contains { $0.id == ids.albumArtist })
+            #expect(try await library.albumTracks(album.id).contains { $0.id == track.id })
+            #expect(try await library.groups(GroupQuery(kind: .album, artist: album.artistID)).items.contains { $0.id == album.id })
+        }
+        // The artist view still has no row for a blank name; X counts its unknown album.
+        let artists = try await library.groups(GroupQuery(kind: .artist)).items
+        #expect(artists.map(\.name) == ["X"] && artists[0].albumCount == 2)
+        try Self.expectGroupParity(try Engines(library))
     }
 
     @Test func everyViewIsAnIndexRangeScan() async throws {

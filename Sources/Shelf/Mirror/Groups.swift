@@ -10,6 +10,8 @@ struct GroupMember: Equatable {
     var album, albumArtist, artist, composer, genre: String?
     /// Sort tags present (non-blank): their keys; nil when the track carries none.
     var albumTag, albumArtistTag, artistTag, composerTag: [UInt8]?
+    /// The sort tags as written (what Subsonic's `sortName` sends), nil when blank.
+    var albumSort, albumArtistSort, artistSort, composerSort: String?
     var kAlbum, kAlbumArtist, kArtist, kComposer, kGenre: [UInt8]
     var year: Int?
     var duration: Double?
@@ -17,6 +19,8 @@ struct GroupMember: Equatable {
     var track: Int?
     var hasArtwork: Bool
     var compilation: Bool
+    /// When the track was added, in whole seconds (the mirror's `n_date_added`).
+    var added: Double
 
     static let variousArtists = "Various Artists"
     static let variousArtistsKey = SortKey.textKey(variousArtists)
@@ -24,6 +28,7 @@ struct GroupMember: Equatable {
     init(_ t: Track, options: SortKeyOptions) {
         func key(_ value: String?) -> [UInt8] { SortKey.textKey(value, options: options) }
         func tag(_ value: String?) -> [UInt8]? { SortKey.isBlank(value) ? nil : key(value) }
+        func text(_ value: String?) -> String? { SortKey.isBlank(value) ? nil : value }
         id = t.id.rawValue
         album = t.album
         albumArtist = t.albumArtist
@@ -34,6 +39,10 @@ struct GroupMember: Equatable {
         albumArtistTag = tag(t.sortAlbumArtist)
         artistTag = tag(t.sortArtist)
         composerTag = tag(t.sortComposer)
+        albumSort = text(t.sortAlbum)
+        albumArtistSort = text(t.sortAlbumArtist)
+        artistSort = text(t.sortArtist)
+        composerSort = text(t.sortComposer)
         kAlbum = key(t.album)
         kAlbumArtist = key(t.albumArtist)
         kArtist = key(t.artist)
@@ -45,6 +54,7 @@ struct GroupMember: Equatable {
         track = t.trackNumber
         hasArtwork = t.hasArtwork
         compilation = t.compilation
+        added = NumberField.seconds(t.dateAdded)
     }
 
     /// The columns `init(row:)` reads, in order.
@@ -52,7 +62,7 @@ struct GroupMember: Equatable {
         id, album, album_artist, artist, composer, genre, sort_album, coalesce(t_album, k_album), sort_album_artist,
         coalesce(t_album_artist, k_album_artist), sort_artist, coalesce(t_artist, k_artist), sort_composer,
         coalesce(t_composer, k_composer), k_album, k_album_artist, k_artist, k_composer, k_genre, n_year, n_duration,
-        n_disc_number, n_track_number, has_artwork, compilation
+        n_disc_number, n_track_number, has_artwork, compilation, n_date_added
         """
 
     init(row: Row) throws {
@@ -73,6 +83,10 @@ struct GroupMember: Equatable {
         albumArtistTag = try tag(8, 9)
         artistTag = try tag(10, 11)
         composerTag = try tag(12, 13)
+        albumSort = row.optionalString(6)
+        albumArtistSort = row.optionalString(8)
+        artistSort = row.optionalString(10)
+        composerSort = row.optionalString(12)
         kAlbum = [UInt8](try row.data(14))
         kAlbumArtist = [UInt8](try row.data(15))
         kArtist = [UInt8](try row.data(16))
@@ -84,20 +98,23 @@ struct GroupMember: Equatable {
         track = number(22).map { Int($0) }
         hasArtwork = try row.int64(23) != 0
         compilation = try row.int64(24) != 0
+        added = try row.double(25)
     }
 
     /// The album artist an album files under: "Various Artists" for a compilation, else the album
-    /// artist, else the artist (key, display, sort-tag key).
-    var albumOwner: (key: [UInt8], name: String?, tag: [UInt8]?) {
-        if compilation { return (Self.variousArtistsKey, Self.variousArtists, Self.variousArtistsKey) }
-        if kAlbumArtist != SortKey.missingKey { return (kAlbumArtist, albumArtist, albumArtistTag) }
-        return (kArtist, artist, artistTag)
+    /// artist, else the artist (key, display, sort-tag key, sort tag as written). With neither,
+    /// the missing key: the unknown artist, which is a group too.
+    var albumOwner: (key: [UInt8], name: String?, tag: [UInt8]?, sort: String?) {
+        if compilation { return (Self.variousArtistsKey, Self.variousArtists, Self.variousArtistsKey, Self.variousArtists) }
+        if kAlbumArtist != SortKey.missingKey { return (kAlbumArtist, albumArtist, albumArtistTag, albumArtistSort) }
+        return (kArtist, artist, artistTag, artistSort)
     }
 
-    /// The groups of the track-level kinds it belongs to (a missing name belongs to none).
+    /// The groups of the track-level kinds it belongs to. Every track has an album: a blank album
+    /// name is its owner's unknown album (apps that browse by album would never see those tracks
+    /// otherwise); other blank names belong to no group of their kind.
     var groups: [GroupKey] {
-        var keys: [GroupKey] = []
-        if kAlbum != SortKey.missingKey { keys.append(GroupKey(kind: .album, key: albumOwner.key, album: kAlbum)) }
+        var keys: [GroupKey] = [GroupKey(kind: .album, key: albumOwner.key, album: kAlbum)]
         if kArtist != SortKey.missingKey { keys.append(GroupKey(kind: .artist, key: kArtist)) }
         if kComposer != SortKey.missingKey { keys.append(GroupKey(kind: .composer, key: kComposer)) }
         if kGenre != SortKey.missingKey { keys.append(GroupKey(kind: .genre, key: kGenre)) }
@@ -146,8 +163,12 @@ struct GroupRow: Equatable {
     var artistID: GroupID?
     var kName: [UInt8]
     var sName: [UInt8]
+    /// The sort tag `sName` was made from as written; nil when the name's own key sorts it.
+    var sortName: String?
     var artistKey: [UInt8]?
     var sArtist: [UInt8]?
+    /// Albums: the owner's sort tag as written (for the album artist's `sortName`).
+    var artistSort: String?
     var trackCount: Int
     var albumCount: Int
     var duration: Double
@@ -156,6 +177,8 @@ struct GroupRow: Equatable {
     /// The track whose picture represents the group (its `ArtworkID` is read from the store).
     var artworkTrack: Int64?
     var firstTrack: Int64
+    /// Albums: when its first track was added (seconds; what Subsonic's `created` sends).
+    var created: Double?
 
     /// The key that most of `tags` hold; ties go to the key that sorts first; nil when empty.
     static func majority(_ tags: [([UInt8], Int)]) -> [UInt8]? {
@@ -166,6 +189,12 @@ struct GroupRow: Equatable {
 
     static func majority(_ counts: [[UInt8]: Int]) -> [UInt8]? {
         counts.min { a, b in a.value != b.value ? a.value > b.value : a.key.lexicographicallyPrecedes(b.key) }?.key
+    }
+
+    /// The majority key of `counts` and the text first written for it (by the lowest ID).
+    static func majority(_ counts: [[UInt8]: (count: Int, text: String?)]) -> (key: [UInt8], text: String?)? {
+        guard let key = majority(counts.mapValues(\.count)) else { return nil }
+        return (key, counts[key]?.text)
     }
 
     /// A track-level group from its members (any order; at least one).
@@ -179,9 +208,10 @@ struct GroupRow: Equatable {
     /// the sort name most of its albums' tracks carry, the totals, the first album's picture.
     static func aggregate(albumArtist key: [UInt8], albums unsorted: [GroupRow]) -> GroupRow {
         let albums = unsorted.sorted { $0.firstTrack < $1.firstTrack }
+        let sName = majority(albums.map { ($0.sArtist ?? key, $0.trackCount) }) ?? key
         return GroupRow(
             id: GroupKey(kind: .albumArtist, key: key).id, kind: .albumArtist, name: albums[0].artist ?? "", kName: key,
-            sName: majority(albums.map { ($0.sArtist ?? key, $0.trackCount) }) ?? key,
+            sName: sName, sortName: albums.first { ($0.sArtist ?? key) == sName && $0.artistSort != nil }?.artistSort,
             trackCount: albums.reduce(0) { $0 + $1.trackCount }, albumCount: albums.count,
             duration: albums.reduce(0) { $0 + $1.duration }, artworkTrack: albums.first { $0.artworkTrack != nil }?.artworkTrack,
             firstTrack: albums[0].firstTrack)
@@ -198,19 +228,20 @@ struct GroupRow: Equatable {
 
     static let columns = """
         kind, id, name, artist, artist_id, k_name, s_name, k_artist, s_artist, track_count, album_count, duration, year, genre,
-        artwork_track, first_track
+        artwork_track, first_track, sort_name, artist_sort, created
         """
     /// How many columns `columns` lists (a page's total follows them).
-    static let columnCount: Int32 = 16
+    static let columnCount: Int32 = 19
 
     var values: [(any SQLiteBindable)?] {
         [kind.code, id.rawValue, name, artist, artistID?.rawValue, Data(kName), Data(sName), artistKey.map { Data($0) },
-         sArtist.map { Data($0) }, Int64(trackCount), Int64(albumCount), duration, year.map { Int64($0) }, genre, artworkTrack, firstTrack]
+         sArtist.map { Data($0) }, Int64(trackCount), Int64(albumCount), duration, year.map { Int64($0) }, genre, artworkTrack, firstTrack,
+         sortName, artistSort, created]
     }
 
     init(id: GroupID, kind: GroupKind, name: String, artist: String? = nil, artistID: GroupID? = nil, kName: [UInt8], sName: [UInt8],
-         artistKey: [UInt8]? = nil, sArtist: [UInt8]? = nil, trackCount: Int, albumCount: Int, duration: Double, year: Int? = nil,
-         genre: String? = nil, artworkTrack: Int64? = nil, firstTrack: Int64) {
+         sortName: String? = nil, artistKey: [UInt8]? = nil, sArtist: [UInt8]? = nil, artistSort: String? = nil, trackCount: Int,
+         albumCount: Int, duration: Double, year: Int? = nil, genre: String? = nil, artworkTrack: Int64? = nil, firstTrack: Int64) {
         self.id = id
         self.kind = kind
         self.name = name
@@ -218,8 +249,10 @@ struct GroupRow: Equatable {
         self.artistID = artistID
         self.kName = kName
         self.sName = sName
+        self.sortName = sortName
         self.artistKey = artistKey
         self.sArtist = sArtist
+        self.artistSort = artistSort
         self.trackCount = trackCount
         self.albumCount = albumCount
         self.duration = duration
@@ -247,14 +280,17 @@ struct GroupRow: Equatable {
         genre = row.optionalString(13)
         artworkTrack = row.optionalInt64(14)
         firstTrack = try row.int64(15)
+        sortName = row.optionalString(16)
+        artistSort = row.optionalString(17)
+        created = row.optionalDouble(18)
     }
 
     /// The view row with its section under `query`'s order (its `artworkID` is filled in later).
     func item(useSortTags: Bool) -> GroupItem {
         GroupItem(
-            id: id, kind: kind, name: name, artist: artist, artistID: artistID, trackCount: trackCount, albumCount: albumCount,
-            duration: duration, year: year, genre: genre, artworkTrack: artworkTrack.map { TrackID($0) },
-            section: SortKey.section(ofKey: useSortTags ? sName : kName))
+            id: id, kind: kind, name: name, sortName: sortName, artist: artist, artistID: artistID, trackCount: trackCount,
+            albumCount: albumCount, duration: duration, year: year, genre: genre, artworkTrack: artworkTrack.map { TrackID($0) },
+            created: created.map { Date(timeIntervalSince1970: $0) }, section: SortKey.section(ofKey: useSortTags ? sName : kName))
     }
 }
 
@@ -272,12 +308,13 @@ struct GroupAccumulator {
     private var firstID: Int64 = .max
     private var name: String?
     private var ownerName: String?
-    private var tags: [[UInt8]: Int] = [:]
-    private var ownerTags: [[UInt8]: Int] = [:]
+    private var tags: [[UInt8]: (count: Int, text: String?)] = [:]
+    private var ownerTags: [[UInt8]: (count: Int, text: String?)] = [:]
     private var albums = Set<[UInt8]>()
     private var year: Int?
     private var genres: [[UInt8]: (count: Int, name: String?)] = [:]
     private var artwork: (disc: Int, track: Int, id: Int64)?
+    private var created = Double.infinity
 
     init(_ key: GroupKey) { self.key = key }
 
@@ -294,16 +331,18 @@ struct GroupAccumulator {
         }
         count += 1
         duration += m.duration ?? 0
-        let tag: [UInt8]? = switch key.kind {
-        case .album: m.albumTag
-        case .artist, .albumArtist: m.artistTag
-        case .composer: m.composerTag
-        case .genre: nil
+        let (tag, text): ([UInt8]?, String?) = switch key.kind {
+        case .album: (m.albumTag, m.albumSort)
+        case .artist, .albumArtist: (m.artistTag, m.artistSort)
+        case .composer: (m.composerTag, m.composerSort)
+        case .genre: (nil, nil)
         }
-        if let tag { tags[tag, default: 0] += 1 }
+        if let tag { tags[tag, default: (0, text)].count += 1 }
         if key.kind == .album {
-            if let owner = m.albumOwner.tag { ownerTags[owner, default: 0] += 1 }
+            let owner = m.albumOwner
+            if let tag = owner.tag { ownerTags[tag, default: (0, owner.sort)].count += 1 }
             if let value = m.year { year = max(year ?? value, value) }
+            created = min(created, m.added)
             if m.kGenre != SortKey.missingKey {
                 genres[m.kGenre, default: (0, m.genre)].count += 1
             }
@@ -311,24 +350,28 @@ struct GroupAccumulator {
                 let candidate = (m.disc ?? Int.max, m.track ?? Int.max, m.id)
                 if artwork.map({ candidate < $0 }) ?? true { artwork = candidate }
             }
-        } else if m.kAlbum != SortKey.missingKey {
+        } else {
             albums.insert(m.kAlbum)
         }
     }
 
     func row() -> GroupRow {
         let kName = key.album ?? key.key
+        let sort = GroupRow.majority(tags)
         var row = GroupRow(
-            id: key.id, kind: key.kind, name: name ?? "", kName: kName, sName: GroupRow.majority(tags) ?? kName,
+            id: key.id, kind: key.kind, name: name ?? "", kName: kName, sName: sort?.key ?? kName, sortName: sort?.text,
             trackCount: count, albumCount: key.kind == .album ? 1 : albums.count, duration: duration, firstTrack: firstID)
         if key.kind == .album {
+            let ownerSort = GroupRow.majority(ownerTags)
             row.artist = ownerName
             row.artistKey = key.key
             row.artistID = GroupKey(kind: .albumArtist, key: key.key).id
-            row.sArtist = GroupRow.majority(ownerTags) ?? key.key
+            row.sArtist = ownerSort?.key ?? key.key
+            row.artistSort = ownerSort?.text
             row.year = year
             if let genreKey = GroupRow.majority(genres.mapValues(\.count)) { row.genre = genres[genreKey]?.name }
             row.artworkTrack = artwork?.id
+            row.created = created
         }
         return row
     }
@@ -369,7 +412,7 @@ enum MirrorGroups {
 
     private static let ownerKey = "(CASE WHEN k_album_artist = x'FF' THEN k_artist ELSE k_album_artist END)"
 
-    private static let upsert = "INSERT OR REPLACE INTO mirror_group (\(GroupRow.columns)) VALUES (\(Array(repeating: "?", count: 16).joined(separator: ", ")))"
+    private static let upsert = "INSERT OR REPLACE INTO mirror_group (\(GroupRow.columns)) VALUES (\(Array(repeating: "?", count: Int(GroupRow.columnCount)).joined(separator: ", ")))"
 
     /// Recomputes track-level groups, then the album artists whose albums changed.
     static func refresh(_ keys: Set<GroupKey>, in db: Connection) throws {

@@ -7,7 +7,7 @@ import ShelfDatabase
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 @_spi(Internals) public enum MirrorSchema {
-    static let version = 8
+    static let version = 9
     /// The page size of a new mirror file.
     static let pageSize = 4096
 
@@ -101,7 +101,7 @@ import ShelfDatabase
               kind INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, artist TEXT, artist_id INTEGER,
               k_name BLOB NOT NULL, s_name BLOB NOT NULL, k_artist BLOB, s_artist BLOB, track_count INTEGER NOT NULL,
               album_count INTEGER NOT NULL, duration REAL NOT NULL, year INTEGER, genre TEXT, artwork_track INTEGER,
-              first_track INTEGER NOT NULL,
+              first_track INTEGER NOT NULL, sort_name TEXT, artist_sort TEXT, created REAL,
               PRIMARY KEY (kind, id)
             ) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS mirror_group_section (

@@ -5,10 +5,10 @@ import ShelfCore
 /// The groups one track files under, by ID: what a protocol that names a song's album and
 /// artist (Subsonic) needs without paging through the views.
 public struct TrackGroupIDs: Sendable, Hashable {
-    /// The album view's row (nil when the track has no album name).
+    /// The album view's row (the owner's unknown album when the track has no album name).
     public var album: GroupID?
     /// The album-artist view's row the album files under ("Various Artists" for compilations,
-    /// else the album artist, else the artist); nil when the track has none of them.
+    /// else the album artist, else the artist; the unknown artist when it has none of them).
     public var albumArtist: GroupID?
 
     /// Builds a value (the engine computes them with `Library.groupIDs(of:)`).
@@ -53,10 +53,9 @@ extension Library {
             owner = SortKey.textKey(track.albumArtist, options: options)
             if owner == SortKey.missingKey { owner = SortKey.textKey(track.artist, options: options) }
         }
-        var ids = TrackGroupIDs()
-        if album != SortKey.missingKey { ids.album = GroupKey(kind: .album, key: owner, album: album).id }
-        if owner != SortKey.missingKey { ids.albumArtist = GroupKey(kind: .albumArtist, key: owner).id }
-        return ids
+        // Every track has both: a blank album is its owner's unknown album, a blank owner the
+        // unknown artist (see `GroupMember.groups`).
+        return TrackGroupIDs(album: GroupKey(kind: .album, key: owner, album: album).id, albumArtist: GroupKey(kind: .albumArtist, key: owner).id)
     }
 
     /// Lower-case hex MD5 of `password + salt`: Subsonic's token. MD5 only because the protocol

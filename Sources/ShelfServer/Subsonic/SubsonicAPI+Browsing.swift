@@ -50,7 +50,7 @@ extension SubsonicAPI {
         let item = try await artistItem(id)
         let rows = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
         let stars = try await groupStars(of: try call.signedIn)
-        let artist = SubsonicArtist(item: item, starred: stars.artists[item.id], albums: try await albums(rows, stars: stars))
+        let artist = SubsonicArtist(item: item, starred: stars.artists[item.id], albums: albums(rows, stars: stars))
         return .element("artist", artist)
     }
 
@@ -63,8 +63,7 @@ extension SubsonicAPI {
         let songs = try await self.songs(ids, for: user)
         let stars = try await groupStars(of: user)
         let album = SubsonicAlbum(
-            item: item, created: songs.map(\.track.dateAdded).min(), sortName: songs.lazy.compactMap(\.track.sortAlbum).first ?? "",
-            starred: stars.albums[item.id], songs: songs)
+            item: item, created: item.created ?? songs.map(\.track.dateAdded).min(), starred: stars.albums[item.id], songs: songs)
         return .element("album", album)
     }
 
@@ -97,7 +96,7 @@ extension SubsonicAPI {
         case .artist(let id):
             let artist = try await artistItem(id)
             let rows = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
-            let albums = try await albums(rows, child: true, stars: try await groupStars(of: user))
+            let albums = albums(rows, child: true, stars: try await groupStars(of: user))
             return .element("directory", SubsonicDirectory(id: .artist(id), name: SubsonicPlaceholder.name(artist.name, SubsonicPlaceholder.artist), albumCount: artist.albumCount, albums: albums))
         case .album(let id):
             let album = try await albumItem(id)

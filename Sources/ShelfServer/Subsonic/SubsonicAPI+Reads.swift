@@ -49,23 +49,10 @@ extension SubsonicAPI {
         }
     }
 
-    /// Albums of view rows, each with `created` (the spec requires it): the date its
-    /// representative track was added, read in one lookup; an album without a picture has no
-    /// representative, so its first track is read instead.
-    func albums(_ items: [GroupItem], child: Bool = false, stars: GroupStars) async throws -> [SubsonicAlbum] {
-        var representative: [GroupID: TrackID] = [:]
-        for item in items {
-            if let track = item.artworkTrack {
-                representative[item.id] = track
-            } else if let first = try await library.albumTracks(item.id).first {
-                representative[item.id] = first.id
-            }
-        }
-        let added = try await library.dateAdded(of: Array(Set(representative.values)))
-        return items.map { item in
-            SubsonicAlbum(item: item, child: child, created: representative[item.id].flatMap { added[$0] } ?? Date(timeIntervalSince1970: 0),
-                          starred: stars.albums[item.id])
-        }
+    /// Albums of view rows, each with `created` (the spec requires it).
+    func albums(_ items: [GroupItem], child: Bool = false, stars: GroupStars) -> [SubsonicAlbum] {
+        // The view row carries when its first track was added: a page of albums is one read.
+        items.map { SubsonicAlbum(item: $0, child: child, created: $0.created ?? Date(timeIntervalSince1970: 0), starred: stars.albums[$0.id]) }
     }
 
     /// The album view row of `id`, or error 70.

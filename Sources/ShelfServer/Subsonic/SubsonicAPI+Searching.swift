@@ -26,7 +26,7 @@ extension SubsonicAPI {
         if SearchQuery(text).isEmpty {
             // Everything, in the views' orders: what apps use to sync a whole library.
             artists = try await groupRows(GroupQuery(kind: .albumArtist), offset: artistOffset, limit: artistCount).map { SubsonicArtist(item: $0, starred: stars.artists[$0.id]) }
-            albums = try await self.albums(try await groupRows(GroupQuery(kind: .album), offset: albumOffset, limit: albumCount), child: child, stars: stars)
+            albums = self.albums(try await groupRows(GroupQuery(kind: .album), offset: albumOffset, limit: albumCount), child: child, stars: stars)
             let ids = try await trackRows(LibraryQuery(sort: .albumArtist, filter: try folderFilter(p) ?? .all), offset: songOffset, limit: songCount)
             songs = try await self.songs(ids, for: user)
         } else {
@@ -46,7 +46,7 @@ extension SubsonicAPI {
             for id in artistIDs.dropFirst(artistOffset).prefix(artistCount) {
                 if let item = try await library.group(id, kind: .albumArtist) { artists.append(SubsonicArtist(item: item, starred: stars.artists[item.id])) }
             }
-            albums = try await self.albums(try await albumItems(Array(albumIDs.dropFirst(albumOffset).prefix(albumCount))), child: child, stars: stars)
+            albums = self.albums(try await albumItems(Array(albumIDs.dropFirst(albumOffset).prefix(albumCount))), child: child, stars: stars)
             let ids = try await trackRows(LibraryQuery(), search: text, offset: songOffset, limit: songCount)
             songs = try await self.songs(ids, for: user)
         }

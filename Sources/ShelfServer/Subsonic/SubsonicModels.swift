@@ -83,7 +83,7 @@ struct SubsonicSong: SubsonicModel {
         w.attribute("parent", album)
         w.attribute("isDir", false)
         w.attribute("title", track.title ?? dot.map { String(file[..<$0]) } ?? file)
-        w.attribute("album", track.album)
+        w.attribute("album", SubsonicPlaceholder.name(track.album, SubsonicPlaceholder.album))
         w.attribute("artist", SubsonicPlaceholder.name(track.artist, SubsonicPlaceholder.artist))
         w.attribute("track", track.trackNumber)
         w.attribute("year", track.year)
@@ -128,7 +128,6 @@ struct SubsonicAlbum: SubsonicModel {
     var child = false
     /// When its first track was added (the spec requires it).
     var created: Date?
-    var sortName = ""
     var starred: Date?
     /// getAlbum's songs.
     var songs: [SubsonicSong]?
@@ -152,7 +151,8 @@ struct SubsonicAlbum: SubsonicModel {
         w.attribute("year", item.year)
         w.attribute("genre", item.genre)
         w.attribute("starred", starred)
-        w.attribute("sortName", sortName)
+        // The sort tag the engine sorts the album by, else the name it sorts by then.
+        w.attribute("sortName", item.sortName ?? name)
         if let songs { w.list("song", songs) }
     }
 }
@@ -164,12 +164,13 @@ struct SubsonicArtist: SubsonicModel {
     var albums: [SubsonicAlbum]?
 
     func write(to w: inout SubsonicWriter) {
+        let name = SubsonicPlaceholder.name(item.name, SubsonicPlaceholder.artist)
         w.attribute("id", SubsonicID.artist(item.id))
-        w.attribute("name", SubsonicPlaceholder.name(item.name, SubsonicPlaceholder.artist))
+        w.attribute("name", name)
         if SubsonicAPI.hasPicture(item) { w.attribute("coverArt", SubsonicID.artist(item.id)) }
         w.attribute("albumCount", item.albumCount)
         w.attribute("starred", starred)
-        w.attribute("sortName", "")
+        w.attribute("sortName", item.sortName ?? name)
         if let albums { w.list("album", albums) }
     }
 }

@@ -37,8 +37,7 @@ extension Library {
     public func randomGroups(kind: GroupKind, count: Int) async throws -> [GroupItem] {
         guard count > 0 else { return [] }
         let all = try await withEngine { try $0.groupIDs(kind: kind) }
-        var generator = SystemRandomNumberGenerator()
-        return try await groups(ids: Array(all.shuffled(using: &generator).prefix(count)), kind: kind)
+        return try await groups(ids: all.randomSample(count), kind: kind)
     }
 
     /// The group IDs of `track`, computed with the same keys and hash as the views (default

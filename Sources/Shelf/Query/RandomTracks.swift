@@ -32,7 +32,7 @@ extension Library {
                 }
                 // Few tracks, or IDs mostly gaps: every ID, then a uniform sample of them.
                 let all = try db.query("SELECT id FROM track", [], { try $0.int64(0) })
-                return all.shuffled(using: &generator).prefix(count).map { TrackID($0) }
+                return all.randomSample(count).map { TrackID($0) }
             }
         }
     }

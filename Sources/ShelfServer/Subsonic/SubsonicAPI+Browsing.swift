@@ -138,7 +138,7 @@ extension SubsonicAPI {
             return .element(element, SubsonicEmpty())
         }
         let others = Filter.and([.text(.genre, .equals(genre)), .not(.text(.albumArtist, .equals(artist.name)))])
-        let ids = Array(try await library.snapshot(LibraryQuery(filter: others)).shuffled().prefix(count))
+        let ids = try await library.snapshot(LibraryQuery(filter: others)).randomSample(count)
         return .container(element, "song", try await songs(ids, for: try call.signedIn))
     }
 

@@ -57,7 +57,7 @@ extension SubsonicAPI {
         case "random":
             // A folder's albums: those of its tracks in random order (an album as likely as its
             // share of the folder's tracks), read a chunk at a time.
-            let ids = try await library.snapshot(LibraryQuery(filter: within(.all))).shuffled()
+            let ids = try await library.snapshot(LibraryQuery(filter: within(.all))).randomSample(size * 20)
             var seen = Set<GroupID>()
             var albums: [GroupID] = []
             var start = 0

@@ -126,6 +126,37 @@ struct Engines {
         return (dir, library)
     }
 
+    /// Songs read from the mirror equal the store's cut to what a song shows, after the build and
+    /// after edits of only what songs show (comment, channels, codec, picture).
+    @Test func songsFromTheMirrorEqualTheStoresAfterEdits() async throws {
+        let (dir, library) = try await Self.makeLibrary()
+        defer { withExtendedLifetime(dir) {} }
+        let ids = (1...1_250).map { TrackID(Int64($0)) }  // past the last ID: missing ones too
+        func expectSameSongs(_ when: String) async throws {
+            let mirrored = try await library.tracks(ids: ids, fields: .song)
+            try await library.disableMirror()
+            let stored = try await library.tracks(ids: ids, fields: .song)
+            try await library.enableMirror()
+            #expect(mirrored.tracks.count > 1_000 && mirrored.missing == stored.missing, "\(when)")
+            for (a, b) in zip(mirrored.tracks, stored.tracks) where a != b { Issue.record("\(when): \(a) ≠ \(b)") }
+            #expect(mirrored.tracks.count == stored.tracks.count)
+        }
+        try await expectSameSongs("after the build")
+        try await library.write { batch in
+            let picture = try batch.addArtwork(Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3]))
+            for n in stride(from: 1, through: 1_200, by: 97) {
+                _ = try batch.updateTrack(TrackID(Int64(n))) { track in
+                    track.comment = n % 2 == 0 ? "ライブ録音 \(n)" : nil
+                    track.channels = n % 3 == 0 ? 6 : 2
+                    track.codec = n % 5 == 0 ? "FLAC" : "Opus"
+                    track.artworkID = n % 4 == 0 ? nil : picture
+                    track.dateAdded = Date(timeIntervalSince1970: 1_700_000_000.75)
+                }
+            }
+        }
+        try await expectSameSongs("after edits")
+    }
+
     @Test func everySortDirectionTagSettingAndFilterAgrees() async throws {
         let (dir, library) = try await Self.makeLibrary()
         defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below

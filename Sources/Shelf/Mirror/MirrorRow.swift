@@ -15,6 +15,7 @@ enum MirrorRow {
         + ["k_genre", "k_path"] + numberColumns
         + MirrorSchema.displayTextFields.map { "z_\(MirrorSchema.snake($0.rawValue))" }
         + MirrorSchema.storedFoldFields.map { "f_\(MirrorSchema.snake($0.rawValue))" }
+        + MirrorSchema.songColumns
 
     static let columnIndex = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) })
 
@@ -43,7 +44,9 @@ enum MirrorRow {
         static let path = Sources(rawValue: 1 << 7)
         static let numbers = Sources(rawValue: 1 << 8)
         static let codec = Sources(rawValue: 1 << 9)
-        static let all = Sources(rawValue: (1 << 10) - 1)
+        /// What only a protocol's song shows (channels, comment, the picture's ID).
+        static let song = Sources(rawValue: 1 << 10)
+        static let all = Sources(rawValue: (1 << 11) - 1)
         /// The parts the search index is computed from.
         static let searched: Sources = [.title, .artist, .album, .albumArtist, .composer, .genre]
 
@@ -58,7 +61,8 @@ enum MirrorRow {
             if old.genre != new.genre { sources.insert(.genre) }
             if old.hasArtwork != new.hasArtwork || old.compilation != new.compilation { sources.insert(.flags) }
             if old.path != new.path { sources.insert(.path) }
-            if old.codec != new.codec { sources.insert(.codec) }
+            if old.codec != new.codec { sources.insert([.codec, .song]) }
+            if old.channels != new.channels || old.comment != new.comment || old.artworkID != new.artworkID { sources.insert(.song) }
             if MirrorSchema.numberFields.contains(where: { $0.value(of: old) != $0.value(of: new) }) { sources.insert(.numbers) }
             self = sources
         }
@@ -132,6 +136,10 @@ enum MirrorRow {
             let value = field.value(of: t)
             put(SortKey.isBlank(value) ? .null : .text(Filter.fold(value!)), if: part)
         }
+        put(t.codec.map { .text($0) } ?? .null, if: .song)
+        put(t.channels.map { .integer(Int64($0)) } ?? .null, if: .song)
+        put(t.comment.map { .text($0) } ?? .null, if: .song)
+        put(t.artworkID.map { .blob($0.rawValue.rawBytes) } ?? .null, if: .song)
         assert(index == columns.count, "every stored column is emitted once")
     }
 
@@ -168,5 +176,50 @@ enum MirrorRow {
     /// hold them, so a play-count edit touches one index instead of every sort's.
     static func update(_ changed: [Int]) -> String {
         "UPDATE mirror_track SET \(changed.map { "\(columns[$0]) = ?" }.joined(separator: ", ")) WHERE id = ?"
+    }
+}
+
+/// A protocol's song (`TrackFields.song`) from one `mirror_track` row: a page of songs is then
+/// read from the mirror alone, whose rows are smaller and closer together than the store's.
+enum MirrorSong {
+    static let select = """
+        SELECT id, k_path, n_file_size, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number,
+        n_duration, n_bitrate, n_sample_rate, channels, codec, compilation, comment, sort_title, sort_album, artwork_id,
+        n_date_added, n_date_modified, n_play_count, n_skip_count, n_last_played, n_rating
+        FROM mirror_track WHERE id = ?
+        """
+
+    static func decode(_ row: Row) throws -> Track {
+        func number(_ index: Int32) -> Double? {
+            guard let value = row.optionalDouble(index), value < SortKey.missingNumber else { return nil }
+            return value
+        }
+        func integer(_ index: Int32) -> Int? { number(index).map { Int($0) } }
+        func date(_ index: Int32) -> Date? { number(index).map { Date(timeIntervalSince1970: $0) } }
+        return Track(
+            id: TrackID(try row.int64(0)), path: String(decoding: try row.data(1), as: UTF8.self), fileSize: Int64(integer(2) ?? 0),
+            title: row.optionalString(3), artist: row.optionalString(4), album: row.optionalString(5), albumArtist: row.optionalString(6),
+            genre: row.optionalString(7), year: integer(8), trackNumber: integer(9), discNumber: integer(10), duration: number(11),
+            bitrate: integer(12), sampleRate: integer(13), channels: row.optionalInt64(14).map { Int($0) }, codec: row.optionalString(15),
+            compilation: try row.int64(16) != 0, comment: row.optionalString(17), sortTitle: row.optionalString(18),
+            sortAlbum: row.optionalString(19), artworkID: row.isNull(20) ? nil : ArtworkID(try row.get(20, as: UUID.self)),
+            dateAdded: date(21) ?? Date(timeIntervalSince1970: 0), dateModified: date(22) ?? Date(timeIntervalSince1970: 0),
+            playCount: integer(23) ?? 0, skipCount: integer(24) ?? 0, lastPlayed: date(25), rating: integer(26) ?? 0)
+    }
+
+    /// A whole track cut to what the mirror's song holds (the store path of `TrackFields.song`,
+    /// so both paths give equal values): dates to the whole second, no counts of tracks and discs
+    /// or file time, blank sort tags none.
+    static func cut(_ track: Track) -> Track {
+        var song = track
+        if SortKey.isBlank(song.sortTitle) { song.sortTitle = nil }
+        if SortKey.isBlank(song.sortAlbum) { song.sortAlbum = nil }
+        song.fileModified = nil
+        song.trackCount = nil
+        song.discCount = nil
+        song.dateAdded = Date(timeIntervalSince1970: NumberField.seconds(track.dateAdded))
+        song.dateModified = Date(timeIntervalSince1970: NumberField.seconds(track.dateModified))
+        song.lastPlayed = track.lastPlayed.map { Date(timeIntervalSince1970: NumberField.seconds($0)) }
+        return song
     }
 }

@@ -432,7 +432,7 @@ final class MirrorStore {
             let oldMember = try db.queryOne("SELECT \(GroupMember.columns) FROM mirror_track WHERE id = ?", [id.rawValue]) {
                 try GroupMember(row: $0)
             }
-            let track = try canonical.queryOne(TrackRow.selectWithoutTexts + " WHERE id = ?", [id.rawValue], TrackRow.decode)
+            let track = try canonical.queryOne(TrackRow.selectForMirror + " WHERE id = ?", [id.rawValue], TrackRow.decode)
             regroup(oldMember, track.map { GroupMember($0, options: options) })
             switch (old, track) {
             case (let old?, let track?):
@@ -727,7 +727,7 @@ struct MirrorBuilder {
 
     /// The canonical tracks of the chunk after track `id`.
     static func chunk(after id: Int64, size: Int, from source: Connection) throws -> [Track] {
-        try source.query(TrackRow.selectWithoutTexts + " WHERE id > ? ORDER BY id LIMIT ?", [id, size], TrackRow.decode)
+        try source.query(TrackRow.selectForMirror + " WHERE id > ? ORDER BY id LIMIT ?", [id, size], TrackRow.decode)
     }
 
     /// The next chunk, read (through its own connection) and computed on a background queue.

@@ -20,6 +20,8 @@ enum TrackRow {
     /// comment come back nil): what scans of the whole table read.
     static let selectWithoutTexts =
         "SELECT \(columns.map { $0 == "lyrics" || $0 == "comment" ? "NULL" : $0 }.joined(separator: ", ")) FROM track"
+    /// `select` without lyrics: what the mirror copies (its rows hold a song's comment).
+    static let selectForMirror = "SELECT \(columns.map { $0 == "lyrics" ? "NULL" : $0 }.joined(separator: ", ")) FROM track"
     /// `select` with only what a protocol's song shows (lyrics, composer, the artist sort tags and
     /// the audio hash come back nil): a page of 500 songs decodes a String per column it reads.
     static let selectForSongs =

@@ -54,16 +54,17 @@ snapshots: deps build-info
 	$(SWIFT) build --build-tests
 	SHELF_UPDATE_SNAPSHOTS=1 $(SWIFT) test --skip-build --filter SubsonicSnapshotTests
 
-# py-opensonic, a Subsonic client from PyPI, and Selenium, the browser driver, in the project's
-# own .venv (gitignored): the Subsonic tests drive the server through the first, the web page's
-# browser suite drives headless Chromium through the second, and each skips its part when its
-# package is missing. A failed install (no network) leaves no half-made venv behind, so the rest
+# py-opensonic, a Subsonic client from PyPI, Selenium, the browser driver, and mutagen, the tag
+# library Picard and beets write with, in the project's own .venv (gitignored): the Subsonic tests
+# drive the server through the first, the web page's browser suite drives headless Chromium
+# through the second, the tag round-trip tests write and read files with the third (TagLib is
+# not graded by TagLib), and each skips its part when its package is missing. A failed install (no network) leaves no half-made venv behind, so the rest
 # of the suite still runs.
 subsonic-client:
-	@if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import libopensonic, selenium" 2>/dev/null; then \
+	@if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import libopensonic, selenium, mutagen" 2>/dev/null; then \
 	  rm -rf .venv; \
-	  (python3 -m venv .venv && .venv/bin/pip install --quiet py-opensonic selenium) \
-	    || { echo "make: could not install py-opensonic and selenium into .venv; the Subsonic client and browser tests will be skipped" >&2; rm -rf .venv; }; \
+	  (python3 -m venv .venv && .venv/bin/pip install --quiet py-opensonic selenium mutagen) \
+	    || { echo "make: could not install py-opensonic, selenium and mutagen into .venv; the Subsonic client, browser and tag round-trip tests will be skipped" >&2; rm -rf .venv; }; \
 	fi
 
 # The suite under ThreadSanitizer, in its own build folder; the `shelf` children the CLI tests run

@@ -16,7 +16,12 @@
 #include <taglib/attachedpictureframe.h>
 #include <taglib/fileref.h>
 #include <taglib/flacfile.h>
+#include <taglib/commentsframe.h>
+#include <taglib/id3v1tag.h>
 #include <taglib/id3v2tag.h>
+#include <taglib/textidentificationframe.h>
+#include <taglib/unsynchronizedlyricsframe.h>
+#include <taglib/urllinkframe.h>
 #include <taglib/mp4file.h>
 #include <taglib/mpegfile.h>
 #include <taglib/opusfile.h>
@@ -168,7 +173,18 @@ template <typename Edit> int editFile(const char *path, char *message, size_t me
         }
         int status = edit(ref.file());
         if (status != SHELF_TAGS_OK) return status;
-        if (!ref.save()) {
+        bool saved;
+        if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(ref.file())) {
+            // The ID3v2 version the file had (TagLib would make every file 2.4, and Picard users
+            // often keep 2.3 for players that read nothing newer); no copying between ID3v1 and v2.
+            TagLib::ID3v2::Tag *id3 = mpeg->ID3v2Tag();
+            const bool v3 = id3 && id3->header()->majorVersion() == 3;
+            saved = mpeg->save(TagLib::MPEG::File::AllTags, TagLib::File::StripNone, v3 ? TagLib::ID3v2::v3 : TagLib::ID3v2::v4,
+                               TagLib::File::DoNotDuplicate);
+        } else {
+            saved = ref.save();
+        }
+        if (!saved) {
             say(message, message_size, "TagLib could not save the file");
             return SHELF_TAGS_WRITE_FAILED;
         }
@@ -268,9 +284,76 @@ extern "C" const uint8_t *shelf_tags_picture(const shelf_tags *tags, size_t *siz
 extern "C" const char *shelf_tags_picture_mime(const shelf_tags *tags) { return tags->picture_mime.c_str(); }
 extern "C" void shelf_tags_free(shelf_tags *tags) { delete tags; }
 
+namespace {
+
+// The description of the frames that carry one (several of these share an ID); "" for others.
+TagLib::String descriptionOf(TagLib::ID3v2::Frame *frame) {
+    if (auto *text = dynamic_cast<TagLib::ID3v2::UserTextIdentificationFrame *>(frame)) return text->description();
+    if (auto *comment = dynamic_cast<TagLib::ID3v2::CommentsFrame *>(frame)) return comment->description();
+    if (auto *lyrics = dynamic_cast<TagLib::ID3v2::UnsynchronizedLyricsFrame *>(frame)) return lyrics->description();
+    if (auto *link = dynamic_cast<TagLib::ID3v2::UserUrlLinkFrame *>(frame)) return link->description();
+    return TagLib::String();
+}
+
+// An MP3's tags edited frame by frame: only the frames that carry a changed key are replaced.
+// Round-tripping the whole PropertyMap through setProperties, as for the other formats, drops
+// what the map cannot represent exactly — a TIPL frame of involved people (producer, engineer,
+// mix) disappeared from every file whose title was edited.
+int writeMPEG(TagLib::MPEG::File *file, const char *const *keys, const char *const *values, size_t count, char *message,
+              size_t message_size) {
+    TagLib::ID3v2::Tag *tag = file->ID3v2Tag(true);
+    for (size_t i = 0; i < count; i++) {
+        const TagLib::String key = TagLib::String(keys[i], TagLib::String::UTF8).upper();
+        // The frame the key is written as tells which frames hold it now: the same ID and, for
+        // the frames a description tells apart (TXXX, COMM, USLT, WXXX), the same description.
+        TagLib::ID3v2::Frame *made = TagLib::ID3v2::Frame::createTextualFrame(
+            key, TagLib::StringList(values[i] ? TagLib::String(values[i], TagLib::String::UTF8) : TagLib::String()));
+        if (!made) {
+            say(message, message_size, "this format cannot store: " + key.to8Bit(true));
+            return SHELF_TAGS_WRITE_FAILED;
+        }
+        const TagLib::String description = descriptionOf(made);
+        const TagLib::ID3v2::FrameList frames = tag->frameList(made->frameID());
+        for (TagLib::ID3v2::Frame *frame : frames) {
+            if (descriptionOf(frame).upper() != description.upper()) continue;
+            // A comment or lyrics keeps the language it was tagged in.
+            if (auto *old = dynamic_cast<TagLib::ID3v2::CommentsFrame *>(frame)) {
+                if (auto *now = dynamic_cast<TagLib::ID3v2::CommentsFrame *>(made)) now->setLanguage(old->language());
+            } else if (auto *old = dynamic_cast<TagLib::ID3v2::UnsynchronizedLyricsFrame *>(frame)) {
+                if (auto *now = dynamic_cast<TagLib::ID3v2::UnsynchronizedLyricsFrame *>(made)) now->setLanguage(old->language());
+            }
+            tag->removeFrame(frame, true);
+        }
+        if (values[i]) {
+            tag->addFrame(made);
+        } else {
+            delete made;
+        }
+    }
+    // An ID3v1 tag, where there is one, follows for the few fields it has (its whole map is
+    // representable, so the round trip loses nothing; what it cannot hold is left out of it).
+    if (file->hasID3v1Tag()) {
+        TagLib::ID3v1::Tag *old = file->ID3v1Tag();
+        TagLib::PropertyMap properties = old->properties();
+        for (size_t i = 0; i < count; i++) {
+            TagLib::String key(keys[i], TagLib::String::UTF8);
+            if (values[i]) {
+                properties.replace(key, TagLib::StringList(TagLib::String(values[i], TagLib::String::UTF8)));
+            } else {
+                properties.erase(key);
+            }
+        }
+        old->setProperties(properties);
+    }
+    return SHELF_TAGS_OK;
+}
+
+} // namespace
+
 extern "C" int shelf_tags_write(const char *path, const char *const *keys, const char *const *values, size_t count, char *message,
                                 size_t message_size) {
     return editFile(path, message, message_size, [&](TagLib::File *file) -> int {
+        if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) return writeMPEG(mpeg, keys, values, count, message, message_size);
         TagLib::PropertyMap properties = file->properties();
         for (size_t i = 0; i < count; i++) {
             TagLib::String key(keys[i], TagLib::String::UTF8);

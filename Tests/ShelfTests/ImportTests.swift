@@ -54,6 +54,55 @@ import Testing
         try await library.waitForMirror()
     }
 
+    /// An album folder's picture file gives its tracks without an embedded picture their
+    /// artwork: cover, folder, front, album in that order (any case; JPEG or PNG), one stored
+    /// picture shared; a file's own picture wins; a picture beyond the decoder's limits is
+    /// reported with its path and passed over.
+    @Test func folderPicturesStandInForMissingEmbeddedOnes() async throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let music = dir.path("music")
+        let first = music.appendingPathComponent("Album A")
+        // A folder name in NFD (カ + combining dakuten), as macOS copies leave them.
+        let second = music.appendingPathComponent("ガール".decomposedStringWithCanonicalMapping)
+        let third = music.appendingPathComponent("Album C")
+        let cover = try TestPictures.jpeg(width: 64, height: 64, seed: 1)
+        let folder = try TestPictures.png(width: 48, height: 48, seed: 2)
+        let front = try TestPictures.jpeg(width: 32, height: 32, seed: 3)
+        let own = try TestPictures.jpeg(width: 40, height: 40, seed: 4)
+        try Self.wav(first.appendingPathComponent("1.wav"), frequency: 310)
+        try Self.wav(first.appendingPathComponent("2.wav"), frequency: 320)
+        try Self.wav(first.appendingPathComponent("3.wav"), frequency: 330, picture: own)
+        try cover.write(to: first.appendingPathComponent("Cover.JPG"))
+        try front.write(to: first.appendingPathComponent("front.jpg"))
+        try Self.wav(second.appendingPathComponent("1.wav"), frequency: 340)
+        try front.write(to: second.appendingPathComponent("front.jpg"))
+        try folder.write(to: second.appendingPathComponent("folder.png"))
+        try Self.wav(third.appendingPathComponent("1.wav"), frequency: 350)
+        try TestPictures.pngHeader(width: 100_000, height: 100_000).write(to: third.appendingPathComponent("cover.png"))
+        try front.write(to: third.appendingPathComponent("album.jpeg"))
+        try Data("not a picture".utf8).write(to: third.appendingPathComponent("folder.jpg"))
+
+        let library = Library(directory: dir.path("lib"))
+        let report = try await library.importFiles(at: [music])
+        #expect(report.added == 5 && report.failed.isEmpty)
+        var pictures: [String: Data] = [:]
+        for track in try await library.tracks(ids: (1...5).map { TrackID(Int64($0)) }).tracks {
+            let id = try #require(track.artworkID, "\(track.path) has a picture")
+            let folderName = URL(fileURLWithPath: track.path).deletingLastPathComponent().lastPathComponent
+            pictures[folderName + "/" + URL(fileURLWithPath: track.path).lastPathComponent] = try await library.artworkData(id)
+        }
+        #expect(pictures["Album A/1.wav"] == cover && pictures["Album A/2.wav"] == cover)
+        #expect(pictures["Album A/3.wav"] == own)
+        #expect(pictures.first { $0.key.hasSuffix("/1.wav") && !$0.key.hasPrefix("Album") }?.value == folder)
+        #expect(pictures["Album C/1.wav"] == front)
+        // Two of Album A's tracks share one stored picture.
+        let ids = try await library.tracks(ids: [TrackID(1), TrackID(2)]).tracks.map(\.artworkID)
+        #expect(ids[0] == ids[1])
+        #expect(report.warnings.map { URL(fileURLWithPath: $0.path).lastPathComponent }.sorted() == ["cover.png", "folder.jpg"], "\(report.warnings)")
+        #expect(report.warnings.allSatisfy { $0.error.contains($0.path) })
+    }
+
     @Test func duplicatesMovesAndRetagsKeepTheTrack() async throws {
         let dir = try TemporaryDirectory()
         let music = dir.path("music")

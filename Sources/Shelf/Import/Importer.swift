@@ -25,6 +25,9 @@ public struct ImportReport: Sendable, Codable, Equatable {
     public var moved = 0
     public var duplicates: [Duplicate] = []
     public var failed: [Failure] = []
+    /// What was imported but not all of it: a folder picture that is no picture or beyond the
+    /// decoder's limits (the tracks came in without it).
+    public var warnings: [Failure] = []
     /// Write transactions committed.
     public var commits = 0
     public var seconds = 0.0
@@ -58,6 +61,54 @@ struct ParsedFile: Sendable {
     let size: Int64
     let modified: Date
     let result: Result<(AudioFileTags, String), TagReadFailure>
+    /// The album folder's picture, for a file without one of its own.
+    var folderPicture: Data?
+}
+
+/// Pictures beside the audio: an album folder's `cover.*`, `folder.*`, `front.*` or `album.*`
+/// (JPEG or PNG, names in any case), the first in that order that is a picture within the
+/// decoder's limits. A file's own embedded picture comes first; the folder's stands in for it.
+enum FolderPicture {
+    static let names = ["cover", "folder", "front", "album"]
+    static let extensions = ["jpg", "jpeg", "png"]
+    /// Larger files are not album pictures anyone meant to serve.
+    static let maxBytes = 32 << 20
+
+    /// The picture of `directory`, and what was wrong with the candidates passed over.
+    static func find(in directory: URL) -> (picture: Data?, problems: [ImportReport.Failure]) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return (nil, []) }
+        func rank(_ entry: String) -> Int? {
+            let url = URL(fileURLWithPath: entry)
+            guard let name = names.firstIndex(of: url.deletingPathExtension().lastPathComponent.lowercased()),
+                  let ext = extensions.firstIndex(of: url.pathExtension.lowercased()) else { return nil }
+            return name * extensions.count + ext
+        }
+        var problems: [ImportReport.Failure] = []
+        for entry in entries.compactMap({ e in rank(e).map { (e, $0) } }).sorted(by: { $0.1 < $1.1 }).map(\.0) {
+            let path = directory.appendingPathComponent(entry).path
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  (attributes[.type] as? FileAttributeType) == .typeRegular else { continue }
+            if let size = attributes[.size] as? Int, size > maxBytes {
+                problems.append(.init(path: path, error: "\(path): folder picture of \(size) bytes is beyond \(maxBytes); left out"))
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                problems.append(.init(path: path, error: "\(path): folder picture cannot be read; left out"))
+                continue
+            }
+            do throws(ImageError) {
+                let size = try ImageCodec.dimensions(of: data)
+                let limits = ImageLimits()
+                guard size.width <= limits.maxSide, size.height <= limits.maxSide, size.width * size.height <= limits.maxPixels else {
+                    throw ImageError.tooLarge(width: size.width, height: size.height, limits: limits)
+                }
+                return (data, problems)
+            } catch {
+                problems.append(.init(path: path, error: "\(path): folder picture left out: \(error)"))
+            }
+        }
+        return (nil, problems)
+    }
 }
 
 /// A read failure's text, `Sendable` and `Error`.
@@ -123,7 +174,19 @@ extension Library {
             }
         }
         guard !toParse.isEmpty else { return }
-        let parsed = await Self.parse(toParse)
+        var parsed = await Self.parse(toParse)
+        // Folder pictures, once per folder of the files that have none of their own.
+        var folders: [String: Data?] = [:]
+        for index in parsed.indices {
+            guard case .success(let value) = parsed[index].result, value.0.picture == nil else { continue }
+            let directory = parsed[index].url.deletingLastPathComponent()
+            if folders[directory.path] == nil {
+                let found = FolderPicture.find(in: directory)
+                folders[directory.path] = .some(found.picture)
+                report.warnings += found.problems
+            }
+            parsed[index].folderPicture = folders[directory.path] ?? nil
+        }
         let options = options
         let outcome: ImportReport = try await write { batch in
             var outcome = ImportReport()
@@ -141,7 +204,7 @@ extension Library {
                 track.fileSize = file.size
                 track.fileModified = file.modified
                 track.audioHash = identity
-                if let picture = tags.picture { track.artworkID = try batch.addArtwork(picture) }
+                if let picture = tags.picture ?? file.folderPicture { track.artworkID = try batch.addArtwork(picture) }
                 if let existingID = try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ?", [path]) {
                     try Self.replace(TrackID(existingID), with: track, in: batch)
                     outcome.updated += 1

@@ -39,6 +39,7 @@ struct ImportCommand: Command {
         output.line("added \(report.added), updated \(report.updated), unchanged \(report.unchanged), moved \(report.moved) in \(String(format: "%.1f", report.seconds)) s")
         for duplicate in report.duplicates { output.line("duplicate: \(duplicate.path) (same audio as \(duplicate.existing))") }
         for failure in report.failed { output.line("failed: \(failure.error)") }
+        for warning in report.warnings { output.line("warning: \(warning.error)") }
     }
 }
 

@@ -81,8 +81,8 @@ extension Library {
         // beats one `IN (json_each)` statement, whose ID order saved no page reads (a page's IDs
         // are scattered) and whose decode into a dictionary cost more than the probes.
         if fields == .song, let mirror = mirrorReaders.withLock({ $0 }) {
-            // Songs from the mirror, which writes keep in step before they return: its rows are
-            // a tenth of the store's and a page's lie closer together.
+            // Songs from the mirror, which sync keeps in step with every write: at 500,500 tracks
+            // it is 0.77 GB against the store's 3.8 GB, so a page's rows share more cached pages.
             do {
                 return try await mirror.read { db in try Self.probe(ids, MirrorSong.select, MirrorSong.decode, in: db) }
             } catch let error as SQLiteError {
@@ -175,8 +175,8 @@ public enum TrackFields: Sendable, Equatable {
     /// All but lyrics and comment.
     case withoutTexts
     /// What a protocol's song shows (Subsonic's Child): no lyrics, composer, artist sort tags,
-    /// audio hash, track and disc counts or file time, blank sort tags nil, and dates to the whole second — read from
-    /// the mirror when it is on, else from the store and cut to the same.
+    /// audio hash, track and disc counts or file time; blank sort tags nil; dates to the whole
+    /// second. Read from the mirror when it is on, else from the store and cut to the same.
     case song
 
     var select: String {

@@ -163,6 +163,22 @@ func normalized(_ value: Any) -> Any {
         #expect(song["artist"] as? String == "[Unknown Artist]")
     } }
 
+    /// An LRC's `[la:]` and `[offset:]` reach structuredLyrics' `lang` and `offset`; the header
+    /// lines are not lyrics lines.
+    @Test func lrcLanguageAndOffset() async throws { try await offCooperativePool {
+        let fixture = try ServedLibrary(tracks: 2)
+        defer { fixture.remove() }
+        let edited = try fixture.shelf(["edit", "1", "--set", "lyrics=[ti:Song]\n[la:ja]\n[offset:+250]\n[00:01.50]光\n[00:03.00]影"])
+        try #require(edited.status == 0, "\(edited.stderr)")
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let list = try #require(try SubsonicClient(server).ok("getLyricsBySongId", [("id", "tr-1")])["lyricsList"] as? [String: Any])
+        let structured = try #require((list["structuredLyrics"] as? [[String: Any]])?.first)
+        #expect(structured["lang"] as? String == "ja" && structured["offset"] as? Int == 250 && structured["synced"] as? Bool == true)
+        let lines = (structured["line"] as? [[String: Any]]) ?? []
+        #expect(lines.compactMap { $0["value"] as? String } == ["光", "影"] && lines.compactMap { $0["start"] as? Int } == [1500, 3000])
+    } }
+
     @Test func everyAuthMethodAndItsErrors() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }

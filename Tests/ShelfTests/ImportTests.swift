@@ -103,6 +103,36 @@ import Testing
         #expect(report.warnings.allSatisfy { $0.error.contains($0.path) })
     }
 
+    /// `NAME.lrc` (else `NAME.txt`) beside `NAME.wav` gives a track without embedded lyrics its
+    /// lyrics, as written (a BOM dropped); embedded lyrics win; a file that is not UTF-8 is
+    /// reported and left out.
+    @Test func lyricsFilesBesideTheAudio() async throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let music = dir.path("music")
+        let synced = "[la:ja]\r\n[offset:+250]\r\n[00:01.50]光の中へ\r\n[00:03.00]Into the light\r\n"
+        try Self.wav(music.appendingPathComponent("a.wav"), frequency: 410)
+        try (Data([0xEF, 0xBB, 0xBF]) + Data(synced.utf8)).write(to: music.appendingPathComponent("a.lrc"))
+        try Self.wav(music.appendingPathComponent("b.wav"), frequency: 420)
+        try Data("plain words\nsecond line".utf8).write(to: music.appendingPathComponent("b.txt"))
+        try Self.wav(music.appendingPathComponent("c.wav"), frequency: 430, tags: ["LYRICS": "embedded"])
+        try Data("[00:01.00]from the file".utf8).write(to: music.appendingPathComponent("c.lrc"))
+        try Self.wav(music.appendingPathComponent("d.wav"), frequency: 440)
+        try Data([0xFF, 0xFE, 0x41, 0x00]).write(to: music.appendingPathComponent("d.lrc"))
+        let library = Library(directory: dir.path("lib"))
+        let report = try await library.importFiles(at: [music])
+        #expect(report.added == 4 && report.failed.isEmpty)
+        var lyrics: [String: String?] = [:]
+        for track in try await library.tracks(ids: (1...4).map { TrackID(Int64($0)) }).tracks {
+            lyrics[URL(fileURLWithPath: track.path).lastPathComponent] = .some(track.lyrics)
+        }
+        #expect(lyrics["a.wav"] == .some(synced))
+        #expect(lyrics["b.wav"] == .some("plain words\nsecond line"))
+        #expect(lyrics["c.wav"] == .some("embedded"))
+        #expect(lyrics["d.wav"] == .some(nil))
+        #expect(report.warnings.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["d.lrc"], "\(report.warnings)")
+    }
+
     @Test func duplicatesMovesAndRetagsKeepTheTrack() async throws {
         let dir = try TemporaryDirectory()
         let music = dir.path("music")

@@ -63,6 +63,35 @@ struct ParsedFile: Sendable {
     let result: Result<(AudioFileTags, String), TagReadFailure>
     /// The album folder's picture, for a file without one of its own.
     var folderPicture: Data?
+    /// The lyrics file beside it, for a file without lyrics of its own.
+    var lyricsFile: String?
+}
+
+/// Lyrics beside the audio: `NAME.lrc` (synced, LRC) else `NAME.txt` (plain) next to `NAME.flac`,
+/// for a file without embedded lyrics (the file's own come first). UTF-8, a BOM dropped, at
+/// most 1 MiB; one that is not UTF-8 is reported and left out.
+enum LyricsFile {
+    static let extensions = ["lrc", "LRC", "txt", "TXT"]
+    static let maxBytes = 1 << 20
+
+    /// The text of the lyrics file beside `audio`, and what was wrong with one passed over.
+    static func find(beside audio: URL) -> (text: String?, problem: ImportReport.Failure?) {
+        let stem = audio.deletingPathExtension()
+        for ext in extensions {
+            let path = stem.appendingPathExtension(ext).path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            guard let data = FileManager.default.contents(atPath: path), data.count <= maxBytes else {
+                return (nil, .init(path: path, error: "\(path): lyrics file unreadable or over \(maxBytes) bytes; left out"))
+            }
+            let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+            guard let text = String(data: Data(body), encoding: .utf8) else {
+                return (nil, .init(path: path, error: "\(path): lyrics file is not UTF-8; left out"))
+            }
+            return (SortKey.isBlank(text) ? nil : text, nil)
+        }
+        return (nil, nil)
+    }
 }
 
 /// Pictures beside the audio: an album folder's `cover.*`, `folder.*`, `front.*` or `album.*`
@@ -187,6 +216,12 @@ extension Library {
             }
             parsed[index].folderPicture = folders[directory.path] ?? nil
         }
+        for index in parsed.indices {
+            guard case .success(let value) = parsed[index].result, SortKey.isBlank(value.0.track(path: "").lyrics) else { continue }
+            let found = LyricsFile.find(beside: parsed[index].url)
+            parsed[index].lyricsFile = found.text
+            if let problem = found.problem { report.warnings.append(problem) }
+        }
         let options = options
         let outcome: ImportReport = try await write { batch in
             var outcome = ImportReport()
@@ -205,6 +240,7 @@ extension Library {
                 track.fileModified = file.modified
                 track.audioHash = identity
                 if let picture = tags.picture ?? file.folderPicture { track.artworkID = try batch.addArtwork(picture) }
+                if let lyrics = file.lyricsFile { track.lyrics = lyrics }
                 if let existingID = try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ?", [path]) {
                     try Self.replace(TrackID(existingID), with: track, in: batch)
                     outcome.updated += 1

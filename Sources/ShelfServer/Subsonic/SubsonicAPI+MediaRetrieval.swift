@@ -79,6 +79,22 @@ extension SubsonicAPI {
         return lines.isEmpty ? nil : lines.sorted { $0.0 < $1.0 }
     }
 
+    /// An LRC file's `[la:ja]` language and `[offset:+250]` milliseconds (positive: the lines come
+    /// sooner, as LRC means it; the spec's `offset` has the same sign).
+    static func lrcHeader(_ lyrics: String) -> (lang: String?, offset: Int?) {
+        var lang: String?
+        var offset: Int?
+        for raw in lyrics.split(whereSeparator: \.isNewline).prefix(40) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            guard line.hasPrefix("["), line.hasSuffix("]"), let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[line.index(after: line.startIndex)..<colon].lowercased()
+            let value = line[line.index(after: colon)..<line.index(before: line.endIndex)].trimmingCharacters(in: .whitespaces)
+            if name == "la", !value.isEmpty { lang = value }
+            if name == "offset", let number = Int(value.hasPrefix("+") ? String(value.dropFirst()) : value) { offset = number }
+        }
+        return (lang, offset)
+    }
+
     /// getLyricsBySongId (songLyrics): the song's lyrics as structured lines, synced when they are LRC.
     func lyricsBySongID(_ call: SubsonicCall) async throws -> SubsonicReply {
         _ = try call.signedIn
@@ -88,10 +104,13 @@ extension SubsonicAPI {
             return .container("lyricsList", "structuredLyrics", [SubsonicStructuredLyrics]())
         }
         let synced = Self.syncedLines(lyrics)
+        let header = Self.lrcHeader(lyrics)
         let lines = synced.map { lines in
             lines.map { SubsonicLyricLine(start: $0.0, text: $0.1) }
         } ?? lyrics.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { SubsonicLyricLine(text: String($0)) }
-        let structured = SubsonicStructuredLyrics(displayArtist: track.artist, displayTitle: track.title, synced: synced != nil, lines: lines)
+        var structured = SubsonicStructuredLyrics(displayArtist: track.artist, displayTitle: track.title, synced: synced != nil, lines: lines)
+        if let lang = header.lang { structured.lang = lang }
+        if synced != nil, let offset = header.offset { structured.offset = offset }
         return .container("lyricsList", "structuredLyrics", [structured])
     }
 

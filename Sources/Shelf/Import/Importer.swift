@@ -26,7 +26,7 @@ public struct ImportReport: Sendable, Codable, Equatable {
     public var duplicates: [Duplicate] = []
     public var failed: [Failure] = []
     /// What was imported but not all of it: a folder picture that is no picture or beyond the
-    /// decoder's limits (the tracks came in without it).
+    /// decoder's limits, a lyrics file that is not UTF-8 (the tracks came in without them).
     public var warnings: [Failure] = []
     /// Write transactions committed.
     public var commits = 0

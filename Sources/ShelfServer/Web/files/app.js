@@ -335,7 +335,7 @@ async function openGroup(item) {
   if (item.kind === 'album') return openAlbum(item);
   if (item.kind === 'artist' || item.kind === 'albumArtist') {
     showView('albums');
-    $('list-title').textContent = item.name;
+    $('list-title').textContent = item.name || '(none)';
     const params = { sortTags: state.sortTags ? 'on' : 'off', artist: String(item.id) };
     grid.show('albums', params, 'album');
     groupsJumpBar.load(params, '/api/albums/sections').catch(showError);
@@ -352,8 +352,9 @@ async function openGroup(item) {
 
 async function openAlbum(item) {
   showView('album');
-  $('list-title').textContent = item.name;
-  $('album-name').textContent = item.name;
+  // A blank album tag is its artist's unknown album: named as the grid names it.
+  $('list-title').textContent = item.name || '(none)';
+  $('album-name').textContent = item.name || '(none)';
   $('album-cover').src = item.artworkID ? artworkURL(item.artworkID, 200) : '';
   if (!item.artworkID) $('album-cover').removeAttribute('src');
   const { items } = await api(`/api/albums/${item.id}/tracks`);

@@ -286,6 +286,18 @@ extern "C" void shelf_tags_free(shelf_tags *tags) { delete tags; }
 
 namespace {
 
+// Sets each key to its value in `properties`, or removes it where the value is null.
+void applyChanges(TagLib::PropertyMap &properties, const char *const *keys, const char *const *values, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        TagLib::String key(keys[i], TagLib::String::UTF8);
+        if (values[i]) {
+            properties.replace(key, TagLib::StringList(TagLib::String(values[i], TagLib::String::UTF8)));
+        } else {
+            properties.erase(key);
+        }
+    }
+}
+
 // The description of the frames that carry one (several of these share an ID); "" for others.
 TagLib::String descriptionOf(TagLib::ID3v2::Frame *frame) {
     if (auto *text = dynamic_cast<TagLib::ID3v2::UserTextIdentificationFrame *>(frame)) return text->description();
@@ -335,14 +347,7 @@ int writeMPEG(TagLib::MPEG::File *file, const char *const *keys, const char *con
     if (file->hasID3v1Tag()) {
         TagLib::ID3v1::Tag *old = file->ID3v1Tag();
         TagLib::PropertyMap properties = old->properties();
-        for (size_t i = 0; i < count; i++) {
-            TagLib::String key(keys[i], TagLib::String::UTF8);
-            if (values[i]) {
-                properties.replace(key, TagLib::StringList(TagLib::String(values[i], TagLib::String::UTF8)));
-            } else {
-                properties.erase(key);
-            }
-        }
+        applyChanges(properties, keys, values, count);
         old->setProperties(properties);
     }
     return SHELF_TAGS_OK;
@@ -355,14 +360,7 @@ extern "C" int shelf_tags_write(const char *path, const char *const *keys, const
     return editFile(path, message, message_size, [&](TagLib::File *file) -> int {
         if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) return writeMPEG(mpeg, keys, values, count, message, message_size);
         TagLib::PropertyMap properties = file->properties();
-        for (size_t i = 0; i < count; i++) {
-            TagLib::String key(keys[i], TagLib::String::UTF8);
-            if (values[i]) {
-                properties.replace(key, TagLib::StringList(TagLib::String(values[i], TagLib::String::UTF8)));
-            } else {
-                properties.erase(key);
-            }
-        }
+        applyChanges(properties, keys, values, count);
         TagLib::PropertyMap rejected = file->setProperties(properties);
         if (!rejected.isEmpty()) {
             say(message, message_size, "this format cannot store: " + rejected.toString().to8Bit(true));

@@ -204,23 +204,25 @@ extension Library {
         }
         guard !toParse.isEmpty else { return }
         var parsed = await Self.parse(toParse)
-        // Folder pictures, once per folder of the files that have none of their own.
+        // What the files beside the audio give a file without its own: the folder's picture (read
+        // once per folder) and the lyrics file.
         var folders: [String: Data?] = [:]
         for index in parsed.indices {
-            guard case .success(let value) = parsed[index].result, value.0.picture == nil else { continue }
-            let directory = parsed[index].url.deletingLastPathComponent()
-            if folders[directory.path] == nil {
-                let found = FolderPicture.find(in: directory)
-                folders[directory.path] = .some(found.picture)
-                report.warnings += found.problems
+            guard case .success(let value) = parsed[index].result else { continue }
+            if value.0.picture == nil {
+                let directory = parsed[index].url.deletingLastPathComponent()
+                if folders[directory.path] == nil {
+                    let found = FolderPicture.find(in: directory)
+                    folders[directory.path] = .some(found.picture)
+                    report.warnings += found.problems
+                }
+                parsed[index].folderPicture = folders[directory.path] ?? nil
             }
-            parsed[index].folderPicture = folders[directory.path] ?? nil
-        }
-        for index in parsed.indices {
-            guard case .success(let value) = parsed[index].result, SortKey.isBlank(value.0.track(path: "").lyrics) else { continue }
-            let found = LyricsFile.find(beside: parsed[index].url)
-            parsed[index].lyricsFile = found.text
-            if let problem = found.problem { report.warnings.append(problem) }
+            if SortKey.isBlank(value.0.track(path: "").lyrics) {
+                let found = LyricsFile.find(beside: parsed[index].url)
+                parsed[index].lyricsFile = found.text
+                if let problem = found.problem { report.warnings.append(problem) }
+            }
         }
         let options = options
         let outcome: ImportReport = try await write { batch in

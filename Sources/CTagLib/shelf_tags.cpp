@@ -2,6 +2,7 @@
 // into Swift would abort the process: every entry point wraps its body in try/catch.
 #include "shelf_tags.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -33,9 +34,10 @@
 #include <taglib/xiphcomment.h>
 
 struct shelf_tags {
-    std::vector<std::pair<std::string, std::string>> properties;
+    /// Each unified key with all its values, in the file's order.
+    std::vector<std::pair<std::string, std::vector<std::string>>> properties;
     int64_t length_ms = 0;
-    int32_t bitrate = 0, sample_rate = 0, channels = 0;
+    int32_t bitrate = 0, sample_rate = 0, channels = 0, bit_depth = 0, id3v2_version = 0;
     std::string codec;
     std::vector<uint8_t> picture;
     std::string picture_mime;
@@ -125,6 +127,28 @@ void readPicture(shelf_tags *tags, TagLib::File *file) {
     }
 }
 
+// Bits per sample of the lossless streams that declare it; 0 for the others.
+int32_t bitDepthOf(TagLib::File *file) {
+    if (auto *f = dynamic_cast<TagLib::FLAC::File *>(file)) return f->audioProperties() ? f->audioProperties()->bitsPerSample() : 0;
+    if (auto *f = dynamic_cast<TagLib::RIFF::WAV::File *>(file)) return f->audioProperties() ? f->audioProperties()->bitsPerSample() : 0;
+    if (auto *f = dynamic_cast<TagLib::RIFF::AIFF::File *>(file)) return f->audioProperties() ? f->audioProperties()->bitsPerSample() : 0;
+    if (auto *f = dynamic_cast<TagLib::WavPack::File *>(file)) return f->audioProperties() ? f->audioProperties()->bitsPerSample() : 0;
+    if (auto *f = dynamic_cast<TagLib::APE::File *>(file)) return f->audioProperties() ? f->audioProperties()->bitsPerSample() : 0;
+    if (auto *f = dynamic_cast<TagLib::TrueAudio::File *>(file)) return f->audioProperties() ? f->audioProperties()->bitsPerSample() : 0;
+    if (auto *f = dynamic_cast<TagLib::MP4::File *>(file)) {
+        auto *p = f->audioProperties();
+        return p && p->codec() == TagLib::MP4::Properties::ALAC ? p->bitsPerSample() : 0;
+    }
+    return 0;
+}
+
+// The major version of an MP3's ID3v2 tag (3 or 4), else 0: lists in 2.3 are joined with "/".
+int32_t id3v2VersionOf(TagLib::File *file) {
+    auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file);
+    if (!mpeg || !mpeg->hasID3v2Tag()) return 0;
+    return static_cast<int32_t>(mpeg->ID3v2Tag()->header()->majorVersion());
+}
+
 std::string codecOf(TagLib::File *file) {
     if (dynamic_cast<TagLib::MPEG::File *>(file)) return "mp3";
     if (dynamic_cast<TagLib::RIFF::WAV::File *>(file) || dynamic_cast<TagLib::RIFF::AIFF::File *>(file)) return "pcm";
@@ -206,6 +230,90 @@ long apeFooter(TagLib::File *file) {
     return -1;
 }
 
+std::vector<std::string> utf8(const TagLib::StringList &values) {
+    std::vector<std::string> out;
+    out.reserve(values.size());
+    for (const auto &value : values) out.push_back(value.to8Bit(true));
+    return out;
+}
+
+// TagLib 1.13 maps only the freeform MP4 atoms it knows (MusicBrainz IDs, ARTISTS, LABEL…) to
+// properties; the rest (replaygain_*, R128, beets' and foobar2000's own names) it reports as
+// unsupported. Those of the iTunes namespace are added under their upper-cased names, as the
+// other containers spell them.
+void addMP4Freeform(shelf_tags *tags, TagLib::File *file, const TagLib::PropertyMap &properties) {
+    auto *mp4 = dynamic_cast<TagLib::MP4::File *>(file);
+    if (!mp4 || !mp4->tag()) return;
+    static const TagLib::String prefix("----:com.apple.iTunes:");
+    for (const auto &key : properties.unsupportedData()) {
+        if (!key.startsWith(prefix) || !mp4->tag()->contains(key)) continue;
+        TagLib::StringList values = mp4->tag()->item(key).toStringList();
+        if (values.isEmpty()) continue;
+        std::string name = key.substr(prefix.size()).upper().to8Bit(true);
+        bool known = false;
+        for (const auto &existing : tags->properties) known = known || existing.first == name;
+        if (!known) tags->properties.emplace_back(name, utf8(values));
+    }
+}
+
+// ID3v2's involved-people frames read pair by pair. TagLib 1.13 drops a whole TIPL frame from its
+// properties when one role is not one it names, which is what an ID3v2.3 file always has: its one
+// IPLS frame (read as TIPL) holds the instruments too. Known roles become their keys, any other
+// role (and every TMCL pair) a PERFORMER:ROLE key, as TagLib names TMCL's.
+void addInvolvedPeople(shelf_tags *tags, TagLib::ID3v2::Tag *tag) {
+    if (!tag) return;
+    static const char *const roles[][2] = {
+        {"arranger", "ARRANGER"}, {"engineer", "ENGINEER"}, {"producer", "PRODUCER"}, {"dj-mix", "DJMIXER"}, {"mix", "MIXER"}};
+    auto &properties = tags->properties;
+    auto drop = [&](auto test) {
+        for (auto it = properties.begin(); it != properties.end();) it = test(it->first) ? properties.erase(it) : it + 1;
+    };
+    // TagLib 1.13 maps no property to TSST (ID3v2.4's disc subtitle).
+    const TagLib::ID3v2::FrameList subtitles = tag->frameList("TSST");
+    if (!subtitles.isEmpty()) {
+        bool known = false;
+        for (const auto &entry : properties) known = known || entry.first == "DISCSUBTITLE";
+        auto *text = dynamic_cast<TagLib::ID3v2::TextIdentificationFrame *>(subtitles.front());
+        if (!known && text && !text->fieldList().isEmpty()) properties.emplace_back("DISCSUBTITLE", utf8(text->fieldList()));
+    }
+    bool any = !tag->frameList("TIPL").isEmpty() || !tag->frameList("TMCL").isEmpty();
+    if (!any) return;
+    drop([](const std::string &key) {
+        return key == "ARRANGER" || key == "ENGINEER" || key == "PRODUCER" || key == "DJMIXER" || key == "MIXER" ||
+               key.rfind("PERFORMER:", 0) == 0;
+    });
+    auto add = [&](const std::string &key, const std::string &name) {
+        for (auto &entry : properties) {
+            if (entry.first == key) {
+                entry.second.push_back(name);
+                return;
+            }
+        }
+        properties.emplace_back(key, std::vector<std::string>{name});
+    };
+    for (const char *id : {"TIPL", "TMCL"}) {
+        const bool musicians = std::strcmp(id, "TMCL") == 0;
+        for (auto *frame : tag->frameList(id)) {
+            auto *text = dynamic_cast<TagLib::ID3v2::TextIdentificationFrame *>(frame);
+            if (!text) continue;
+            const TagLib::StringList pairs = text->fieldList();
+            for (unsigned int i = 0; i + 1 < pairs.size(); i += 2) {
+                const std::string role = pairs[i].to8Bit(true), name = pairs[i + 1].to8Bit(true);
+                if (name.empty()) continue;
+                std::string key;
+                if (!musicians) {
+                    std::string lower = TagLib::String(role, TagLib::String::UTF8).to8Bit(true);
+                    for (auto &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                    for (const auto &known : roles)
+                        if (lower == known[0]) key = known[1];
+                }
+                if (key.empty()) key = "PERFORMER:" + TagLib::String(role, TagLib::String::UTF8).upper().to8Bit(true);
+                add(key, name);
+            }
+        }
+    }
+}
+
 // TagLib 1.13 reads only ID3 tags in TrueAudio files, but ffmpeg (and most taggers) put an
 // APEv2 tag at their end: its values fill the keys the ID3 tags left out, and give a picture.
 void addTrueAudioAPE(shelf_tags *tags, TagLib::File *file) {
@@ -218,7 +326,7 @@ void addTrueAudioAPE(shelf_tags *tags, TagLib::File *file) {
         std::string key = entry.first.to8Bit(true);
         bool known = false;
         for (const auto &existing : tags->properties) known = known || existing.first == key;
-        if (!known) tags->properties.emplace_back(key, entry.second.front().to8Bit(true));
+        if (!known) tags->properties.emplace_back(key, utf8(entry.second));
     }
     if (tags->picture.empty()) fromAPE(tags, &ape);
 }
@@ -243,14 +351,24 @@ int readFile(const char *path, shelf_tags **out, char *message, size_t message_s
         const TagLib::PropertyMap properties = file->properties();
         for (const auto &entry : properties) {
             if (entry.second.isEmpty()) continue;
-            tags->properties.emplace_back(entry.first.to8Bit(true), entry.second.front().to8Bit(true));
+            tags->properties.emplace_back(entry.first.to8Bit(true), utf8(entry.second));
+        }
+        addMP4Freeform(tags, file, properties);
+        if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) {
+            if (mpeg->hasID3v2Tag()) addInvolvedPeople(tags, mpeg->ID3v2Tag());
+        } else if (auto *wav = dynamic_cast<TagLib::RIFF::WAV::File *>(file)) {
+            if (wav->hasID3v2Tag()) addInvolvedPeople(tags, wav->ID3v2Tag());
+        } else if (auto *aiff = dynamic_cast<TagLib::RIFF::AIFF::File *>(file)) {
+            if (aiff->hasID3v2Tag()) addInvolvedPeople(tags, aiff->tag());
         }
         if (auto *audio = ref.audioProperties(); audio && hasAudio(ref)) {
             tags->length_ms = audio->lengthInMilliseconds();
             tags->bitrate = audio->bitrate();
             tags->sample_rate = audio->sampleRate();
             tags->channels = audio->channels();
+            tags->bit_depth = bitDepthOf(file);
         }
+        tags->id3v2_version = id3v2VersionOf(file);
         tags->codec = codecOf(file);
         readPicture(tags, file);
         addTrueAudioAPE(tags, file);
@@ -271,12 +389,18 @@ extern "C" int shelf_tags_read_tags(const char *path, shelf_tags **out, char *me
 
 extern "C" size_t shelf_tags_count(const shelf_tags *tags) { return tags->properties.size(); }
 extern "C" const char *shelf_tags_key(const shelf_tags *tags, size_t index) { return tags->properties[index].first.c_str(); }
-extern "C" const char *shelf_tags_value(const shelf_tags *tags, size_t index) { return tags->properties[index].second.c_str(); }
+extern "C" const char *shelf_tags_value(const shelf_tags *tags, size_t index) { return tags->properties[index].second.front().c_str(); }
+extern "C" size_t shelf_tags_value_count(const shelf_tags *tags, size_t index) { return tags->properties[index].second.size(); }
+extern "C" const char *shelf_tags_value_at(const shelf_tags *tags, size_t index, size_t position) {
+    return tags->properties[index].second[position].c_str();
+}
 extern "C" int64_t shelf_tags_length_ms(const shelf_tags *tags) { return tags->length_ms; }
 extern "C" int32_t shelf_tags_bitrate(const shelf_tags *tags) { return tags->bitrate; }
 extern "C" int32_t shelf_tags_sample_rate(const shelf_tags *tags) { return tags->sample_rate; }
 extern "C" int32_t shelf_tags_channels(const shelf_tags *tags) { return tags->channels; }
 extern "C" const char *shelf_tags_codec(const shelf_tags *tags) { return tags->codec.c_str(); }
+extern "C" int32_t shelf_tags_bit_depth(const shelf_tags *tags) { return tags->bit_depth; }
+extern "C" int32_t shelf_tags_id3v2_version(const shelf_tags *tags) { return tags->id3v2_version; }
 extern "C" const uint8_t *shelf_tags_picture(const shelf_tags *tags, size_t *size) {
     *size = tags->picture.size();
     return tags->picture.empty() ? nullptr : tags->picture.data();
@@ -286,12 +410,28 @@ extern "C" void shelf_tags_free(shelf_tags *tags) { delete tags; }
 
 namespace {
 
-// Sets each key to its value in `properties`, or removes it where the value is null.
+// A value as written: several values are joined by U+001F (the unit separator), which no tag
+// value holds.
+TagLib::StringList valueList(const char *value) {
+    TagLib::StringList list;
+    if (!value) return list;
+    std::string text(value);
+    size_t start = 0;
+    for (;;) {
+        size_t end = text.find('\x1f', start);
+        list.append(TagLib::String(text.substr(start, end == std::string::npos ? std::string::npos : end - start), TagLib::String::UTF8));
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return list;
+}
+
+// Sets each key to its values in `properties`, or removes it where the value is null.
 void applyChanges(TagLib::PropertyMap &properties, const char *const *keys, const char *const *values, size_t count) {
     for (size_t i = 0; i < count; i++) {
         TagLib::String key(keys[i], TagLib::String::UTF8);
         if (values[i]) {
-            properties.replace(key, TagLib::StringList(TagLib::String(values[i], TagLib::String::UTF8)));
+            properties.replace(key, valueList(values[i]));
         } else {
             properties.erase(key);
         }
@@ -319,7 +459,7 @@ int writeMPEG(TagLib::MPEG::File *file, const char *const *keys, const char *con
         // The frame the key is written as tells which frames hold it now: the same ID and, for
         // the frames a description tells apart (TXXX, COMM, USLT, WXXX), the same description.
         TagLib::ID3v2::Frame *made = TagLib::ID3v2::Frame::createTextualFrame(
-            key, TagLib::StringList(values[i] ? TagLib::String(values[i], TagLib::String::UTF8) : TagLib::String()));
+            key, values[i] ? valueList(values[i]) : TagLib::StringList(TagLib::String()));
         if (!made) {
             say(message, message_size, "this format cannot store: " + key.to8Bit(true));
             return SHELF_TAGS_WRITE_FAILED;

@@ -36,13 +36,14 @@ public struct PropertyGroups: OptionSet, Sendable, Hashable, Codable, CustomStri
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// Tags: titles, names, numbers, sort tags, lyrics, comment, compilation, date added.
+    /// Tags: titles, names, numbers, sort tags, lyrics, comment, compilation, date added, and the
+    /// details (lists, roles, MusicBrainz IDs, ReplayGain, release details).
     public static let metadata = PropertyGroups(rawValue: 1 << 0)
     /// The picture (the track's `artworkID`).
     public static let artwork = PropertyGroups(rawValue: 1 << 1)
     /// Play count, skip count, last played and rating: what listening changes.
     public static let playStats = PropertyGroups(rawValue: 1 << 2)
-    /// The file and its audio: path, size, modification time, audio properties, audio hash.
+    /// The file and its audio: path, size, modification time, audio properties (bit depth too), audio hash.
     public static let file = PropertyGroups(rawValue: 1 << 3)
     /// A playlist's items (added, removed or moved).
     public static let items = PropertyGroups(rawValue: 1 << 4)
@@ -95,6 +96,7 @@ extension Track {
             || compilation != old.compilation || comment != old.comment || lyrics != old.lyrics
             || sortTitle != old.sortTitle || sortArtist != old.sortArtist || sortAlbum != old.sortAlbum
             || sortAlbumArtist != old.sortAlbumArtist || sortComposer != old.sortComposer || dateAdded != old.dateAdded
+            || details.tagsOnly != old.details.tagsOnly
         {
             groups.insert(.metadata)
         }
@@ -106,7 +108,7 @@ extension Track {
         }
         if path != old.path || fileSize != old.fileSize || fileModified != old.fileModified || duration != old.duration
             || bitrate != old.bitrate || sampleRate != old.sampleRate || channels != old.channels || codec != old.codec
-            || audioHash != old.audioHash
+            || audioHash != old.audioHash || details.bitDepth != old.details.bitDepth
         {
             groups.insert(.file)
         }

@@ -62,6 +62,9 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
     public var rating: Int
     /// Identity of the audio payload (tags excluded), for finding duplicates and moved files.
     public var audioHash: String?
+    /// Every value of the list fields, roles, MusicBrainz IDs, ReplayGain and release details;
+    /// in JSON its fields sit beside the others (`artists`, `musicBrainz`, `replayGain`, …).
+    public var details: TrackDetails
 
     /// Creates a track; only the path is required, everything else has the value of an untagged file.
     public init(
@@ -74,7 +77,7 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
         sortArtist: String? = nil, sortAlbum: String? = nil, sortAlbumArtist: String? = nil,
         sortComposer: String? = nil, artworkID: ArtworkID? = nil, dateAdded: Date = Date(),
         dateModified: Date? = nil, playCount: Int = 0, skipCount: Int = 0, lastPlayed: Date? = nil,
-        rating: Int = 0, audioHash: String? = nil
+        rating: Int = 0, audioHash: String? = nil, details: TrackDetails = TrackDetails()
     ) {
         self.id = id
         self.path = path
@@ -112,6 +115,7 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
         self.lastPlayed = lastPlayed
         self.rating = rating
         self.audioHash = audioHash
+        self.details = details
     }
 
     enum CodingKeys: String, CodingKey {
@@ -119,6 +123,9 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
         case trackNumber, trackCount, discNumber, discCount, duration, bitrate, sampleRate, channels, codec
         case compilation, comment, lyrics, sortTitle, sortArtist, sortAlbum, sortAlbumArtist, sortComposer
         case artworkID, hasArtwork, dateAdded, dateModified, playCount, skipCount, lastPlayed, rating, audioHash
+        case artists, albumArtists, genres, composers, moods, contributors, musicBrainz, replayGain, originalDate
+        case releaseDate, releaseTypes, releaseStatus, labels, catalogNumbers, barcode, isrcs, bpm, discSubtitle, media
+        case releaseCountry, albumVersion, bitDepth
     }
 
     public init(from decoder: any Decoder) throws {
@@ -161,7 +168,37 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
             skipCount: try c.decodeIfPresent(Int.self, forKey: .skipCount) ?? 0,
             lastPlayed: try c.decodeIfPresent(Date.self, forKey: .lastPlayed),
             rating: try c.decodeIfPresent(Int.self, forKey: .rating) ?? 0,
-            audioHash: try c.decodeIfPresent(String.self, forKey: .audioHash))
+            audioHash: try c.decodeIfPresent(String.self, forKey: .audioHash),
+            details: try Self.decodeDetails(c))
+    }
+
+    private static func decodeDetails(_ c: KeyedDecodingContainer<CodingKeys>) throws -> TrackDetails {
+        var d = TrackDetails()
+        func list(_ key: CodingKeys) throws -> [String] { try c.decodeIfPresent([String].self, forKey: key) ?? [] }
+        func text(_ key: CodingKeys) throws -> String? { try c.decodeIfPresent(String.self, forKey: key) }
+        d.artists = try list(.artists)
+        d.albumArtists = try list(.albumArtists)
+        d.genres = try list(.genres)
+        d.composers = try list(.composers)
+        d.moods = try list(.moods)
+        d.contributors = try c.decodeIfPresent([Contributor].self, forKey: .contributors) ?? []
+        d.musicBrainz = try c.decodeIfPresent(MusicBrainzIDs.self, forKey: .musicBrainz) ?? MusicBrainzIDs()
+        d.replayGain = try c.decodeIfPresent(ReplayGain.self, forKey: .replayGain)
+        d.originalDate = try text(.originalDate)
+        d.releaseDate = try text(.releaseDate)
+        d.releaseTypes = try list(.releaseTypes)
+        d.releaseStatus = try text(.releaseStatus)
+        d.labels = try list(.labels)
+        d.catalogNumbers = try list(.catalogNumbers)
+        d.barcode = try text(.barcode)
+        d.isrcs = try list(.isrcs)
+        d.bpm = try c.decodeIfPresent(Int.self, forKey: .bpm)
+        d.discSubtitle = try text(.discSubtitle)
+        d.media = try text(.media)
+        d.releaseCountry = try text(.releaseCountry)
+        d.albumVersion = try text(.albumVersion)
+        d.bitDepth = try c.decodeIfPresent(Int.self, forKey: .bitDepth)
+        return d
     }
 
     /// Writes every property, with absent optionals as JSON `null` so that a script sees the whole
@@ -205,5 +242,28 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
         try c.encode(lastPlayed, forKey: .lastPlayed)
         try c.encode(rating, forKey: .rating)
         try c.encode(audioHash, forKey: .audioHash)
+        let d = details
+        try c.encode(d.artists, forKey: .artists)
+        try c.encode(d.albumArtists, forKey: .albumArtists)
+        try c.encode(d.genres, forKey: .genres)
+        try c.encode(d.composers, forKey: .composers)
+        try c.encode(d.moods, forKey: .moods)
+        try c.encode(d.contributors, forKey: .contributors)
+        try c.encode(d.musicBrainz, forKey: .musicBrainz)
+        try c.encode(d.replayGain, forKey: .replayGain)
+        try c.encode(d.originalDate, forKey: .originalDate)
+        try c.encode(d.releaseDate, forKey: .releaseDate)
+        try c.encode(d.releaseTypes, forKey: .releaseTypes)
+        try c.encode(d.releaseStatus, forKey: .releaseStatus)
+        try c.encode(d.labels, forKey: .labels)
+        try c.encode(d.catalogNumbers, forKey: .catalogNumbers)
+        try c.encode(d.barcode, forKey: .barcode)
+        try c.encode(d.isrcs, forKey: .isrcs)
+        try c.encode(d.bpm, forKey: .bpm)
+        try c.encode(d.discSubtitle, forKey: .discSubtitle)
+        try c.encode(d.media, forKey: .media)
+        try c.encode(d.releaseCountry, forKey: .releaseCountry)
+        try c.encode(d.albumVersion, forKey: .albumVersion)
+        try c.encode(d.bitDepth, forKey: .bitDepth)
     }
 }

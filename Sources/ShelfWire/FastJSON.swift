@@ -223,6 +223,16 @@ public struct JSONWriter {
     /// Writes any `FastJSONEncodable` value.
     public mutating func value(_ item: some FastJSONEncodable) { item.writeJSON(to: &self) }
 
+    /// Writes an optional `FastJSONEncodable` value, nil as `null`.
+    public mutating func value(_ item: (some FastJSONEncodable)?) { if let item { item.writeJSON(to: &self) } else { null() } }
+
+    /// Writes an array of strings.
+    public mutating func value(_ strings: [String]) {
+        beginArray()
+        for string in strings { value(string) }
+        endArray()
+    }
+
     /// Writes an array of `FastJSONEncodable` values.
     public mutating func value(_ items: [some FastJSONEncodable]) {
         beginArray()
@@ -342,30 +352,52 @@ extension Track: FastJSONEncodable {
         w.beginObject()
         w.key("album"); w.value(album)
         w.key("albumArtist"); w.value(albumArtist)
+        w.key("albumArtists"); w.value(details.albumArtists)
+        w.key("albumVersion"); w.value(details.albumVersion)
         w.key("artist"); w.value(artist)
+        w.key("artists"); w.value(details.artists)
         w.key("artworkID"); w.value(artworkID?.rawValue)
         w.key("audioHash"); w.value(audioHash)
+        w.key("barcode"); w.value(details.barcode)
+        w.key("bitDepth"); w.value(details.bitDepth)
         w.key("bitrate"); w.value(bitrate)
+        w.key("bpm"); w.value(details.bpm)
+        w.key("catalogNumbers"); w.value(details.catalogNumbers)
         w.key("channels"); w.value(channels)
         w.key("codec"); w.value(codec)
         w.key("comment"); w.value(comment)
         w.key("compilation"); w.value(compilation)
         w.key("composer"); w.value(composer)
+        w.key("composers"); w.value(details.composers)
+        w.key("contributors"); w.value(details.contributors)
         w.key("dateAdded"); w.value(dateAdded)
         w.key("dateModified"); w.value(dateModified)
         w.key("discCount"); w.value(discCount)
         w.key("discNumber"); w.value(discNumber)
+        w.key("discSubtitle"); w.value(details.discSubtitle)
         w.key("duration"); w.value(duration)
         w.key("fileModified"); w.value(fileModified)
         w.key("fileSize"); w.value(fileSize)
         w.key("genre"); w.value(genre)
+        w.key("genres"); w.value(details.genres)
         w.key("hasArtwork"); w.value(hasArtwork)
         w.key("id"); w.value(id.rawValue)
+        w.key("isrcs"); w.value(details.isrcs)
+        w.key("labels"); w.value(details.labels)
         w.key("lastPlayed"); w.value(lastPlayed)
         w.key("lyrics"); w.value(lyrics)
+        w.key("media"); w.value(details.media)
+        w.key("moods"); w.value(details.moods)
+        w.key("musicBrainz"); w.value(details.musicBrainz)
+        w.key("originalDate"); w.value(details.originalDate)
         w.key("path"); w.value(path)
         w.key("playCount"); w.value(playCount)
         w.key("rating"); w.value(rating)
+        w.key("releaseCountry"); w.value(details.releaseCountry)
+        w.key("releaseDate"); w.value(details.releaseDate)
+        w.key("releaseStatus"); w.value(details.releaseStatus)
+        w.key("releaseTypes"); w.value(details.releaseTypes)
+        w.key("replayGain"); w.value(details.replayGain)
         w.key("sampleRate"); w.value(sampleRate)
         if let section {
             w.key("section"); w.value(section)
@@ -380,6 +412,47 @@ extension Track: FastJSONEncodable {
         w.key("trackCount"); w.value(trackCount)
         w.key("trackNumber"); w.value(trackNumber)
         w.key("year"); w.value(year)
+        w.endObject()
+    }
+}
+
+extension Contributor: FastJSONEncodable {
+    /// `{"name","role","subRole"?}` in sorted order, `subRole` only where there is one.
+    public func writeJSON(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("name"); w.value(name)
+        w.key("role"); w.value(role)
+        if let subRole {
+            w.key("subRole"); w.value(subRole)
+        }
+        w.endObject()
+    }
+}
+
+extension MusicBrainzIDs: FastJSONEncodable {
+    /// Every key, in sorted order, absent ones null or empty.
+    public func writeJSON(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("acoustID"); w.value(acoustID)
+        w.key("albumArtistIDs"); w.value(albumArtistIDs)
+        w.key("artistIDs"); w.value(artistIDs)
+        w.key("recordingID"); w.value(recordingID)
+        w.key("releaseGroupID"); w.value(releaseGroupID)
+        w.key("releaseID"); w.value(releaseID)
+        w.key("releaseTrackID"); w.value(releaseTrackID)
+        w.key("workIDs"); w.value(workIDs)
+        w.endObject()
+    }
+}
+
+extension ReplayGain: FastJSONEncodable {
+    /// Every key, in sorted order, absent ones null.
+    public func writeJSON(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("albumGain"); w.value(albumGain)
+        w.key("albumPeak"); w.value(albumPeak)
+        w.key("trackGain"); w.value(trackGain)
+        w.key("trackPeak"); w.value(trackPeak)
         w.endObject()
     }
 }

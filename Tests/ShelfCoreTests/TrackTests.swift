@@ -25,6 +25,10 @@ import Testing
             "channels", "codec", "compilation", "comment", "lyrics", "sortTitle", "sortArtist", "sortAlbum",
             "sortAlbumArtist", "sortComposer", "artworkID", "hasArtwork", "dateAdded", "dateModified", "playCount",
             "skipCount", "lastPlayed", "rating", "audioHash",
+            // The details, beside the others.
+            "artists", "albumArtists", "genres", "composers", "moods", "contributors", "musicBrainz", "replayGain",
+            "originalDate", "releaseDate", "releaseTypes", "releaseStatus", "labels", "catalogNumbers", "barcode", "isrcs",
+            "bpm", "discSubtitle", "media", "releaseCountry", "albumVersion", "bitDepth",
         ]
         #expect(Set(object.keys) == expected)
         #expect(object["hasArtwork"] as? Bool == true)

@@ -16,7 +16,7 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
     @Test func createsTheCurrentVersionWithAStableStoreID() async throws {
         let dir = try TemporaryDirectory()
         let info = try await Library(directory: dir.url).info()
-        #expect(info.schemaVersion == 5)
+        #expect(info.schemaVersion == 6)
         #expect(info.trackCount == 0)
         let again = try await Library(directory: dir.url).info()
         #expect(again.storeID == info.storeID)
@@ -44,10 +44,10 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
         let path = dir.path("library.sqlite")
         do {
             let db = try Connection(path: path.path)
-            try db.execute(script: "CREATE TABLE future (x); PRAGMA user_version = 6;")
+            try db.execute(script: "CREATE TABLE future (x); PRAGMA user_version = 7;")
         }
         let before = try Data(contentsOf: path)
-        await #expect(throws: LibraryError.newerSchema(path: path.path, found: 6, supported: 5)) {
+        await #expect(throws: LibraryError.newerSchema(path: path.path, found: 7, supported: 6)) {
             try await Library(directory: dir.url).info()
         }
         #expect(try Data(contentsOf: path) == before)

@@ -167,7 +167,9 @@ import Testing
         })
         #expect(row.0 == info.id)
         #expect(row.1 == WriteBatch.sha256(Data(key.utf8)))
-        let secret = String(key.split(separator: "_").last!)
+        // The secret is everything after "shelf_ID_": base64url may itself hold "_".
+        let secret = String(key.dropFirst("shelf_\(info.id)_".count))
+        #expect(secret.count == 43)
         let dump = try db.query("SELECT quote(id) || quote(sha256) || quote(user_id) || quote(created) || quote(last_used) FROM api_key") { try $0.string(0) }
         #expect(!dump.joined().contains(secret))
 
@@ -370,7 +372,8 @@ import Testing
         do {
             let db = try Connection(path: dir.path("library.sqlite").path)
             _ = try db.pragma("journal_mode = WAL")
-            try db.execute(script: Schema.version2 + "; PRAGMA user_version = 2;")
+            // The current insert names the details column (version 6): a temporary one takes its NULLs.
+            try db.execute(script: Schema.version2 + "; ALTER TABLE track ADD COLUMN details TEXT; PRAGMA user_version = 2;")
             try db.execute("INSERT INTO meta (key, value) VALUES ('store_id', ?)", [UUID().uuidString])
             let insert = try db.prepare(TrackRow.insert)
             for n in 1...5 {
@@ -379,10 +382,11 @@ import Testing
                 try TrackRow.bindFields(sampleTrack(n), to: insert, from: 2)
                 try insert.run()
             }
+            try db.execute(script: "ALTER TABLE track DROP COLUMN details;")
         }
         let library = Library(directory: dir.url)
         let info = try await library.info()
-        #expect(info.schemaVersion == 5 && info.trackCount == 5)
+        #expect(info.schemaVersion == 6 && info.trackCount == 5)
         #expect(try await library.track(3)?.title == "Song 3")
         let ann = try await library.addUser(name: "ann", password: "pw")
         try await library.write { batch in try batch.setRating(3, by: ann.id, 60) }
@@ -396,9 +400,10 @@ import Testing
         let report = try await library.migrateLegacyStore()
         #expect(report.fromVersion == 1)
         let db = try raw(dir)
-        #expect(try db.scalar(Int.self, "PRAGMA user_version") == 5)
+        #expect(try db.scalar(Int.self, "PRAGMA user_version") == 6)
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('user', 'user_track', 'playlist_owner', 'user_group_star', 'play_queue', 'play_queue_item')") == 6)
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM pragma_table_info('track') WHERE name = 'details'") == 1)
         #expect(try await library.info().trackCount == 2)
-        #expect(try await library.migrateLegacyStore().fromVersion == 5)
+        #expect(try await library.migrateLegacyStore().fromVersion == 6)
     }
 }

@@ -26,7 +26,25 @@ import Testing
             sortTitle: "st", sortArtist: "sa", sortAlbum: "sal", sortAlbumArtist: "saa", sortComposer: "sc",
             artworkID: ArtworkID(UUID(uuidString: "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")!),
             dateAdded: Date(timeIntervalSince1970: 1_796_116_468), dateModified: Date(timeIntervalSince1970: 1_796_116_469.999_999),
-            playCount: 7, skipCount: 1, lastPlayed: Date(timeIntervalSince1970: 1_796_000_000), rating: 80, audioHash: "ab12/cd34")
+            playCount: 7, skipCount: 1, lastPlayed: Date(timeIntervalSince1970: 1_796_000_000), rating: 80, audioHash: "ab12/cd34",
+            details: fullDetails)
+    }
+
+    /// Details with every kind of value: lists, a contributor with and without a part, IDs, a gain
+    /// with one part missing.
+    private static var fullDetails: TrackDetails {
+        var d = TrackDetails()
+        d.artists = ["A", "B \"quoted\""]
+        d.albumArtists = ["A"]
+        d.genres = ["Rock", "日本"]
+        d.contributors = [Contributor(role: "conductor", name: "C"), Contributor(role: "performer", subRole: "guitar", name: "G")]
+        d.musicBrainz = MusicBrainzIDs(recordingID: "r", artistIDs: ["a1", "a2"], acoustID: "x")
+        d.replayGain = ReplayGain(trackGain: -6.25, trackPeak: 0.98765, albumGain: nil, albumPeak: 1)
+        d.originalDate = "1969-09"
+        d.bpm = 120
+        d.bitDepth = 24
+        d.isrcs = ["USX1"]
+        return d
     }
 
     @Test func everyGeneratedTrackEncodesAlikeAlsoListedAndInPages() throws {
@@ -58,14 +76,38 @@ import Testing
 
     @Test func keysAreWrittenOnceInByteOrder() throws {
         let text = String(decoding: try #require(Wire.fastEncode(ListedTrack(track: Self.full(), section: "S"))), as: UTF8.self)
-        let keys = text.split(separator: ",").compactMap { field -> String? in
-            let key = field.drop(while: { $0 == "{" }).split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-            return key.hasPrefix("\"") ? String(key.dropFirst().dropLast()) : nil
+        // The top level's keys in order: a string right after `{` or `,` at depth 1.
+        var keys: [String] = []
+        var depth = 0
+        var inString = false, escaped = false, keyNext = false
+        var current = ""
+        for character in text {
+            if inString {
+                if escaped { escaped = false; current.append(character); continue }
+                if character == "\\" { escaped = true; continue }
+                if character == "\"" {
+                    inString = false
+                    if keyNext { keys.append(current) }
+                    keyNext = false
+                    continue
+                }
+                current.append(character)
+                continue
+            }
+            switch character {
+            case "\"": inString = true; current = ""
+            case "{", "[":
+                depth += 1
+                keyNext = character == "{" && depth == 1
+            case "}", "]": depth -= 1
+            case ",": keyNext = depth == 1
+            default: break
+            }
         }
-        #expect(keys.count == 38)  // Track's 37 (hasArtwork included) and section
+        #expect(keys.count == 60)  // Track's 37 (hasArtwork included), the 22 of its details, and section
         #expect(Set(keys).count == keys.count)
         #expect(keys == keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
-        #expect(keys.prefix(5) == ["album", "albumArtist", "artist", "artworkID", "audioHash"])
+        #expect(keys.prefix(5) == ["album", "albumArtist", "albumArtists", "albumVersion", "artist"])
     }
 
     @Test func stringsEscapeAsJSONEncoderDoes() throws {

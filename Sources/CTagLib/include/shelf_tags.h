@@ -37,12 +37,19 @@ int shelf_tags_read_tags(const char *path, shelf_tags **out, char *message, size
 size_t shelf_tags_count(const shelf_tags *tags);
 const char *shelf_tags_key(const shelf_tags *tags, size_t index);
 const char *shelf_tags_value(const shelf_tags *tags, size_t index);
+/// How many values property `index` has (at least one), and each of them in the file's order.
+size_t shelf_tags_value_count(const shelf_tags *tags, size_t index);
+const char *shelf_tags_value_at(const shelf_tags *tags, size_t index, size_t position);
 
 /// Audio properties; 0 when unknown.
 int64_t shelf_tags_length_ms(const shelf_tags *tags);
 int32_t shelf_tags_bitrate(const shelf_tags *tags);
 int32_t shelf_tags_sample_rate(const shelf_tags *tags);
 int32_t shelf_tags_channels(const shelf_tags *tags);
+/// Bits per sample of a lossless stream (FLAC, PCM, WavPack, APE, ALAC, TTA); 0 otherwise.
+int32_t shelf_tags_bit_depth(const shelf_tags *tags);
+/// An MP3's ID3v2 major version (3 or 4), else 0.
+int32_t shelf_tags_id3v2_version(const shelf_tags *tags);
 /// The codec's short name ("mp3", "aac", "alac", "flac", "vorbis", "opus", "pcm", "wavpack", "ape", "wma", "tta").
 const char *shelf_tags_codec(const shelf_tags *tags);
 
@@ -52,7 +59,8 @@ const char *shelf_tags_picture_mime(const shelf_tags *tags);
 
 void shelf_tags_free(shelf_tags *tags);
 
-/// Sets (or, with a NULL value, removes) properties by unified key and saves the file in place.
+/// Sets (or, with a NULL value, removes) properties by unified key and saves the file in place;
+/// a value holding U+001F is several values, written as the format writes lists.
 int shelf_tags_write(const char *path, const char *const *keys, const char *const *values, size_t count, char *message,
                      size_t message_size);
 

@@ -95,7 +95,7 @@ extension Library {
             newPicture = (data, data.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg")
         }
         var result = EditResult()
-        var written: [(id: TrackID, size: Int64, modified: Date)] = []
+        var written: [(id: TrackID, size: Int64, modified: Date, details: TrackDetails?)] = []
         for (index, id) in ids.enumerated() {
             if Task.isCancelled {
                 result.skipped += ids[index...].map { EditResult.Skipped(id: $0, reason: "cancelled") }
@@ -117,6 +117,7 @@ extension Library {
             let properties = changes.fileProperties(of: edited)
             let url = URL(fileURLWithPath: stored.path)
             do {
+                var details: TrackDetails?
                 let file = try AtomicRewrite.rewrite(url, cancelled: { Task.isCancelled }) { copy in
                     if !properties.isEmpty { try TagFile.write(copy, properties) }
                     switch changes.picture {
@@ -124,8 +125,11 @@ extension Library {
                     case .set: try TagFile.writePicture(copy, newPicture!.data, mimeType: newPicture!.mime)
                     case .remove: try TagFile.writePicture(copy, nil)
                     }
+                    // The details as an import of the written file reads them (an edited ARTIST
+                    // credit splits into the list when the file has no ARTISTS tag).
+                    if !properties.isEmpty { details = (try? TagFile.read(copy))?.details().details }
                 }
-                written.append((id, file.size, file.modified))
+                written.append((id, file.size, file.modified, details))
             } catch is CancellationError {
                 result.skipped += ids[index...].map { EditResult.Skipped(id: $0, reason: "cancelled") }
                 break
@@ -149,6 +153,7 @@ extension Library {
                 }
                 _ = try batch.updateTrack(file.id) { track in
                     track = changes.applied(to: track)
+                    if let details = file.details { track.details = details }
                     track.fileSize = file.size
                     track.fileModified = file.modified
                     switch picture {

@@ -215,7 +215,13 @@ extension Library {
             } else {
                 try FileManager.default.copyItem(atPath: fixed.path, toPath: temporary.path)
             }
+            // Every tag from the library, then what no edit sets (MusicBrainz IDs, ReplayGain, roles,
+            // release details); a format that cannot hold one of these keeps the rest.
             try TagFile.write(temporary, MetadataChanges.allFields.fileProperties(of: fixed))
+            let details = MetadataChanges.detailProperties(of: fixed)
+            if !details.isEmpty {
+                do { try TagFile.write(temporary, details) } catch { try TagFile.write(temporary, details.filter { !$0.key.hasPrefix("PERFORMER") }) }
+            }
             try TagFile.writePicture(
                 temporary, picture, mimeType: picture?.starts(with: [0x89, 0x50, 0x4E, 0x47]) == true ? "image/png" : "image/jpeg")
             if Task.isCancelled { return .skipped("cancelled") }

@@ -26,7 +26,8 @@ public struct ImportReport: Sendable, Codable, Equatable {
     public var duplicates: [Duplicate] = []
     public var failed: [Failure] = []
     /// What was imported but not all of it: a folder picture that is no picture or beyond the
-    /// decoder's limits, a lyrics file that is not UTF-8 (the tracks came in without them).
+    /// decoder's limits, a lyrics file that is not UTF-8, a malformed ReplayGain, BPM or date tag
+    /// (the tracks came in without them).
     public var warnings: [Failure] = []
     /// Write transactions committed.
     public var commits = 0
@@ -47,11 +48,14 @@ public struct ImportOptions: Sendable {
     public var chunkSize: Int
     /// Import files whose audio is already in the library (by default they are only reported).
     public var importDuplicates: Bool
+    /// How single-value tags split into lists (`ARTIST=A; B`).
+    public var separators: TagSeparators
 
-    /// Chunks of 500 files; duplicates reported, not imported.
-    public init(chunkSize: Int = 500, importDuplicates: Bool = false) {
+    /// Chunks of 500 files; duplicates reported, not imported; the standard separators.
+    public init(chunkSize: Int = 500, importDuplicates: Bool = false, separators: TagSeparators = .standard) {
         self.chunkSize = chunkSize
         self.importDuplicates = importDuplicates
+        self.separators = separators
     }
 }
 
@@ -237,7 +241,8 @@ extension Library {
                     continue
                 case .success(let value): (tags, identity) = value
                 }
-                var track = tags.track(path: path)
+                var (track, problems) = tags.reading(path: path, separators: options.separators)
+                outcome.warnings += problems.map { .init(path: path, error: "\(path): \($0)") }
                 track.fileSize = file.size
                 track.fileModified = file.modified
                 track.audioHash = identity
@@ -271,6 +276,7 @@ extension Library {
         report.moved += outcome.moved
         report.duplicates += outcome.duplicates
         report.failed += outcome.failed
+        report.warnings += outcome.warnings
         report.commits += 1
     }
 

@@ -35,9 +35,34 @@ public struct AudioFileTags: Sendable, Equatable {
     public var codec: String
     public var picture: Data?
     public var pictureMimeType: String?
+    /// The keys that hold more than one value, to all of them in the file's order (a key with one
+    /// value is only in `properties`).
+    public var lists: [String: [String]] = [:]
+    /// Bits per sample of a lossless stream; 0 when the format has none or does not say.
+    public var bitDepth = 0
+    /// An MP3's ID3v2 major version (3 or 4), else 0: 2.3 joins a list's values with "/".
+    public var id3v2Version = 0
+
+    /// Every value of `key`, in the file's order; empty when the file has none.
+    public func values(_ key: String) -> [String] {
+        if let list = lists[key] { return list }
+        return properties[key].map { [$0] } ?? []
+    }
 
     /// The tags as a `Track` for `path` (file size and date fields left to the caller).
-    public func track(path: String) -> Track {
+    public func track(path: String, separators: TagSeparators = .standard) -> Track {
+        reading(path: path, separators: separators).track
+    }
+
+    /// The track, and what in the tags was malformed and left out (each naming the tag).
+    func reading(path: String, separators: TagSeparators) -> (track: Track, problems: [String]) {
+        var track = displayTrack(path: path)
+        let (details, problems) = details(separators: separators)
+        track.details = details
+        return (track, problems)
+    }
+
+    private func displayTrack(path: String) -> Track {
         func text(_ key: String) -> String? {
             guard let value = properties[key], !SortKey.isBlank(value) else { return nil }
             return value
@@ -66,6 +91,9 @@ public struct AudioFileTags: Sendable, Equatable {
 
 /// Reading and writing tags through TagLib (`CTagLib`).
 public enum TagFile {
+    /// Joins the values of a list written with `write`.
+    public static let listSeparator = MetadataChanges.listSeparator
+
     /// Reads a file's tags, audio properties and picture.
     public static func read(_ url: URL) throws(TagError) -> AudioFileTags {
         try read(url, requireAudio: true)
@@ -86,8 +114,12 @@ public enum TagFile {
         guard status == SHELF_TAGS_OK, let handle else { throw error(Int32(status), url.path, message) }
         defer { shelf_tags_free(handle) }
         var properties: [String: String] = [:]
+        var lists: [String: [String]] = [:]
         for index in 0..<shelf_tags_count(handle) {
-            properties[String(cString: shelf_tags_key(handle, index))] = String(cString: shelf_tags_value(handle, index))
+            let key = String(cString: shelf_tags_key(handle, index))
+            properties[key] = String(cString: shelf_tags_value(handle, index))
+            let count = shelf_tags_value_count(handle, index)
+            if count > 1 { lists[key] = (0..<count).map { String(cString: shelf_tags_value_at(handle, index, $0)) } }
         }
         var size = 0
         let picture = shelf_tags_picture(handle, &size).map { Data(bytes: $0, count: size) }
@@ -95,10 +127,13 @@ public enum TagFile {
         return AudioFileTags(
             properties: properties, durationMilliseconds: Int(shelf_tags_length_ms(handle)), bitrate: Int(shelf_tags_bitrate(handle)),
             sampleRate: Int(shelf_tags_sample_rate(handle)), channels: Int(shelf_tags_channels(handle)),
-            codec: String(cString: shelf_tags_codec(handle)), picture: picture, pictureMimeType: picture == nil || mime.isEmpty ? nil : mime)
+            codec: String(cString: shelf_tags_codec(handle)), picture: picture, pictureMimeType: picture == nil || mime.isEmpty ? nil : mime,
+            lists: lists, bitDepth: Int(shelf_tags_bit_depth(handle)), id3v2Version: Int(shelf_tags_id3v2_version(handle)))
     }
 
-    /// Sets (a value) or removes (nil) properties by unified key and saves the file in place.
+    /// Sets (a value) or removes (nil) properties by unified key and saves the file in place; a
+    /// value holding U+001F (`TagFile.listSeparator`) is several values, written as the format
+    /// writes lists (ID3v2.4 NUL-separated, repeated Vorbis fields, MP4 and APE lists).
     public static func write(_ url: URL, _ changes: [String: String?]) throws(TagError) {
         try refuseForeign(url)
         let keys = changes.keys.sorted()

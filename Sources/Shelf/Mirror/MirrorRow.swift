@@ -44,7 +44,7 @@ enum MirrorRow {
         static let path = Sources(rawValue: 1 << 7)
         static let numbers = Sources(rawValue: 1 << 8)
         static let codec = Sources(rawValue: 1 << 9)
-        /// What only a protocol's song shows (channels, comment, the picture's ID).
+        /// What only a protocol's song shows (channels, comment, the picture's ID, the details).
         static let song = Sources(rawValue: 1 << 10)
         static let all = Sources(rawValue: (1 << 11) - 1)
         /// The parts the search index is computed from.
@@ -62,7 +62,8 @@ enum MirrorRow {
             if old.hasArtwork != new.hasArtwork || old.compilation != new.compilation { sources.insert(.flags) }
             if old.path != new.path { sources.insert(.path) }
             if old.codec != new.codec { sources.insert([.codec, .song]) }
-            if old.channels != new.channels || old.comment != new.comment || old.artworkID != new.artworkID { sources.insert(.song) }
+            if old.channels != new.channels || old.comment != new.comment || old.artworkID != new.artworkID
+                || old.details != new.details { sources.insert(.song) }
             if MirrorSchema.numberFields.contains(where: { $0.value(of: old) != $0.value(of: new) }) { sources.insert(.numbers) }
             self = sources
         }
@@ -140,6 +141,7 @@ enum MirrorRow {
         put(t.channels.map { .integer(Int64($0)) } ?? .null, if: .song)
         put(t.comment.map { .text($0) } ?? .null, if: .song)
         put(t.artworkID.map { .blob($0.rawValue.rawBytes) } ?? .null, if: .song)
+        put(t.details.encoded.map { .text($0) } ?? .null, if: .song)
         assert(index == columns.count, "every stored column is emitted once")
     }
 
@@ -185,7 +187,7 @@ enum MirrorSong {
     static let select = """
         SELECT id, k_path, n_file_size, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number,
         n_duration, n_bitrate, n_sample_rate, channels, codec, compilation, comment, sort_title, sort_album, artwork_id,
-        n_date_added, n_date_modified, n_play_count, n_skip_count, n_last_played, n_rating
+        n_date_added, n_date_modified, n_play_count, n_skip_count, n_last_played, n_rating, details
         FROM mirror_track WHERE id = ?
         """
 
@@ -204,7 +206,8 @@ enum MirrorSong {
             compilation: try row.int64(16) != 0, comment: row.optionalString(17), sortTitle: row.optionalString(18),
             sortAlbum: row.optionalString(19), artworkID: row.isNull(20) ? nil : ArtworkID(try row.get(20, as: UUID.self)),
             dateAdded: date(21) ?? Date(timeIntervalSince1970: 0), dateModified: date(22) ?? Date(timeIntervalSince1970: 0),
-            playCount: integer(23) ?? 0, skipCount: integer(24) ?? 0, lastPlayed: date(25), rating: integer(26) ?? 0)
+            playCount: integer(23) ?? 0, skipCount: integer(24) ?? 0, lastPlayed: date(25), rating: integer(26) ?? 0,
+            details: TrackDetails(encoded: row.optionalString(27)))
     }
 
     /// A whole track cut to what the mirror's song holds (the store path of `TrackFields.song`,

@@ -7,7 +7,7 @@ import ShelfDatabase
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 @_spi(Internals) public enum MirrorSchema {
-    static let version = 10
+    static let version = 11
     /// The page size of a new mirror file.
     static let pageSize = 4096
 
@@ -74,7 +74,7 @@ import ShelfDatabase
         ] + sortTagColumns.map { "\($0) TEXT" } + [
             "has_artwork INTEGER NOT NULL", "compilation INTEGER NOT NULL",
         ] + textKeys + ["k_genre BLOB NOT NULL", "k_path BLOB NOT NULL"] + numbers + folded
-            + ["codec TEXT", "channels INTEGER", "comment TEXT", "artwork_id BLOB"]
+            + ["codec TEXT", "channels INTEGER", "comment TEXT", "artwork_id BLOB", "details TEXT"]
         return """
             CREATE TABLE IF NOT EXISTS mirror_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS mirror_track (
@@ -128,7 +128,7 @@ import ShelfDatabase
     static let sortTagColumns = ["sort_title", "sort_artist", "sort_album", "sort_album_artist", "sort_composer"]
     /// What a protocol's song shows beyond a list row, so that a page of songs is built from the
     /// mirror's rows alone (the codec as written: `f_codec` is folded).
-    static let songColumns = ["codec", "channels", "comment", "artwork_id"]
+    static let songColumns = ["codec", "channels", "comment", "artwork_id", "details"]
 
     /// Every sort index, created after a bulk build (faster than maintaining them row by row).
     /// No index on folded text: an equality filter on a keyed text field also compares its key,

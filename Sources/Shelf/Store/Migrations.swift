@@ -28,6 +28,9 @@ enum Migrations {
         Step(name: "addPlayQueues", from: 4, to: 5) { db in
             try db.execute(script: Schema.version5Additions)
         },
+        Step(name: "addTrackDetails", from: 5, to: 6) { db in
+            try db.execute(script: Schema.version6Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 5
+    static let currentVersion = 6
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -196,6 +196,12 @@ enum Schema {
 
     /// Version 5: each user's saved play queue (Subsonic's savePlayQueue), so a player resumes it
     /// on another device after the server restarts. A deleted track leaves its queue with it.
+    /// Version 6: the details of a track's tags (lists, roles, MusicBrainz IDs, ReplayGain, release
+    /// details) in one column, `TrackDetails.encoded`; NULL for a track with none.
+    static let version6Additions = """
+        ALTER TABLE track ADD COLUMN details TEXT;
+        """
+
     static let version5Additions = """
         CREATE TABLE play_queue (
           user_id    INTEGER PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,

@@ -11,7 +11,7 @@ enum TrackRow {
         "year", "track_number", "track_count", "disc_number", "disc_count", "duration", "bitrate", "sample_rate",
         "channels", "codec", "compilation", "comment", "lyrics", "sort_title", "sort_artist", "sort_album",
         "sort_album_artist", "sort_composer", "artwork_id", "date_added", "date_modified", "play_count", "skip_count",
-        "last_played", "rating", "audio_hash",
+        "last_played", "rating", "audio_hash", "details",
     ]
 
     static let columnList = columns.joined(separator: ", ")
@@ -48,7 +48,8 @@ enum TrackRow {
             sortAlbumArtist: row.optionalString(26), sortComposer: row.optionalString(27),
             artworkID: try row.get(28, as: UUID?.self).map { ArtworkID($0) }, dateAdded: try row.get(29),
             dateModified: try row.get(30), playCount: try row.get(31), skipCount: try row.get(32),
-            lastPlayed: try row.get(33), rating: try row.get(34), audioHash: row.optionalString(35))
+            lastPlayed: try row.get(33), rating: try row.get(34), audioHash: row.optionalString(35),
+            details: TrackDetails(encoded: row.optionalString(36)))
     }
 
     /// Binds every column but `id` starting at parameter `first`; returns the next free index.
@@ -95,6 +96,7 @@ enum TrackRow {
         try s.bind(optional: t.lastPlayed, at: next())
         try s.bind(optional: t.rating, at: next())
         try s.bind(optional: t.audioHash, at: next())
+        try s.bind(optional: t.details.encoded, at: next())
         return i
     }
 

@@ -30,8 +30,23 @@ struct TrackCommand: Command {
         let data = try Output.encoder().encode(track)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         for key in object.keys.sorted() {
-            let value = object[key].map { $0 is NSNull ? "" : "\($0)" } ?? ""
-            output.line("\(key): \(value)")
+            output.line("\(key): \(Self.text(object[key]))")
+        }
+    }
+
+    /// A field as one line: a list of names joined by "; ", an object or a list of objects as
+    /// compact JSON, nothing for null.
+    static func text(_ value: Any?) -> String {
+        switch value {
+        case nil, is NSNull: return ""
+        case let strings as [String]: return strings.joined(separator: "; ")
+        case let nested as [Any]:
+            let data = try? JSONSerialization.data(withJSONObject: nested, options: [.sortedKeys, .withoutEscapingSlashes])
+            return data.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        case let nested as [String: Any]:
+            let data = try? JSONSerialization.data(withJSONObject: nested, options: [.sortedKeys, .withoutEscapingSlashes])
+            return data.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        case let other?: return "\(other)"
         }
     }
 }

@@ -26,7 +26,24 @@ import Testing
         title: "Tom & \"Jerry\" <live>\nencore\u{1}", artist: "宇多田ヒカル", album: "First Love\u{2028}🎵", albumArtist: "宇多田ヒカル",
         genre: "J-Pop", year: 1999, trackNumber: 3, discNumber: 1, duration: 254.6, bitrate: 1_011, sampleRate: 44_100, channels: 2,
         codec: "FLAC", comment: "a comment", sortTitle: "とむあんどじぇりー", sortAlbum: "ふぁーすとらぶ", artworkID: ArtworkID(rawValue: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!),
-        dateAdded: added)
+        dateAdded: added, details: details)
+    /// OpenSubsonic's lists and objects: two artists, a composer and a performer with a part, gains
+    /// with a missing peak, IDs, an ISRC, a mood.
+    static var details: TrackDetails {
+        var d = TrackDetails()
+        d.artists = ["宇多田ヒカル", "Skrillex & <Friends>"]
+        d.albumArtists = ["宇多田ヒカル"]
+        d.genres = ["J-Pop", "R&B"]
+        d.composers = ["宇多田ヒカル"]
+        d.moods = ["Melancholic"]
+        d.contributors = [Contributor(role: "performer", subRole: "piano", name: "Kazumasa Hashimoto")]
+        d.musicBrainz = MusicBrainzIDs(recordingID: "6cd4b3d3-1a39-4d6b-9b4b-d5b2a2bd0f58")
+        d.replayGain = ReplayGain(trackGain: -7.25, trackPeak: 0.9912, albumGain: -6.5)
+        d.isrcs = ["JPTO09901234"]
+        d.bpm = 92
+        d.bitDepth = 24
+        return d
+    }
     static let plain = Track(id: TrackID(7), path: "/music/untagged", fileSize: 10, duration: 0.3, dateAdded: added)
     static let data = UserTrackData(starred: starred, rating: 80, playCount: 12, lastPlayed: played)
     static let ids = TrackGroupIDs(album: GroupID(1_404_169_040_119_857_444), albumArtist: GroupID(2_133_912_177_411_236_041))

@@ -104,7 +104,9 @@ func normalized(_ value: Any) -> Any {
         try #require(lyrics.status == 0, "\(lyrics.stderr)")
         // What real libraries hold and apps stumbled on: a blank album, a track with no artist of
         // any kind, an album sort tag.
-        for (track, changes) in [(3, ["album= "]), (4, ["artist=", "albumArtist=", "album="]), (5, ["sortAlbum=Zweite, Die"])] {
+        // And several values per field, written into the file and read back from it.
+        for (track, changes) in [(3, ["album= "]), (4, ["artist=", "albumArtist=", "album="]), (5, ["sortAlbum=Zweite, Die"]),
+                                 (6, ["artists=Daft Punk;Pharrell Williams", "isrcs=USQX91300108", "moods=Happy", "bpm=116"])] {
             let edited = try fixture.shelf(["edit", "\(track)"] + changes.flatMap { ["--set", $0] })
             try #require(edited.status == 0, "\(edited.stderr)")
         }
@@ -165,6 +167,34 @@ func normalized(_ value: Any) -> Any {
 
     /// An LRC's `[la:]` and `[offset:]` reach structuredLyrics' `lang` and `offset`; the header
     /// lines are not lyrics lines.
+    /// OpenSubsonic's song lists from a file whose lists were written by `shelf edit`: each credited
+    /// artist with the ID the album-artist view gives the name, genres, ISRCs, moods, BPM.
+    @Test func songsCarryEveryValueOfTheirLists() async throws { try await offCooperativePool {
+        let fixture = try ServedLibrary(tracks: 2)
+        defer { fixture.remove() }
+        let edited = try fixture.shelf(["edit", "1", "--set", "artists=Daft Punk;Pharrell Williams", "--set", "genres=Disco;Funk",
+                                        "--set", "isrcs=USQX91300108", "--set", "moods=Happy", "--set", "bpm=116",
+                                        "--set", "composers=Thomas Bangalter;Guy-Manuel de Homem-Christo"])
+        try #require(edited.status == 0, "\(edited.stderr)")
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let client = SubsonicClient(server)
+        let song = try #require(try client.ok("getSong", [("id", "tr-1")])["song"] as? [String: Any])
+        let artists = try #require(song["artists"] as? [[String: Any]])
+        #expect(artists.compactMap { $0["name"] as? String } == ["Daft Punk", "Pharrell Williams"])
+        #expect(artists.allSatisfy { ($0["id"] as? String)?.hasPrefix("ar-") == true } && Set(artists.compactMap { $0["id"] as? String }).count == 2)
+        #expect((song["genres"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Disco", "Funk"])
+        #expect(song["isrc"] as? [String] == ["USQX91300108"] && song["moods"] as? [String] == ["Happy"] && song["bpm"] as? Int == 116)
+        #expect(song["displayComposer"] as? String == "Thomas Bangalter, Guy-Manuel de Homem-Christo")
+        let composers = (song["contributors"] as? [[String: Any]] ?? []).filter { $0["role"] as? String == "composer" }
+        #expect(composers.compactMap { ($0["artist"] as? [String: Any])?["name"] as? String } == ["Thomas Bangalter", "Guy-Manuel de Homem-Christo"])
+        // The album artist's own ID is the one its albums and getArtists give.
+        let owner = try #require((song["albumArtists"] as? [[String: Any]])?.first?["id"] as? String)
+        #expect(owner == song["artistId"] as? String)
+        let xml = try client.raw("getSong", [("id", "tr-1")]).text
+        #expect(xml.contains("<isrc>USQX91300108</isrc>") && xml.contains("<genres name=\"Funk\"/>"), "\(xml)")
+    } }
+
     @Test func lrcLanguageAndOffset() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }

@@ -57,6 +57,12 @@ extension Library {
         return TrackGroupIDs(album: GroupKey(kind: .album, key: owner, album: album).id, albumArtist: GroupKey(kind: .albumArtist, key: owner).id)
     }
 
+    /// The album-artist view's ID for an artist's name: the one ID every track and album that
+    /// credits the name shares (names are told apart by their sort key, as the views group them).
+    public static func artistID(named name: String) -> GroupID {
+        GroupKey(kind: .albumArtist, key: SortKey.textKey(name, options: SortKeyOptions())).id
+    }
+
     /// Lower-case hex MD5 of `password + salt`: Subsonic's token. MD5 only because the protocol
     /// fixes it; nothing of Shelf's own uses it.
     public static func subsonicToken(password: String, salt: String) -> String {

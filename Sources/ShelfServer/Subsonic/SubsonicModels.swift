@@ -112,12 +112,74 @@ struct SubsonicSong: SubsonicModel {
         w.attribute("samplingRate", track.sampleRate)
         w.attribute("channelCount", track.channels)
         if let comment = track.comment, !comment.isEmpty { w.attribute("comment", comment) }
+        let d = track.details
+        w.attribute("bitDepth", d.bitDepth)
+        w.attribute("bpm", d.bpm)
+        w.attribute("musicBrainzId", d.musicBrainz.recordingID)
+        w.attribute("displayArtist", SubsonicPlaceholder.name(track.artist, SubsonicPlaceholder.artist))
+        w.attribute("displayAlbumArtist", SubsonicPlaceholder.name(track.albumArtist ?? track.artist, SubsonicPlaceholder.artist))
+        let composers = d.composers.isEmpty ? (track.composer.map { [$0] } ?? []) : d.composers
+        if !composers.isEmpty { w.attribute("displayComposer", composers.joined(separator: ", ")) }
         if let nowPlaying {
             w.attribute("username", nowPlaying.user)
             w.attribute("minutesAgo", nowPlaying.minutesAgo)
             w.attribute("playerId", 0)
             w.attribute("playerName", nowPlaying.player)
         }
+        // OpenSubsonic's lists: each credited name with the artist ID every track and album
+        // crediting it shares (the album-artist view's, from the name's key).
+        let artists = d.artists.isEmpty ? (track.artist.map { [$0] } ?? []) : d.artists
+        w.list("artists", artists.map { SubsonicArtistRef(name: $0) })
+        let albumArtists = d.albumArtists.isEmpty ? ((track.albumArtist ?? track.artist).map { [$0] } ?? []) : d.albumArtists
+        w.list("albumArtists", albumArtists.map { SubsonicArtistRef(name: $0) })
+        let genres = d.genres.isEmpty ? (track.genre.map { [$0] } ?? []) : d.genres
+        w.list("genres", genres.map { SubsonicItemGenre(name: $0) })
+        w.strings("moods", d.moods)
+        w.strings("isrc", d.isrcs)
+        var credits = composers.map { Contributor(role: "composer", name: $0) }
+        credits += d.contributors
+        w.list("contributors", credits.map { SubsonicContributor(credit: $0) })
+        if let gain = d.replayGain { w.element("replayGain", SubsonicReplayGain(gain: gain)) }
+    }
+}
+
+/// An artist as a song's or album's `artists` member: its ID and name (OpenSubsonic's ArtistID3).
+struct SubsonicArtistRef: SubsonicModel {
+    let name: String
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("id", SubsonicID.artist(Library.artistID(named: name)))
+        w.attribute("name", name)
+    }
+}
+
+/// A genre as a song's `genres` member (OpenSubsonic's ItemGenre).
+struct SubsonicItemGenre: SubsonicModel {
+    let name: String
+
+    func write(to w: inout SubsonicWriter) { w.attribute("name", name) }
+}
+
+/// A credit in a role (OpenSubsonic's Contributor): role, the part played, the artist.
+struct SubsonicContributor: SubsonicModel {
+    let credit: Contributor
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("role", credit.role)
+        w.attribute("subRole", credit.subRole)
+        w.element("artist", SubsonicArtistRef(name: credit.name))
+    }
+}
+
+/// A song's ReplayGain as tagged (OpenSubsonic's ReplayGain; gains in dB, peaks linear).
+struct SubsonicReplayGain: SubsonicModel {
+    let gain: ReplayGain
+
+    func write(to w: inout SubsonicWriter) {
+        if let v = gain.trackGain { w.attribute("trackGain", v) }
+        if let v = gain.albumGain { w.attribute("albumGain", v) }
+        if let v = gain.trackPeak { w.attribute("trackPeak", v) }
+        if let v = gain.albumPeak { w.attribute("albumPeak", v) }
     }
 }
 

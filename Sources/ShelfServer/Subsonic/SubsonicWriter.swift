@@ -194,6 +194,35 @@ struct SubsonicWriter: ~Copyable, ByteSink {
         }
     }
 
+    /// One member of the current list that is only a string (a song's `isrc`, `moods`): XML
+    /// `<isrc>…</isrc>`, JSON a bare string in the array.
+    mutating func bareItem(_ value: String) {
+        guard case .list(let name, let opened)? = stack.last else { return }
+        if json {
+            if !opened { openArray(name) }
+            separate()
+            string(value)
+            afterValue = true
+        } else {
+            startChild()
+            append(UInt8(ascii: "<"))
+            utf8(name)
+            append(UInt8(ascii: ">"))
+            escapedXML(value, attribute: false)
+            ascii("</")
+            utf8(name)
+            append(UInt8(ascii: ">"))
+        }
+    }
+
+    /// `values` as a list of bare strings named `name` (nothing when there are none).
+    mutating func strings(_ name: String, _ values: [String]) {
+        guard !values.isEmpty else { return }
+        openList(name)
+        for value in values { bareItem(value) }
+        closeList()
+    }
+
     /// The element's text: XML content, JSON `"value"`. Comes after the attributes.
     mutating func text(_ value: String) {
         if json {

@@ -69,7 +69,7 @@ public struct MetadataChanges: Sendable, Hashable {
     /// The values of a list field as given on the command line: `A;B` (blanks dropped).
     public static func listValues(_ text: String?) -> [String] {
         guard let text else { return [] }
-        return text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return TrackDetails.clean(text).split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// New values by field; nil clears the field.

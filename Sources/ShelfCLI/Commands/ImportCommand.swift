@@ -7,7 +7,7 @@ import ShelfCore
 struct ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import audio files (tags, sort tags, lyrics, pictures); unchanged files are skipped, moves and duplicates recognised by audio."
-    static let synopsis = "PATH... [--chunk N] [--duplicates] [--json]"
+    static let synopsis = "PATH... [--chunk N] [--duplicates] [--separators LIST] [--genre-separators LIST] [--json]"
 
     let paths: [URL]
     let options: ImportOptions
@@ -16,6 +16,10 @@ struct ImportCommand: Command {
         var options = ImportOptions()
         options.chunkSize = try arguments.intOption("--chunk", in: 1...100_000) ?? options.chunkSize
         options.importDuplicates = arguments.flag("--duplicates")
+        // Separators are given as one string, each between | (so that ';' and ' / ' can be named).
+        func separators(_ text: String) -> [String] { text.components(separatedBy: "|").filter { !$0.isEmpty } }
+        if let names = try arguments.option("--separators") { options.separators.names = separators(names) }
+        if let genres = try arguments.option("--genre-separators") { options.separators.genres = separators(genres) }
         let words = try arguments.positionals()
         guard !words.isEmpty else { throw UsageError("import expects at least one file or directory") }
         paths = words.map { URL(fileURLWithPath: $0) }
@@ -85,6 +89,8 @@ extension ImportCommand {
     static let flags = [
         FlagHelp("--chunk", "N", "Files per transaction (1 to 100000).", default: "500"),
         FlagHelp("--duplicates", nil, "Import files whose audio is already in the library as tracks of their own, instead of reporting them."),
+        FlagHelp("--separators", "LIST", "Where a single artist, album-artist, composer or role tag splits into names, separated by | (empty: never).", default: "; | / | feat. | ft. | featuring "),
+        FlagHelp("--genre-separators", "LIST", "Where a single genre, mood or release-type tag splits, separated by |.", default: ";|/|,"),
     ]
     static let examples = ["shelf import ~/Music", "shelf import album1 album2/track.flac --json", "shelf import /srv/music --chunk 2000"]
     static var words: ValueKind { .file }

@@ -32,6 +32,14 @@ struct AudioScanner {
     private var visited = Set<[UInt64]>()
     /// Entries that could not be read, and why; the caller drains it.
     var failures: [(path: String, reason: String)] = []
+    /// The playlist files (`.m3u`, `.m3u8`) met on the way, in walk order.
+    var playlists: [String] = []
+
+    /// Whether a file is a playlist file the import reads after the audio.
+    static func isPlaylist(_ path: String) -> Bool {
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        return ext == "m3u" || ext == "m3u8"
+    }
 
     /// A walk over `roots` (files or directories).
     init(_ roots: [URL]) {
@@ -52,6 +60,8 @@ struct AudioScanner {
                     directories.append(root)
                 } else if Self.isAudio(root) {
                     return Found(url: URL(fileURLWithPath: root), size: Int64(info.st_size), modified: Self.modified(info))
+                } else if Self.isPlaylist(root) {
+                    playlists.append(root)
                 } else {
                     failures.append((root, "not an audio file"))
                 }
@@ -98,6 +108,8 @@ struct AudioScanner {
             case S_IFREG:
                 if Self.isAudio(path) {
                     ready.append(Found(url: URL(fileURLWithPath: path), size: Int64(entryInfo.st_size), modified: Self.modified(entryInfo)))
+                } else if Self.isPlaylist(path) {
+                    playlists.append(path)
                 }
             default: continue
             }

@@ -29,6 +29,8 @@ public struct ImportReport: Sendable, Codable, Equatable {
     /// decoder's limits, a lyrics file that is not UTF-8, a malformed ReplayGain, BPM or date tag
     /// (the tracks came in without them).
     public var warnings: [Failure] = []
+    /// Playlist files (`.m3u`, `.m3u8`) made into playlists or brought up to date.
+    public var playlists = 0
     /// Write transactions committed.
     public var commits = 0
     public var seconds = 0.0
@@ -177,6 +179,11 @@ extension Library {
             done += chunk.count
             let rate = Double(done) / max(Date().timeIntervalSince(started), 1e-6)
             progress(ImportProgress(done: done, total: max(total, done), filesPerSecond: rate, secondsLeft: rate > 0 ? Double(max(0, total - done)) / rate : nil))
+        }
+        // Playlist files last, so that their entries find the tracks this import added.
+        if !scanner.playlists.isEmpty {
+            try Task.checkCancellation()
+            try await importPlaylistFiles(scanner.playlists, roots: paths, into: &report)
         }
         report.seconds = Date().timeIntervalSince(started)
         return report

@@ -197,9 +197,16 @@ enum Schema {
     /// Version 5: each user's saved play queue (Subsonic's savePlayQueue), so a player resumes it
     /// on another device after the server restarts. A deleted track leaves its queue with it.
     /// Version 6: the details of a track's tags (lists, roles, MusicBrainz IDs, ReplayGain, release
-    /// details) in one column, `TrackDetails.encoded`; NULL for a track with none.
+    /// details) in one column, `TrackDetails.encoded`, NULL for a track with none; playlist files.
     static let version6Additions = """
         ALTER TABLE track ADD COLUMN details TEXT;
+        -- The playlist files (.m3u, .m3u8) an import made into playlists, so that importing one
+        -- again updates its playlist; a deleted playlist forgets its file.
+        CREATE TABLE playlist_file (
+          path        TEXT    PRIMARY KEY,
+          playlist_id INTEGER NOT NULL REFERENCES playlist(id) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE INDEX playlist_file_playlist ON playlist_file(playlist_id);
         """
 
     static let version5Additions = """

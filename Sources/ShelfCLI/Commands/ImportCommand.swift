@@ -41,6 +41,7 @@ struct ImportCommand: Command {
         }
         if output.json { return try output.printJSON(report) }
         output.line("added \(report.added), updated \(report.updated), unchanged \(report.unchanged), moved \(report.moved) in \(String(format: "%.1f", report.seconds)) s")
+        if report.playlists > 0 { output.line("playlists from playlist files: \(report.playlists)") }
         for duplicate in report.duplicates { output.line("duplicate: \(duplicate.path) (same audio as \(duplicate.existing))") }
         for failure in report.failed { output.line("failed: \(failure.error)") }
         for warning in report.warnings { output.line("warning: \(warning.error)") }

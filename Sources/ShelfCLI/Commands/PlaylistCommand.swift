@@ -11,7 +11,8 @@ struct PlaylistCommand: Command {
     static let abstract = "Playlists and folders: list, create, show, page (own order or --sort, with a cursor), add (at a position), move, remove (by position), delete."
     static let synopsis = """
         list | create NAME [--folder] [--parent ID] | show ID | add ID TRACK... [--at POS] | move ID POS... --to POS
-              | remove ID POS... | delete ID | page ID [--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--after CURSOR] [--limit N]   [--json]
+              | remove ID POS... | delete ID | page ID [--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--after CURSOR] [--limit N]
+              | export ID [--format m3u8|m3u] [--relative-to DIR] [--output FILE]   [--json]
         """
 
     enum Action {
@@ -23,6 +24,7 @@ struct PlaylistCommand: Command {
         case remove(PlaylistID, [Int])
         case delete(PlaylistID)
         case page(PlaylistID, sortedBy: LibraryQuery?, filter: Filter, after: PageCursor?, limit: Int)
+        case export(PlaylistID, relativeTo: URL?, output: URL?)
     }
 
     let action: Action
@@ -37,6 +39,10 @@ struct PlaylistCommand: Command {
         let filter = try ListOptions.parseFilter(try arguments.option("--filter") ?? "")
         let limit = try arguments.intOption("--limit", in: 0...100_000) ?? 50
         let after = try ListOptions.parseCursor(&arguments)
+        let format = try arguments.option("--format") ?? "m3u8"
+        guard format == "m3u8" || format == "m3u" else { throw UsageError("--format expects m3u8 or m3u, got '\(format)'") }
+        let relativeTo = try arguments.option("--relative-to").map { URL(fileURLWithPath: $0).standardizedFileURL }
+        let exportTo = try arguments.option("--output").map { URL(fileURLWithPath: $0).standardizedFileURL }
         var words = try arguments.positionals()
         guard !words.isEmpty else { throw UsageError("playlist expects list, create, show, add, move, remove or delete") }
         let verb = words.removeFirst()
@@ -74,10 +80,41 @@ struct PlaylistCommand: Command {
         case "page":
             let sorted = try sortText.map { try ListOptions.parseSort($0, sortTags: sortTags, filter: .all) }
             action = .page(try id(), sortedBy: sorted, filter: filter, after: after, limit: limit)
+        case "export":
+            action = .export(try id(), relativeTo: relativeTo, output: exportTo)
         default:
-            throw UsageError("unknown playlist action '\(verb)'; expected list, create, show, page, add, move, remove or delete")
+            throw UsageError("unknown playlist action '\(verb)'; expected list, create, show, page, add, move, remove, delete or export")
         }
         if case .list = action, !words.isEmpty { throw UsageError("playlist list takes no arguments") }
+    }
+
+    /// An extended M3U in UTF-8: `#EXTINF` with the length and "artist - title", then the path,
+    /// absolute or relative to `base` (with `..` where the file is not below it).
+    static func m3u8(_ tracks: [Track], relativeTo base: URL?) -> String {
+        var text = "#EXTM3U\n"
+        for track in tracks {
+            let seconds = track.duration.map { Int($0.rounded()) } ?? -1
+            let label = [track.artist, track.title].compactMap { $0 }.joined(separator: " - ")
+            text += "#EXTINF:\(seconds),\(label.replacingOccurrences(of: "\n", with: " "))\n"
+            text += (base.map { relativePath(track.path, from: $0.path) } ?? track.path) + "\n"
+        }
+        return text
+    }
+
+    /// `path` relative to the folder `base`.
+    static func relativePath(_ path: String, from base: String) -> String {
+        let target = path.split(separator: "/", omittingEmptySubsequences: true)
+        let from = base.split(separator: "/", omittingEmptySubsequences: true)
+        var common = 0
+        while common < target.count, common < from.count, target[common] == from[common] { common += 1 }
+        let ups = Array(repeating: "..", count: from.count - common)
+        return (ups + target[common...].map(String.init)).joined(separator: "/")
+    }
+
+    /// `playlist export --output FILE --json`: where it went and how many entries it holds.
+    struct ExportedPlaylist: Encodable {
+        let path: String
+        let entries: Int
     }
 
     static func playlistID(_ text: String) throws -> PlaylistID {
@@ -103,6 +140,17 @@ struct PlaylistCommand: Command {
         default: break
         }
         switch action {
+        case .export(let id, let relativeTo, let destination):
+            let document = try await Documents.playlist(id, library)
+            let text = Self.m3u8(document.items.map(\.track), relativeTo: relativeTo)
+            guard let destination else { return output.line(text, terminator: "") }
+            do {
+                try Data(text.utf8).write(to: destination, options: .atomic)
+            } catch {
+                throw CommandFailure(code: "ioError", message: "cannot write \(destination.path): \(error.localizedDescription)")
+            }
+            if output.json { return try output.printJSON(ExportedPlaylist(path: destination.path, entries: document.items.count)) }
+            output.line("wrote \(document.items.count) entries to \(destination.path)")
         case .list:
             let document = try await Documents.playlists(library)
             if output.json { return try output.printJSON(document) }
@@ -171,6 +219,9 @@ extension PlaylistCommand {
         FlagHelp("--parent", "ID", "With create: the folder to put it in.", default: "the top level"),
         FlagHelp("--at", "POS", "With add: the position to insert at.", default: "the end"),
         FlagHelp("--to", "POS", "With move: the position the entries move to; required."),
+        FlagHelp("--format", "m3u8|m3u", "With export: the playlist file's format (both extended M3U in UTF-8).", default: "m3u8", completes: .choices(["m3u8", "m3u"])),
+        FlagHelp("--relative-to", "DIR", "With export: write paths relative to DIR (where the playlist file will be).", default: "absolute paths"),
+        FlagHelp("--output", "FILE", "With export: write the playlist file there.", default: "standard output"),
     ] + ListOptions.flags.map { flag in
         FlagHelp(flag.name, flag.value, "With page: " + flag.help, default: flag.name == "--sort" ? "the playlist's own order" : flag.defaultValue,
                  completes: flag.completes)

@@ -42,6 +42,13 @@ import Testing
         d.isrcs = ["JPTO09901234"]
         d.bpm = 92
         d.bitDepth = 24
+        d.musicBrainz.releaseID = "aa4fb7b2-8d0a-4e5b-a7d3-5b5e7a0d6f8e"
+        d.originalDate = "1999-03"
+        d.releaseDate = "1999-03-10"
+        d.releaseTypes = ["album"]
+        d.labels = ["Toshiba-EMI"]
+        d.discSubtitle = "Side <A>"
+        d.albumVersion = "Remastered"
         return d
     }
     static let plain = Track(id: TrackID(7), path: "/music/untagged", fileSize: 10, duration: 0.3, dateAdded: added)

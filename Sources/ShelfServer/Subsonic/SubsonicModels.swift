@@ -133,7 +133,7 @@ struct SubsonicSong: SubsonicModel {
         let albumArtists = d.albumArtists.isEmpty ? ((track.albumArtist ?? track.artist).map { [$0] } ?? []) : d.albumArtists
         w.list("albumArtists", albumArtists.map { SubsonicArtistRef(name: $0) })
         let genres = d.genres.isEmpty ? (track.genre.map { [$0] } ?? []) : d.genres
-        w.list("genres", genres.map { SubsonicItemGenre(name: $0) })
+        w.list("genres", genres.map { SubsonicNamed(name: $0) })
         w.strings("moods", d.moods)
         w.strings("isrc", d.isrcs)
         var credits = composers.map { Contributor(role: "composer", name: $0) }
@@ -153,8 +153,9 @@ struct SubsonicArtistRef: SubsonicModel {
     }
 }
 
-/// A genre as a song's `genres` member (OpenSubsonic's ItemGenre).
-struct SubsonicItemGenre: SubsonicModel {
+/// A member that is only a name: a genre of `genres` (OpenSubsonic's ItemGenre), a label of
+/// `recordLabels` (RecordLabel).
+struct SubsonicNamed: SubsonicModel {
     let name: String
 
     func write(to w: inout SubsonicWriter) { w.attribute("name", name) }
@@ -215,7 +216,68 @@ struct SubsonicAlbum: SubsonicModel {
         w.attribute("starred", starred)
         // The sort tag the engine sorts the album by, else the name it sorts by then.
         w.attribute("sortName", item.sortName ?? name)
-        if let songs { w.list("song", songs) }
+        if let songs {
+            // What OpenSubsonic adds to an album, from its tracks' tags (getAlbum has them all):
+            // the release's details as its first track carries them, lists over every track.
+            let tracks = songs.map(\.track)
+            let first = tracks.first?.details ?? TrackDetails()
+            w.attribute("isCompilation", tracks.contains { $0.compilation })
+            w.attribute("musicBrainzId", first.musicBrainz.releaseID)
+            w.attribute("version", first.albumVersion)
+            let credited = first.albumArtists.isEmpty ? [SubsonicPlaceholder.name(item.artist, SubsonicPlaceholder.artist)] : first.albumArtists
+            w.attribute("displayArtist", SubsonicPlaceholder.name(item.artist, SubsonicPlaceholder.artist))
+            w.list("artists", credited.map { SubsonicArtistRef(name: $0) })
+            w.list("genres", Self.union(tracks.map { $0.details.genres.isEmpty ? ($0.genre.map { [$0] } ?? []) : $0.details.genres }).map { SubsonicNamed(name: $0) })
+            w.strings("moods", Self.union(tracks.map(\.details.moods)))
+            w.strings("releaseTypes", first.releaseTypes)
+            w.list("recordLabels", first.labels.map { SubsonicNamed(name: $0) })
+            if let date = first.originalDate.flatMap(SubsonicItemDate.init) { w.element("originalReleaseDate", date) }
+            if let date = first.releaseDate.flatMap(SubsonicItemDate.init) { w.element("releaseDate", date) }
+            var titles: [Int: String] = [:]
+            for track in tracks {
+                if let disc = track.discNumber, let title = track.details.discSubtitle, titles[disc] == nil { titles[disc] = title }
+            }
+            w.list("discTitles", titles.sorted { $0.key < $1.key }.map { SubsonicDiscTitle(disc: $0.key, title: $0.value) })
+            w.list("song", songs)
+        }
+    }
+
+    /// Every value of the lists, each once, in the order first met.
+    static func union(_ lists: [[String]]) -> [String] {
+        var seen = Set<String>()
+        return lists.joined().filter { seen.insert($0).inserted }
+    }
+}
+
+/// A date as tagged, in parts (OpenSubsonic's ItemDate): "1969", "1969-09" or "1969-09-26".
+struct SubsonicItemDate: SubsonicModel {
+    let year: Int
+    let month: Int?
+    let day: Int?
+
+    init?(_ text: String) {
+        let parts = text.split(separator: "-").map { Int($0) }
+        guard let year = parts.first ?? nil else { return nil }
+        self.year = year
+        month = parts.count > 1 ? parts[1] : nil
+        day = parts.count > 2 ? parts[2] : nil
+    }
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("year", year)
+        w.attribute("month", month)
+        w.attribute("day", day)
+    }
+}
+
+/// A disc's subtitle (OpenSubsonic's DiscTitle).
+struct SubsonicDiscTitle: SubsonicModel {
+    let disc: Int
+    let title: String
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("disc", disc)
+        w.attribute("title", title)
     }
 }
 

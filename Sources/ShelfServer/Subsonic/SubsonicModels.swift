@@ -128,10 +128,16 @@ struct SubsonicSong: SubsonicModel {
         }
         // OpenSubsonic's lists: each credited name with the artist ID every track and album
         // crediting it shares (the album-artist view's, from the name's key).
+        // The owner's name has its ID already (`ids`): a sync page of 500 songs then hashes no
+        // name key for the common song whose artist is its album's artist.
+        let owner = track.compilation ? nil : (SortKey.isBlank(track.albumArtist) ? track.artist : track.albumArtist)
+        func ref(_ name: String) -> SubsonicArtistRef {
+            SubsonicArtistRef(name: name, id: name == owner ? ids.albumArtist : nil)
+        }
         let artists = d.artists.isEmpty ? (track.artist.map { [$0] } ?? []) : d.artists
-        w.list("artists", artists.map { SubsonicArtistRef(name: $0) })
+        w.list("artists", artists.map(ref))
         let albumArtists = d.albumArtists.isEmpty ? ((track.albumArtist ?? track.artist).map { [$0] } ?? []) : d.albumArtists
-        w.list("albumArtists", albumArtists.map { SubsonicArtistRef(name: $0) })
+        w.list("albumArtists", albumArtists.map(ref))
         let genres = d.genres.isEmpty ? (track.genre.map { [$0] } ?? []) : d.genres
         w.list("genres", genres.map { SubsonicNamed(name: $0) })
         w.strings("moods", d.moods)
@@ -146,9 +152,11 @@ struct SubsonicSong: SubsonicModel {
 /// An artist as a song's or album's `artists` member: its ID and name (OpenSubsonic's ArtistID3).
 struct SubsonicArtistRef: SubsonicModel {
     let name: String
+    /// The name's ID when the caller knows it (else computed from the name).
+    var id: GroupID?
 
     func write(to w: inout SubsonicWriter) {
-        w.attribute("id", SubsonicID.artist(Library.artistID(named: name)))
+        w.attribute("id", SubsonicID.artist(id ?? Library.artistID(named: name)))
         w.attribute("name", name)
     }
 }

@@ -27,6 +27,7 @@ enum AudioFile {
         // (an MP4 holding FLAC, a module's title); those are the ones Shelf's editor writes.
         if !foreign, let own = try? TagFile.readTags(url) {
             tags.properties.merge(own.properties) { _, tagLib in tagLib }
+            for key in own.properties.keys { tags.lists[key] = own.lists[key] }
             tags.picture = own.picture
             tags.pictureMimeType = own.pictureMimeType
         }

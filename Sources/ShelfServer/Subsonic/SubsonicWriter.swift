@@ -175,40 +175,26 @@ struct SubsonicWriter: ~Copyable, ByteSink {
 
     /// One member of the current list that is only a number (an extension's `versions`): XML
     /// `<versions>1</versions>`, JSON a bare `1` in the array.
-    mutating func bareItem(_ value: Int) {
-        guard case .list(let name, let opened)? = stack.last else { return }
-        if json {
-            if !opened { openArray(name) }
-            separate()
-            integer(Int64(value))
-            afterValue = true
-        } else {
-            startChild()
-            append(UInt8(ascii: "<"))
-            utf8(name)
-            append(UInt8(ascii: ">"))
-            integer(Int64(value))
-            ascii("</")
-            utf8(name)
-            append(UInt8(ascii: ">"))
-        }
-    }
+    mutating func bareItem(_ value: Int) { bareMember { $0.integer(Int64(value)) } }
 
     /// One member of the current list that is only a string (a song's `isrc`, `moods`): XML
     /// `<isrc>…</isrc>`, JSON a bare string in the array.
-    mutating func bareItem(_ value: String) {
+    mutating func bareItem(_ value: String) { bareMember { $0.json ? $0.string(value) : $0.escapedXML(value, attribute: false) } }
+
+    /// A list member with no attributes: `value` writes it bare in JSON, as the element's text in XML.
+    private mutating func bareMember(_ value: (inout SubsonicWriter) -> Void) {
         guard case .list(let name, let opened)? = stack.last else { return }
         if json {
             if !opened { openArray(name) }
             separate()
-            string(value)
+            value(&self)
             afterValue = true
         } else {
             startChild()
             append(UInt8(ascii: "<"))
             utf8(name)
             append(UInt8(ascii: ">"))
-            escapedXML(value, attribute: false)
+            value(&self)
             ascii("</")
             utf8(name)
             append(UInt8(ascii: ">"))

@@ -21,7 +21,7 @@ let package = Package(
         // libjpeg-turbo and libpng behind a small C API that catches their longjmp errors.
         .target(
             name: "CImageCodecs", path: "Sources/CImageCodecs",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp")]),
         // TagLib (C++) behind a C API that never lets an exception cross into Swift.
         .target(
             name: "CTagLib", path: "Sources/CTagLib",

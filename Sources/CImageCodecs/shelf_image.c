@@ -15,6 +15,7 @@
 #include <jerror.h>
 #include <jpeglib.h>
 #include <png.h>
+#include <webp/decode.h>
 
 static void set_status(shelf_image *out, int status, const char *message) {
     out->status = status;
@@ -25,6 +26,7 @@ int shelf_image_format(const uint8_t *data, size_t size) {
     if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) return SHELF_FORMAT_JPEG;
     static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
     if (size >= 8 && memcmp(data, png_signature, 8) == 0) return SHELF_FORMAT_PNG;
+    if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) return SHELF_FORMAT_WEBP;
     return SHELF_FORMAT_UNKNOWN;
 }
 
@@ -238,6 +240,64 @@ static void finish_png(png_image *image, uint8_t *pixels, shelf_image *out) {
     free(image);
 }
 
+// MARK: WebP
+
+// libwebp decodes in one call into a caller's buffer, so the "decoder" only remembers the input
+// between the header check and the decode; libwebp returns failures, it never aborts.
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+    uint32_t width;
+    uint32_t height;
+} webp_decoder;
+
+static void probe_webp(const uint8_t *data, size_t size, shelf_image *out) {
+    WebPBitstreamFeatures features;
+    if (WebPGetFeatures(data, size, &features) != VP8_STATUS_OK || features.width <= 0 || features.height <= 0) {
+        set_status(out, SHELF_IMAGE_CORRUPT, "not a readable WebP header");
+        return;
+    }
+    if (features.has_animation) {
+        set_status(out, SHELF_IMAGE_CORRUPT, "animated WebP is not a still picture");
+        return;
+    }
+    out->source_width = (uint32_t)features.width;
+    out->source_height = (uint32_t)features.height;
+    set_status(out, SHELF_IMAGE_OK, NULL);
+}
+
+static webp_decoder *open_webp(const uint8_t *data, size_t size, shelf_image_limits limits, shelf_image *out) {
+    probe_webp(data, size, out);
+    if (out->status != SHELF_IMAGE_OK) return NULL;
+    if (!within(out->source_width, out->source_height, limits)) {
+        set_status(out, SHELF_IMAGE_TOO_LARGE, "image dimensions beyond the limit");
+        return NULL;
+    }
+    webp_decoder *decoder = malloc(sizeof(webp_decoder));
+    if (!decoder) {
+        set_status(out, SHELF_IMAGE_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    decoder->data = data;
+    decoder->size = size;
+    decoder->width = out->source_width;
+    decoder->height = out->source_height;
+    out->width = decoder->width;
+    out->height = decoder->height;
+    out->scale_num = 8;
+    return decoder;
+}
+
+static void finish_webp(webp_decoder *decoder, uint8_t *pixels, shelf_image *out) {
+    size_t stride = (size_t)decoder->width * 4;
+    if (!WebPDecodeRGBAInto(decoder->data, decoder->size, pixels, stride * decoder->height, (int)stride)) {
+        set_status(out, SHELF_IMAGE_CORRUPT, "the WebP data cannot be decoded (damaged or truncated)");
+    } else {
+        set_status(out, SHELF_IMAGE_OK, NULL);
+    }
+    free(decoder);
+}
+
 // MARK: Entry points
 
 void shelf_image_probe(const uint8_t *data, size_t size, shelf_image *out) {
@@ -250,7 +310,8 @@ void shelf_image_probe(const uint8_t *data, size_t size, shelf_image *out) {
         if (out->status == SHELF_IMAGE_OK) png_image_free(&image);
         break;
     }
-    default: set_status(out, SHELF_IMAGE_UNKNOWN_FORMAT, "neither JPEG nor PNG");
+    case SHELF_FORMAT_WEBP: probe_webp(data, size, out); break;
+    default: set_status(out, SHELF_IMAGE_UNKNOWN_FORMAT, "neither JPEG, PNG nor WebP");
     }
 }
 
@@ -270,7 +331,8 @@ void shelf_decoder_open(const uint8_t *data, size_t size, uint32_t min_long_side
     switch (format) {
     case SHELF_FORMAT_JPEG: state = open_jpeg(data, size, min_long_side, limits, out); break;
     case SHELF_FORMAT_PNG: state = open_png(data, size, limits, out); break;
-    default: set_status(out, SHELF_IMAGE_UNKNOWN_FORMAT, "neither JPEG nor PNG"); return;
+    case SHELF_FORMAT_WEBP: state = open_webp(data, size, limits, out); break;
+    default: set_status(out, SHELF_IMAGE_UNKNOWN_FORMAT, "neither JPEG, PNG nor WebP"); return;
     }
     if (!state) return;
     shelf_decoder *result = malloc(sizeof(shelf_decoder));
@@ -285,8 +347,11 @@ void shelf_decoder_open(const uint8_t *data, size_t size, uint32_t min_long_side
 }
 
 void shelf_decoder_finish(shelf_decoder *decoder, uint8_t *pixels, shelf_image *out) {
-    if (decoder->format == SHELF_FORMAT_JPEG) finish_jpeg(decoder->state, pixels, out);
-    else finish_png(decoder->state, pixels, out);
+    switch (decoder->format) {
+    case SHELF_FORMAT_JPEG: finish_jpeg(decoder->state, pixels, out); break;
+    case SHELF_FORMAT_WEBP: finish_webp(decoder->state, pixels, out); break;
+    default: finish_png(decoder->state, pixels, out);
+    }
     free(decoder);
 }
 
@@ -295,6 +360,8 @@ static void cancel_state(int format, void *state) {
         jpeg_decoder *jpeg = state;
         jpeg_destroy_decompress(&jpeg->cinfo);
         free(jpeg);
+    } else if (format == SHELF_FORMAT_WEBP) {
+        free(state);
     } else {
         png_image_free(state);
         free(state);
@@ -475,3 +542,5 @@ const char *shelf_image_jpeg_turbo_version(void) {
 }
 
 uint32_t shelf_image_png_version_number(void) { return (uint32_t)png_access_version_number(); }
+
+uint32_t shelf_image_webp_version_number(void) { return (uint32_t)WebPGetDecoderVersion(); }

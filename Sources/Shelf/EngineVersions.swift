@@ -24,5 +24,12 @@ public enum EngineVersions {
         return "\(number / 10_000).\(number / 100 % 100).\(number % 100)"
     }
 
+    /// The libwebp decoder loaded at run time (0x010204 → "1.2.4").
+    public static var libwebp: String? {
+        let number = Int(shelf_image_webp_version_number())
+        guard number > 0 else { return nil }
+        return "\(number >> 16).\((number >> 8) & 0xFF).\(number & 0xFF)"
+    }
+
     private static func nonEmpty(_ text: String) -> String? { text.isEmpty ? nil : text }
 }

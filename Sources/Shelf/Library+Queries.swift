@@ -187,12 +187,16 @@ extension Library {
     /// `page` with each row's representative `artworkID` read from the store, unless `artwork` is false.
     private func withArtwork(_ page: GroupPage, artwork: Bool) async throws -> GroupPage {
         var page = page
-        let pictured = artwork ? page.items.compactMap(\.artworkTrack) : []
+        guard artwork, let kind = page.items.first?.kind else { return page }
+        // An artist's own picture (`artist.*`) before that of its first album with one.
+        let own = try await artistPictures(page.items.map(\.id), kind: kind)
+        let pictured = page.items.filter { own[$0.id] == nil }.compactMap(\.artworkTrack)
         if !pictured.isEmpty {
             let artwork = try await tracks(ids: pictured).tracks
             let byTrack = Dictionary(artwork.map { ($0.id, $0.artworkID) }, uniquingKeysWith: { first, _ in first })
             for index in page.items.indices { page.items[index].artworkID = page.items[index].artworkTrack.flatMap { byTrack[$0] ?? nil } }
         }
+        for index in page.items.indices { if let picture = own[page.items[index].id] { page.items[index].artworkID = picture } }
         return page
     }
 

@@ -38,13 +38,13 @@ import Testing
         #expect(line.stdout.wholeMatch(of: /shelf \d+\.\d+\.\d+ \(([0-9a-f]{4,}|unknown)\)\n/) != nil, "\(line.stdout)")
         #expect(try shelf(["version"]).stdout.hasPrefix(line.stdout))
         let document = try json(try shelf(["version", "--json"]).stdout)
-        for key in ["version", "commit", "storeSchema", "mirrorSchema", "sqlite", "taglib", "libjpegTurbo", "libpng", "libmicrohttpd", "ffmpeg"] {
+        for key in ["version", "commit", "storeSchema", "mirrorSchema", "sqlite", "taglib", "libjpegTurbo", "libpng", "libwebp", "libmicrohttpd", "ffmpeg"] {
             #expect(document.keys.contains(key), "missing \(key)")
         }
-        #expect(document["storeSchema"] as? Int == 6)
+        #expect(document["storeSchema"] as? Int == 7)
         #expect((document["mirrorSchema"] as? Int ?? 0) > 0)
         // Every library shelf links is there whenever it runs; only ffmpeg, a separate program, may be null.
-        for key in ["sqlite", "taglib", "libjpegTurbo", "libpng", "libmicrohttpd"] {
+        for key in ["sqlite", "taglib", "libjpegTurbo", "libpng", "libwebp", "libmicrohttpd"] {
             #expect((document[key] as? String)?.wholeMatch(of: /\d+\.\d+(\.\d+)?.*/) != nil, "\(key): \(String(describing: document[key]))")
         }
         #expect(line.stdout.contains("(\(document["commit"] as? String ?? "?"))"))

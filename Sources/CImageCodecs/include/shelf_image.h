@@ -1,5 +1,5 @@
-// Shelf's C side of image decoding: libjpeg-turbo and libpng behind entry points that never
-// longjmp or abort into Swift. Every function returns a status; errors carry a message.
+// Shelf's C side of image decoding: libjpeg-turbo, libpng and libwebp (decoding only) behind
+// entry points that never longjmp or abort into Swift. Every function returns a status; errors carry a message.
 #ifndef SHELF_IMAGE_H
 #define SHELF_IMAGE_H
 
@@ -15,7 +15,7 @@ enum {
     SHELF_IMAGE_ENCODE_FAILED = 5,
 };
 
-enum { SHELF_FORMAT_UNKNOWN = 0, SHELF_FORMAT_JPEG = 1, SHELF_FORMAT_PNG = 2 };
+enum { SHELF_FORMAT_UNKNOWN = 0, SHELF_FORMAT_JPEG = 1, SHELF_FORMAT_PNG = 2, SHELF_FORMAT_WEBP = 3 };
 
 /// Refusal limits, checked against the header before any pixel buffer is allocated.
 typedef struct {
@@ -36,7 +36,7 @@ typedef struct {
     char message[160];
 } shelf_image;
 
-/// The format named by the first bytes (JPEG SOI, PNG signature), or SHELF_FORMAT_UNKNOWN.
+/// The format named by the first bytes (JPEG SOI, PNG signature, RIFF…WEBP), or SHELF_FORMAT_UNKNOWN.
 int shelf_image_format(const uint8_t *data, size_t size);
 
 /// Reads only the header: dimensions into `out` (status, source_width, source_height).
@@ -80,5 +80,8 @@ const char *shelf_image_jpeg_turbo_version(void);
 
 /// The libpng version loaded at run time (png_access_version_number, e.g. 10639 for 1.6.39).
 uint32_t shelf_image_png_version_number(void);
+
+/// The libwebp decoder loaded at run time, as 0xMMmmrr (1.2.4 → 0x010204).
+uint32_t shelf_image_webp_version_number(void);
 
 #endif

@@ -4,7 +4,7 @@ import ShelfCore
 
 /// Why a picture could not be decoded or encoded.
 public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The bytes are neither JPEG nor PNG.
+    /// The bytes are neither JPEG, PNG nor WebP.
     case unknownFormat
     /// The data is damaged or truncated; the reason comes from the codec.
     case corrupt(String)
@@ -17,7 +17,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unknownFormat: "not a JPEG or PNG image"
+        case .unknownFormat: "not a JPEG, PNG or WebP image"
         case .corrupt(let reason): "corrupt image: \(reason)"
         case .tooLarge(let width, let height, let limits):
             "image of \(width)×\(height) pixels is beyond the limit (\(limits.maxSide) a side, \(limits.maxPixels) pixels)"
@@ -39,9 +39,21 @@ public struct ImageLimits: Sendable, Equatable, Hashable {
     }
 }
 
-/// JPEG and PNG decoding to a size (libjpeg-turbo with DCT scaling, libpng), a good-quality
-/// downscale, and thumbnail encoding; all of it in C through `CImageCodecs`, errors typed.
+/// JPEG, PNG and WebP decoding to a size (libjpeg-turbo with DCT scaling, libpng, libwebp), a
+/// good-quality downscale, and thumbnail encoding (JPEG or PNG); all of it in C through
+/// `CImageCodecs`, errors typed.
 public enum ImageCodec {
+    /// The MIME type the first bytes name (`image/jpeg`, `image/png`, `image/webp`), JPEG when
+    /// they name none: what a tag writer declares for a picture it embeds.
+    public static func mimeType(of data: Data) -> String {
+        let format = data.withUnsafeBytes { shelf_image_format($0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+        switch Int(format) {
+        case Int(SHELF_FORMAT_PNG): return "image/png"
+        case Int(SHELF_FORMAT_WEBP): return "image/webp"
+        default: return "image/jpeg"
+        }
+    }
+
     /// The formats a thumbnail can be written in.
     public enum Format: Sendable, Equatable {
         case png

@@ -92,7 +92,7 @@ extension Library {
             } catch {
                 throw LibraryError.invalidValue(field: "picture", value: "\(data.count) bytes", reason: "not a picture Shelf can show: \(error)")
             }
-            newPicture = (data, data.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg")
+            newPicture = (data, ImageCodec.mimeType(of: data))
         }
         var result = EditResult()
         var written: [(id: TrackID, size: Int64, modified: Date, details: TrackDetails?)] = []

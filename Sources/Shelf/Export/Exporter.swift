@@ -223,7 +223,7 @@ extension Library {
                 do { try TagFile.write(temporary, details) } catch { try TagFile.write(temporary, details.filter { !$0.key.hasPrefix("PERFORMER") }) }
             }
             try TagFile.writePicture(
-                temporary, picture, mimeType: picture?.starts(with: [0x89, 0x50, 0x4E, 0x47]) == true ? "image/png" : "image/jpeg")
+                temporary, picture, mimeType: picture.map(ImageCodec.mimeType(of:)) ?? "image/jpeg")
             if Task.isCancelled { return .skipped("cancelled") }
             // link() refuses an existing name, so a file that appeared meanwhile is not replaced.
             if options.overwrite {

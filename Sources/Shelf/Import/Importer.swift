@@ -33,6 +33,8 @@ public struct ImportReport: Sendable, Codable, Equatable {
     public var playlists = 0
     /// Write transactions committed.
     public var commits = 0
+    /// The settings the import read the files with.
+    public var settings: ImportSettings?
     public var seconds = 0.0
 }
 
@@ -50,14 +52,15 @@ public struct ImportOptions: Sendable {
     public var chunkSize: Int
     /// Import files whose audio is already in the library (by default they are only reported).
     public var importDuplicates: Bool
-    /// How single-value tags split into lists (`ARTIST=A; B`).
-    public var separators: TagSeparators
+    /// How tags split into lists and which pictures and lyrics come first; nil: the library's own
+    /// (`Library.importSettings()`), which is what every import should use unless it is testing one.
+    public var settings: ImportSettings?
 
-    /// Chunks of 500 files; duplicates reported, not imported; the standard separators.
-    public init(chunkSize: Int = 500, importDuplicates: Bool = false, separators: TagSeparators = .standard) {
+    /// Chunks of 500 files; duplicates reported, not imported; the library's settings.
+    public init(chunkSize: Int = 500, importDuplicates: Bool = false, settings: ImportSettings? = nil) {
         self.chunkSize = chunkSize
         self.importDuplicates = importDuplicates
-        self.separators = separators
+        self.settings = settings
     }
 }
 
@@ -67,83 +70,22 @@ struct ParsedFile: Sendable {
     let size: Int64
     let modified: Date
     let result: Result<(AudioFileTags, String), TagReadFailure>
-    /// The album folder's picture, for a file without one of its own.
+    /// The picture file beside it, where the settings let it stand in for or before the file's own.
     var folderPicture: Data?
-    /// The lyrics file beside it, for a file without lyrics of its own.
+    /// The lyrics file beside it, likewise.
     var lyricsFile: String?
+    /// What was beside it (`SidecarStamp`).
+    var sidecars = ""
 }
 
-/// Lyrics beside the audio: `NAME.lrc` (synced, LRC) else `NAME.txt` (plain) next to `NAME.flac`,
-/// for a file without embedded lyrics (the file's own come first). UTF-8, a BOM dropped, at
-/// most 1 MiB; one that is not UTF-8 is reported and left out.
-enum LyricsFile {
-    static let extensions = ["lrc", "LRC", "txt", "TXT"]
-    static let maxBytes = 1 << 20
-
-    /// The text of the lyrics file beside `audio`, and what was wrong with one passed over.
-    static func find(beside audio: URL) -> (text: String?, problem: ImportReport.Failure?) {
-        let stem = audio.deletingPathExtension()
-        for ext in extensions {
-            let path = stem.appendingPathExtension(ext).path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
-            guard let data = FileManager.default.contents(atPath: path), data.count <= maxBytes else {
-                return (nil, .init(path: path, error: "\(path): lyrics file unreadable or over \(maxBytes) bytes; left out"))
-            }
-            let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
-            guard let text = String(data: Data(body), encoding: .utf8) else {
-                return (nil, .init(path: path, error: "\(path): lyrics file is not UTF-8; left out"))
-            }
-            return (SortKey.isBlank(text) ? nil : text, nil)
-        }
-        return (nil, nil)
-    }
-}
-
-/// Pictures beside the audio: an album folder's `cover.*`, `folder.*`, `front.*` or `album.*`
-/// (JPEG or PNG, names in any case), the first in that order that is a picture within the
-/// decoder's limits. A file's own embedded picture comes first; the folder's stands in for it.
-enum FolderPicture {
-    static let names = ["cover", "folder", "front", "album"]
-    static let extensions = ["jpg", "jpeg", "png"]
-    /// Larger files are not album pictures anyone meant to serve.
-    static let maxBytes = 32 << 20
-
-    /// The picture of `directory`, and what was wrong with the candidates passed over.
-    static func find(in directory: URL) -> (picture: Data?, problems: [ImportReport.Failure]) {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return (nil, []) }
-        func rank(_ entry: String) -> Int? {
-            let url = URL(fileURLWithPath: entry)
-            guard let name = names.firstIndex(of: url.deletingPathExtension().lastPathComponent.lowercased()),
-                  let ext = extensions.firstIndex(of: url.pathExtension.lowercased()) else { return nil }
-            return name * extensions.count + ext
-        }
-        var problems: [ImportReport.Failure] = []
-        for entry in entries.compactMap({ e in rank(e).map { (e, $0) } }).sorted(by: { $0.1 < $1.1 }).map(\.0) {
-            let path = directory.appendingPathComponent(entry).path
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  (attributes[.type] as? FileAttributeType) == .typeRegular else { continue }
-            if let size = attributes[.size] as? Int, size > maxBytes {
-                problems.append(.init(path: path, error: "\(path): folder picture of \(size) bytes is beyond \(maxBytes); left out"))
-                continue
-            }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                problems.append(.init(path: path, error: "\(path): folder picture cannot be read; left out"))
-                continue
-            }
-            do throws(ImageError) {
-                let size = try ImageCodec.dimensions(of: data)
-                let limits = ImageLimits()
-                guard size.width <= limits.maxSide, size.height <= limits.maxSide, size.width * size.height <= limits.maxPixels else {
-                    throw ImageError.tooLarge(width: size.width, height: size.height, limits: limits)
-                }
-                return (data, problems)
-            } catch {
-                problems.append(.init(path: path, error: "\(path): folder picture left out: \(error)"))
-            }
-        }
-        return (nil, problems)
-    }
+/// What the library knows of a path before its chunk is read.
+struct KnownFile {
+    let size: Int64
+    let modified: Double?
+    /// `SidecarStamp` as of the last read ("" for none).
+    let sidecars: String
+    /// The album artist an `artist.*` picture beside it would belong to.
+    let owner: String?
 }
 
 /// A read failure's text, `Sendable` and `Error`.
@@ -163,10 +105,14 @@ extension Library {
     ) async throws -> ImportReport {
         let started = Date()
         var report = ImportReport()
+        let settings: ImportSettings
+        if let given = options.settings { settings = given } else { settings = try await importSettings() }
+        report.settings = settings
         // First pass: count, for progress (directory entries and stat only; a file is opened
         // only when its extension says nothing).
         let total = AudioScanner.count(paths)
         var scanner = AudioScanner(paths)
+        var listings = FolderListings()
         var done = 0
         while true {
             var chunk: [(URL, Int64, Date)] = []
@@ -175,7 +121,7 @@ extension Library {
             scanner.failures.removeAll()
             if chunk.isEmpty { break }
             try Task.checkCancellation()
-            try await importChunk(chunk, options: options, into: &report)
+            try await importChunk(chunk, options: options, settings: settings, roots: paths, listings: &listings, into: &report)
             done += chunk.count
             let rate = Double(done) / max(Date().timeIntervalSince(started), 1e-6)
             progress(ImportProgress(done: done, total: max(total, done), filesPerSecond: rate, secondsLeft: rate > 0 ? Double(max(0, total - done)) / rate : nil))
@@ -189,53 +135,75 @@ extension Library {
         return report
     }
 
-    private func importChunk(_ files: [(URL, Int64, Date)], options: ImportOptions, into report: inout ImportReport) async throws {
-        // Which paths are known, and unchanged (same size and modification time): skipped unread.
+    private func importChunk(
+        _ files: [(URL, Int64, Date)], options: ImportOptions, settings: ImportSettings, roots: [URL], listings: inout FolderListings,
+        into report: inout ImportReport
+    ) async throws {
+        // Which paths are known, and unchanged (same size, modification time and files beside
+        // them): skipped unread.
         let paths = files.map(\.0.path)
-        let known: [String: (id: Int64, size: Int64, modified: Double?)] = try await read { db in
-            var known: [String: (Int64, Int64, Double?)] = [:]
-            let statement = try db.cachedStatement("SELECT id, file_size, file_modified FROM track WHERE path = ?")
+        let known: [String: KnownFile] = try await read { db in
+            var known: [String: KnownFile] = [:]
+            let statement = try db.cachedStatement(
+                "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist FROM track WHERE path = ?")
             for path in paths {
                 try statement.bind([path])
                 if try statement.step() {
-                    known[path] = (try statement.currentRow.int64(0), try statement.currentRow.int64(1), statement.currentRow.optionalDouble(2))
+                    let row = statement.currentRow
+                    known[path] = KnownFile(
+                        size: try row.int64(1), modified: row.optionalDouble(2), sidecars: row.optionalString(3) ?? "",
+                        owner: try row.int64(4) != 0 ? nil : ArtistPictures.owner(albumArtist: row.optionalString(5), artist: row.optionalString(6)))
                 }
                 statement.reset()
             }
             return known
         }
         var toParse: [(URL, Int64, Date)] = []
+        var stamps: [String: String] = [:]
+        // The album folders of each credited owner in this chunk, for its `artist.*` picture.
+        var owners = ArtistPictures.Owners()
         for file in files {
+            let directory = file.0.deletingLastPathComponent()
+            let stamp = SidecarStamp.of(file.0, in: listings.of(directory), settings: settings)
             if let existing = known[file.0.path], existing.size == file.1,
-               let stored = existing.modified, abs(stored - file.2.timeIntervalSince1970) < 0.000_5 {
+               let stored = existing.modified, abs(stored - file.2.timeIntervalSince1970) < 0.000_5, existing.sidecars == stamp {
                 report.unchanged += 1
+                if let owner = existing.owner { owners.add(owner, folder: directory) }
             } else {
                 toParse.append(file)
+                stamps[file.0.path] = stamp
             }
         }
-        guard !toParse.isEmpty else { return }
-        var parsed = await Self.parse(toParse)
-        // What the files beside the audio give a file without its own: the folder's picture (read
-        // once per folder) and the lyrics file.
+        var parsed = toParse.isEmpty ? [] : await Self.parse(toParse)
+        // What the files beside the audio give: the folder's picture (read once per folder) and
+        // the lyrics file, before or after the file's own as the settings say.
         var folders: [String: Data?] = [:]
         for index in parsed.indices {
+            parsed[index].sidecars = stamps[parsed[index].url.path] ?? ""
             guard case .success(let value) = parsed[index].result else { continue }
-            if value.0.picture == nil {
-                let directory = parsed[index].url.deletingLastPathComponent()
+            let directory = parsed[index].url.deletingLastPathComponent()
+            let listing = listings.of(directory)
+            if settings.pictures == .files || value.0.picture == nil {
                 if folders[directory.path] == nil {
-                    let found = FolderPicture.find(in: directory)
-                    folders[directory.path] = .some(found.picture)
+                    let found = PictureFiles.album.find(in: listing)
+                    folders[directory.path] = .some(found.picture?.data)
                     report.warnings += found.problems
                 }
                 parsed[index].folderPicture = folders[directory.path] ?? nil
             }
-            if SortKey.isBlank(value.0.track(path: "").lyrics) {
-                let found = LyricsFile.find(beside: parsed[index].url)
+            if settings.lyrics == .files || SortKey.isBlank(value.0.track(path: "").lyrics) {
+                let found = LyricsFile.find(beside: parsed[index].url, in: listing)
                 parsed[index].lyricsFile = found.text
                 if let problem = found.problem { report.warnings.append(problem) }
             }
+            let tags = value.0.track(path: "")
+            if !tags.compilation, let owner = ArtistPictures.owner(albumArtist: tags.albumArtist, artist: tags.artist) {
+                owners.add(owner, folder: directory)
+            }
         }
-        let options = options
+        let artistPictures = try await ArtistPictures.changes(for: owners, roots: roots, listings: &listings, in: self)
+        report.warnings += artistPictures.problems
+        if parsed.isEmpty && artistPictures.isEmpty { return }
         let outcome: ImportReport = try await write { batch in
             var outcome = ImportReport()
             for file in parsed {
@@ -248,34 +216,40 @@ extension Library {
                     continue
                 case .success(let value): (tags, identity) = value
                 }
-                var (track, problems) = tags.reading(path: path, separators: options.separators)
+                var (track, problems) = tags.reading(path: path, separators: settings.separators)
                 outcome.warnings += problems.map { .init(path: path, error: "\(path): \($0)") }
                 track.fileSize = file.size
                 track.fileModified = file.modified
                 track.audioHash = identity
-                if let picture = tags.picture ?? file.folderPicture { track.artworkID = try batch.addArtwork(picture) }
-                if let lyrics = file.lyricsFile { track.lyrics = lyrics }
+                let picture = settings.pictures == .files ? file.folderPicture ?? tags.picture : tags.picture ?? file.folderPicture
+                if let picture { track.artworkID = try batch.addArtwork(picture) }
+                if let lyrics = file.lyricsFile, settings.lyrics == .files || SortKey.isBlank(track.lyrics) { track.lyrics = lyrics }
+                let id: TrackID
                 if let existingID = try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ?", [path]) {
-                    try Self.replace(TrackID(existingID), with: track, in: batch)
+                    id = TrackID(existingID)
+                    try Self.replace(id, with: track, in: batch)
                     outcome.updated += 1
-                    continue
+                } else {
+                    let sameAudio = try batch.db.query("SELECT id, path FROM track WHERE audio_hash = ? ORDER BY id", [identity]) {
+                        (TrackID(try $0.int64(0)), try $0.string(1))
+                    }
+                    if let gone = sameAudio.first(where: { !FileManager.default.fileExists(atPath: $0.1) }) {
+                        id = gone.0
+                        try Self.replace(id, with: track, in: batch)
+                        outcome.moved += 1
+                    } else if let present = sameAudio.first, !options.importDuplicates {
+                        outcome.duplicates.append(.init(path: path, existing: present.1))
+                        continue
+                    } else {
+                        track.dateAdded = batch.now
+                        id = try batch.insert(track)
+                        outcome.added += 1
+                    }
                 }
-                let sameAudio = try batch.db.query("SELECT id, path FROM track WHERE audio_hash = ? ORDER BY id", [identity]) {
-                    (TrackID(try $0.int64(0)), try $0.string(1))
-                }
-                if let gone = sameAudio.first(where: { !FileManager.default.fileExists(atPath: $0.1) }) {
-                    try Self.replace(gone.0, with: track, in: batch)
-                    outcome.moved += 1
-                    continue
-                }
-                if let present = sameAudio.first, !options.importDuplicates {
-                    outcome.duplicates.append(.init(path: path, existing: present.1))
-                    continue
-                }
-                track.dateAdded = batch.now
-                try batch.insert(track)
-                outcome.added += 1
+                // Bookkeeping of the import, not of the track: no change is recorded for it.
+                try batch.db.execute("UPDATE track SET sidecars = ? WHERE id = ?", [file.sidecars.isEmpty ? nil : file.sidecars, id.rawValue])
             }
+            try artistPictures.apply(in: batch)
             return outcome
         }
         report.added += outcome.added

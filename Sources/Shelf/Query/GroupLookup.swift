@@ -22,8 +22,31 @@ extension Library {
     /// One row of an aggregation view by its ID, with its picture; nil when the view has none.
     public func group(_ id: GroupID, kind: GroupKind) async throws -> GroupItem? {
         guard var item = try await withEngine({ try $0.group(id, kind: kind) }) else { return nil }
-        if let track = item.artworkTrack { item.artworkID = try await self.track(track)?.artworkID }
+        if let picture = try await artistPictures([id], kind: kind)[id] {
+            item.artworkID = picture
+        } else if let track = item.artworkTrack {
+            item.artworkID = try await self.track(track)?.artworkID
+        }
         return item
+    }
+
+    /// The `artist.*` pictures of these album artists or artists (other kinds have none), by ID.
+    public func artistPictures(_ ids: [GroupID], kind: GroupKind) async throws -> [GroupID: ArtworkID] {
+        let column: String
+        switch kind {
+        case .albumArtist: column = "album_artist_id"
+        case .artist: column = "artist_id"
+        default: return [:]
+        }
+        guard !ids.isEmpty else { return [:] }
+        let list = "[" + ids.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        return try await read { db in
+            var pictures: [GroupID: ArtworkID] = [:]
+            try db.forEachRow("SELECT \(column), artwork_id FROM artist_picture WHERE \(column) IN (SELECT value FROM json_each(?))", [list]) {
+                pictures[GroupID(rawValue: try $0.int64(0))] = ArtworkID(try $0.get(1, as: UUID.self))
+            }
+            return pictures
+        }
     }
 
     /// The rows of a view with these IDs, in the order asked (gone ones left out), in one read and

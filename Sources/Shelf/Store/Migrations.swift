@@ -31,6 +31,9 @@ enum Migrations {
         Step(name: "addTrackDetails", from: 5, to: 6) { db in
             try db.execute(script: Schema.version6Additions)
         },
+        Step(name: "addSidecars", from: 6, to: 7) { db in
+            try db.execute(script: Schema.version7Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

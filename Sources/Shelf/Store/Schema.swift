@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 6
+    static let currentVersion = 7
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -192,6 +192,22 @@ enum Schema {
           starred  REAL    NOT NULL,
           PRIMARY KEY (user_id, kind, group_id)
         ) WITHOUT ROWID;
+        """
+
+    /// Version 7: what each track took from beside its file (`SidecarStamp`), so a rescan notices
+    /// a replaced `cover.jpg` or `.lrc` next to unchanged audio; `artist.*` pictures by album artist.
+    static let version7Additions = """
+        ALTER TABLE track ADD COLUMN sidecars TEXT;
+        CREATE TABLE artist_picture (
+          album_artist_id INTEGER PRIMARY KEY,
+          artist_id       INTEGER NOT NULL,
+          name            TEXT    NOT NULL,
+          artwork_id      BLOB    NOT NULL REFERENCES artwork(id),
+          path            TEXT    NOT NULL,
+          stamp           TEXT    NOT NULL
+        );
+        CREATE INDEX artist_picture_artist ON artist_picture(artist_id);
+        CREATE INDEX artist_picture_artwork ON artist_picture(artwork_id);
         """
 
     /// Version 5: each user's saved play queue (Subsonic's savePlayQueue), so a player resumes it

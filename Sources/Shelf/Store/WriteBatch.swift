@@ -161,12 +161,31 @@ public final class WriteBatch {
         return id
     }
 
+    /// Makes `picture` (from the `artist.*` file at `path`, `stamp` telling when it changes) the
+    /// picture of an album artist; the picture it replaces is collected if nothing else uses it.
+    public func setArtistPicture(albumArtist: GroupID, artist: GroupID, name: String, picture: Data, path: String, stamp: String) throws {
+        let old = try db.scalar(UUID.self, "SELECT artwork_id FROM artist_picture WHERE album_artist_id = ?", [albumArtist.rawValue])
+        let id = try addArtwork(picture)
+        try db.execute(
+            "INSERT OR REPLACE INTO artist_picture (album_artist_id, artist_id, name, artwork_id, path, stamp) VALUES (?, ?, ?, ?, ?, ?)",
+            [albumArtist.rawValue, artist.rawValue, name, id.rawValue, path, stamp])
+        if let old { artworkToCollect.insert(ArtworkID(old)) }
+    }
+
+    /// Forgets an album artist's `artist.*` picture (its file is gone).
+    public func removeArtistPicture(albumArtist: GroupID) throws {
+        if let old = try db.scalar(UUID.self, "SELECT artwork_id FROM artist_picture WHERE album_artist_id = ?", [albumArtist.rawValue]) {
+            try db.execute("DELETE FROM artist_picture WHERE album_artist_id = ?", [albumArtist.rawValue])
+            artworkToCollect.insert(ArtworkID(old))
+        }
+    }
+
     /// Deletes a picture that no track uses.
     public func deleteArtwork(_ id: ArtworkID) throws {
         guard try db.scalar(Int.self, "SELECT 1 FROM artwork WHERE id = ?", [id.rawValue]) != nil else {
             throw LibraryError.artworkNotFound(id)
         }
-        if try db.scalar(Int.self, "SELECT 1 FROM track WHERE artwork_id = ? LIMIT 1", [id.rawValue]) != nil {
+        if try db.scalar(Int.self, "SELECT 1 FROM track WHERE artwork_id = ?1 UNION ALL SELECT 1 FROM artist_picture WHERE artwork_id = ?1 LIMIT 1", [id.rawValue]) != nil {
             throw LibraryError.artworkInUse(id)
         }
         try db.execute("DELETE FROM artwork WHERE id = ?", [id.rawValue])
@@ -430,7 +449,10 @@ public final class WriteBatch {
     func finish() throws {
         for artwork in artworkToCollect {
             try db.execute(
-                "DELETE FROM artwork WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM track WHERE artwork_id = ?1)",
+                """
+                DELETE FROM artwork WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM track WHERE artwork_id = ?1)
+                  AND NOT EXISTS (SELECT 1 FROM artist_picture WHERE artwork_id = ?1)
+                """,
                 [artwork.rawValue])
             if db.changes > 0 { record(.artwork(artwork), .delete) }
         }

@@ -7,10 +7,16 @@ import ShelfCore
 struct ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import audio files (tags, sort tags, lyrics, pictures); unchanged files are skipped, moves and duplicates recognised by audio."
-    static let synopsis = "PATH... [--chunk N] [--duplicates] [--separators LIST] [--genre-separators LIST] [--json]"
+    static let synopsis =
+        "PATH... [--chunk N] [--duplicates] [--separators LIST] [--genre-separators LIST] [--pictures embedded|files] [--lyrics embedded|files] [--json]"
 
     let paths: [URL]
     let options: ImportOptions
+    /// Settings given on this command line: applied to the library's and kept for later imports.
+    let nameSeparators: [String]?
+    let genreSeparators: [String]?
+    let pictures: SidecarOrder?
+    let lyrics: SidecarOrder?
 
     init(arguments: inout Arguments) throws {
         var options = ImportOptions()
@@ -18,8 +24,15 @@ struct ImportCommand: Command {
         options.importDuplicates = arguments.flag("--duplicates")
         // Separators are given as one string, each between | (so that ';' and ' / ' can be named).
         func separators(_ text: String) -> [String] { text.components(separatedBy: "|").filter { !$0.isEmpty } }
-        if let names = try arguments.option("--separators") { options.separators.names = separators(names) }
-        if let genres = try arguments.option("--genre-separators") { options.separators.genres = separators(genres) }
+        nameSeparators = try arguments.option("--separators").map(separators)
+        genreSeparators = try arguments.option("--genre-separators").map(separators)
+        func order(_ flag: String) throws -> SidecarOrder? {
+            guard let word = try arguments.option(flag) else { return nil }
+            guard let order = SidecarOrder(rawValue: word) else { throw UsageError("\(flag) expects embedded or files, not '\(word)'") }
+            return order
+        }
+        pictures = try order("--pictures")
+        lyrics = try order("--lyrics")
         let words = try arguments.positionals()
         guard !words.isEmpty else { throw UsageError("import expects at least one file or directory") }
         paths = words.map { URL(fileURLWithPath: $0) }
@@ -27,6 +40,15 @@ struct ImportCommand: Command {
     }
 
     func run(library: Library, output: Output) async throws {
+        var settings = try await library.importSettings()
+        let saved = settings
+        if let nameSeparators { settings.nameSeparators = nameSeparators }
+        if let genreSeparators { settings.genreSeparators = genreSeparators }
+        if let pictures { settings.pictures = pictures }
+        if let lyrics { settings.lyrics = lyrics }
+        if settings != saved { try await library.setImportSettings(settings) }
+        var options = options
+        options.settings = settings
         let report = try await runInterruptible(
             label: "importing", cancelledMessage: "import stopped between chunks; what was imported stays, run it again to carry on"
         ) { [paths, options] report in
@@ -85,13 +107,21 @@ extension ImportCommand {
         Reads audio files and directories (recursively) through TagLib, or ffprobe for what TagLib cannot \
         decode: tags, sort tags, lyrics, pictures and audio properties. Unchanged files are skipped; a file \
         recognised by its audio hash is a move or a duplicate rather than a new track. Work is committed in \
-        chunks with a progress bar, and Ctrl-C stops between chunks; the read mirror is brought up to date last.
+        chunks with a progress bar, and Ctrl-C stops between chunks; the read mirror is brought up to date last. \
+        The separators and the order of pictures and lyrics are the library's settings: given here, they are \
+        kept for every later import and for the server's scans (the report's `settings` shows them).
         """
     static let flags = [
         FlagHelp("--chunk", "N", "Files per transaction (1 to 100000).", default: "500"),
         FlagHelp("--duplicates", nil, "Import files whose audio is already in the library as tracks of their own, instead of reporting them."),
-        FlagHelp("--separators", "LIST", "Where a single artist, album-artist, composer or role tag splits into names, separated by | (empty: never).", default: "; | / | feat. | ft. | featuring "),
-        FlagHelp("--genre-separators", "LIST", "Where a single genre, mood or release-type tag splits, separated by |.", default: ";|/|,"),
+        FlagHelp(
+            "--separators", "LIST", "Where a single artist, album-artist, composer or role tag splits into names, separated by | (empty: never); kept by the library.",
+            default: "; | / | feat. | ft. | featuring "),
+        FlagHelp("--genre-separators", "LIST", "Where a single genre, mood or release-type tag splits, separated by |; kept by the library.", default: ";|/|,"),
+        FlagHelp(
+            "--pictures", "ORDER", "embedded: a file's own picture before its folder's cover.* (and the like); files: the folder's first. Kept by the library.",
+            default: "embedded"),
+        FlagHelp("--lyrics", "ORDER", "embedded: a file's own lyrics before NAME.lrc or NAME.txt beside it; files: the files first. Kept by the library.", default: "embedded"),
     ]
     static let examples = ["shelf import ~/Music", "shelf import album1 album2/track.flac --json", "shelf import /srv/music --chunk 2000"]
     static var words: ValueKind { .file }

@@ -17,10 +17,10 @@ extension StandaloneCommand {
 /// `shelf version`: this build and every library it found, for bug reports.
 struct VersionCommand: StandaloneCommand {
     static let name = "version"
-    static let abstract = "Show shelf's version and commit, the store and mirror schema versions, and the versions of SQLite, TagLib, libjpeg-turbo, libpng, libmicrohttpd and ffmpeg."
+    static let abstract = "Show shelf's version and commit, the store and mirror schema versions, and the versions of SQLite, TagLib, libjpeg-turbo, libpng, libwebp, libmicrohttpd and ffmpeg."
     static let synopsis = "[--json]"
     static let discussion = """
-        The libraries are asked at run time where they can say (SQLite, libpng, libmicrohttpd, ffmpeg), so a \
+        The libraries are asked at run time where they can say (SQLite, libpng, libwebp, libmicrohttpd, ffmpeg), so a \
         system upgrade shows here without a rebuild; TagLib 1.x and libjpeg-turbo 2.x have no such call, so theirs \
         are the versions shelf was compiled against. A library that is missing (ffmpeg not installed) is null. \
         The commit is the one `make` built from; a plain `swift build` says "unknown".
@@ -40,7 +40,7 @@ struct VersionCommand: StandaloneCommand {
         output.line("store schema:  \(document.storeSchema)")
         output.line("mirror schema: \(document.mirrorSchema)")
         for (name, value) in [("SQLite", document.sqlite), ("TagLib", document.taglib), ("libjpeg-turbo", document.libjpegTurbo),
-                              ("libpng", document.libpng), ("libmicrohttpd", document.libmicrohttpd), ("ffmpeg", document.ffmpeg)] {
+                              ("libpng", document.libpng), ("libwebp", document.libwebp), ("libmicrohttpd", document.libmicrohttpd), ("ffmpeg", document.ffmpeg)] {
             output.line("\((name + ":").padding(toLength: 15, withPad: " ", startingAt: 0))\(value ?? "not found")")
         }
     }
@@ -56,6 +56,7 @@ struct VersionDocument: Encodable {
     let taglib: String?
     let libjpegTurbo: String?
     let libpng: String?
+    let libwebp: String?
     let libmicrohttpd: String?
     let ffmpeg: String?
 
@@ -65,7 +66,7 @@ struct VersionDocument: Encodable {
             version: EngineVersions.version, commit: String(cString: shelf_build_commit()),
             storeSchema: EngineVersions.storeSchema, mirrorSchema: EngineVersions.mirrorSchema,
             sqlite: EngineVersions.sqlite, taglib: EngineVersions.taglib, libjpegTurbo: EngineVersions.libjpegTurbo,
-            libpng: EngineVersions.libpng, libmicrohttpd: ShelfServer.microhttpdVersion, ffmpeg: ffmpegVersion())
+            libpng: EngineVersions.libpng, libwebp: EngineVersions.libwebp, libmicrohttpd: ShelfServer.microhttpdVersion, ffmpeg: ffmpegVersion())
     }
 
     /// The version word of `ffmpeg -version`'s first line ("ffmpeg version 5.1.6-0+deb12u1 Copyright…"),
@@ -98,12 +99,13 @@ struct VersionDocument: Encodable {
         try container.encode(taglib, forKey: .taglib)
         try container.encode(libjpegTurbo, forKey: .libjpegTurbo)
         try container.encode(libpng, forKey: .libpng)
+        try container.encode(libwebp, forKey: .libwebp)
         try container.encode(libmicrohttpd, forKey: .libmicrohttpd)
         try container.encode(ffmpeg, forKey: .ffmpeg)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case version, commit, storeSchema, mirrorSchema, sqlite, taglib, libjpegTurbo, libpng, libmicrohttpd, ffmpeg
+        case version, commit, storeSchema, mirrorSchema, sqlite, taglib, libjpegTurbo, libpng, libwebp, libmicrohttpd, ffmpeg
     }
 }
 

@@ -1,0 +1,341 @@
+import Foundation
+import ShelfCore
+
+/// Which comes first when both the audio file and a file beside it give a track its picture or
+/// its lyrics.
+public enum SidecarOrder: String, Sendable, Codable, CaseIterable {
+    /// The file's own embedded picture or lyrics; the files beside it stand in for missing ones.
+    /// The default: Shelf's editor writes into the file, so an edit shows.
+    case embedded
+    /// The files beside the audio (`cover.jpg`, `NAME.lrc`); embedded ones stand in (Navidrome's order).
+    case files
+}
+
+/// How the library reads its folders: the separators of single-value tags and the order of
+/// pictures and lyrics beside the audio. Kept in the library, so that `shelf import` and the
+/// server's scans read the same folders alike.
+public struct ImportSettings: Sendable, Codable, Equatable {
+    /// Where a single artist, album-artist, composer or role tag splits into names.
+    public var nameSeparators: [String]
+    /// Where a single genre, mood or release-type tag splits.
+    public var genreSeparators: [String]
+    /// Folder pictures (`cover.*`, …) against embedded ones.
+    public var pictures: SidecarOrder
+    /// Lyrics files (`NAME.lrc`, `NAME.txt`) against embedded lyrics.
+    public var lyrics: SidecarOrder
+
+    /// The documented defaults: `TagSeparators.standard`, embedded pictures and lyrics first.
+    public static let standard = ImportSettings(
+        nameSeparators: TagSeparators.standard.names, genreSeparators: TagSeparators.standard.genres, pictures: .embedded, lyrics: .embedded)
+
+    /// Settings as given.
+    public init(nameSeparators: [String], genreSeparators: [String], pictures: SidecarOrder, lyrics: SidecarOrder) {
+        self.nameSeparators = nameSeparators
+        self.genreSeparators = genreSeparators
+        self.pictures = pictures
+        self.lyrics = lyrics
+    }
+
+    /// The separators as the tag reader takes them.
+    public var separators: TagSeparators { TagSeparators(names: nameSeparators, genres: genreSeparators) }
+
+    private enum CodingKeys: String, CodingKey { case nameSeparators, genreSeparators, pictures, lyrics }
+
+    /// A stored value; a key a newer or older build did not write keeps its default.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let standard = Self.standard
+        nameSeparators = try c.decodeIfPresent([String].self, forKey: .nameSeparators) ?? standard.nameSeparators
+        genreSeparators = try c.decodeIfPresent([String].self, forKey: .genreSeparators) ?? standard.genreSeparators
+        pictures = try c.decodeIfPresent(SidecarOrder.self, forKey: .pictures) ?? standard.pictures
+        lyrics = try c.decodeIfPresent(SidecarOrder.self, forKey: .lyrics) ?? standard.lyrics
+    }
+}
+
+extension Library {
+    static let importSettingsKey = "import_settings"
+
+    /// The settings imports and scans of this library use (`ImportSettings.standard` until set).
+    public func importSettings() async throws -> ImportSettings {
+        let text = try await read { db in try db.scalar(String.self, "SELECT value FROM meta WHERE key = ?", [Self.importSettingsKey]) }
+        guard let text else { return .standard }
+        do {
+            return try JSONDecoder().decode(ImportSettings.self, from: Data(text.utf8))
+        } catch {
+            throw LibraryError.invalidValue(field: Self.importSettingsKey, value: text, reason: "the stored import settings cannot be read (\(error))")
+        }
+    }
+
+    /// Keeps `settings` for every later import and scan of this library.
+    public func setImportSettings(_ settings: ImportSettings) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(settings), as: UTF8.self)
+        try await write { batch in
+            try batch.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [Self.importSettingsKey, json])
+        }
+    }
+}
+
+/// A directory's entries, read once for every lookup of the files beside the audio in it.
+struct FolderListing: Sendable {
+    let directory: URL
+    /// Entry names as the file system spells them, by their lower-cased name.
+    let entries: [String: String]
+
+    /// The entries of `directory` (none when it cannot be read).
+    init(_ directory: URL) {
+        self.directory = directory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        // Two entries that differ only in case: the first in byte order, so the choice is stable.
+        var entries: [String: String] = [:]
+        for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where entries[name.lowercased()] == nil {
+            entries[name.lowercased()] = name
+        }
+        self.entries = entries
+    }
+
+    /// The entry named `name` in any case, as spelled on disk.
+    func entry(_ name: String) -> String? { entries[name.lowercased()] }
+
+    /// `entry:size:mtime` of a regular file, which changes whenever the file is replaced or rewritten.
+    func stamp(_ entry: String) -> String? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(entry).path),
+              (attributes[.type] as? FileAttributeType) == .typeRegular else { return nil }
+        let size = (attributes[.size] as? Int) ?? 0
+        let modified = ((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) * 1000
+        return "\(entry):\(size):\(Int64(modified.rounded()))"
+    }
+}
+
+/// The folder listings of one import, each read once however many files share the folder.
+struct FolderListings {
+    private var cache: [String: FolderListing] = [:]
+
+    /// The listing of `directory`, read on first use.
+    mutating func of(_ directory: URL) -> FolderListing {
+        if let known = cache[directory.path] { return known }
+        // Imports walk folder by folder: a bounded cache keeps memory flat over 40,000 folders.
+        if cache.count >= 4096 { cache.removeAll(keepingCapacity: true) }
+        let listing = FolderListing(directory)
+        cache[directory.path] = listing
+        return listing
+    }
+}
+
+/// Picture files beside the audio: an album folder's `cover.*`, `folder.*`, `front.*` or
+/// `album.*`, an artist folder's `artist.*` (JPEG, PNG or WebP, names in any case), the first in
+/// the names' order that is a picture within the decoder's limits.
+struct PictureFiles {
+    static let album = PictureFiles(names: ["cover", "folder", "front", "album"])
+    static let artist = PictureFiles(names: ["artist"])
+    static let extensions = ["jpg", "jpeg", "png", "webp"]
+    /// Larger files are not album pictures anyone meant to serve.
+    static let maxBytes = 32 << 20
+
+    let names: [String]
+
+    /// The candidate entries of `listing`, in the order they are tried.
+    func candidates(in listing: FolderListing) -> [String] {
+        names.flatMap { name in Self.extensions.compactMap { listing.entry("\(name).\($0)") } }
+    }
+
+    /// What changes when any candidate is added, replaced or removed ("" with none).
+    func stamp(in listing: FolderListing) -> String {
+        candidates(in: listing).compactMap(listing.stamp).joined(separator: ",")
+    }
+
+    /// The picture of `listing`'s folder (its path and bytes), and what was wrong with the
+    /// candidates passed over.
+    func find(in listing: FolderListing) -> (picture: (path: String, data: Data)?, problems: [ImportReport.Failure]) {
+        var problems: [ImportReport.Failure] = []
+        for entry in candidates(in: listing) {
+            let path = listing.directory.appendingPathComponent(entry).path
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  (attributes[.type] as? FileAttributeType) == .typeRegular else { continue }
+            if let size = attributes[.size] as? Int, size > Self.maxBytes {
+                problems.append(.init(path: path, error: "\(path): picture file of \(size) bytes is beyond \(Self.maxBytes); left out"))
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                problems.append(.init(path: path, error: "\(path): picture file cannot be read; left out"))
+                continue
+            }
+            do throws(ImageError) {
+                let size = try ImageCodec.dimensions(of: data)
+                let limits = ImageLimits()
+                guard size.width <= limits.maxSide, size.height <= limits.maxSide, size.width * size.height <= limits.maxPixels else {
+                    throw ImageError.tooLarge(width: size.width, height: size.height, limits: limits)
+                }
+                return ((path, data), problems)
+            } catch {
+                problems.append(.init(path: path, error: "\(path): picture file left out: \(error)"))
+            }
+        }
+        return (nil, problems)
+    }
+}
+
+/// Lyrics beside the audio: `NAME.lrc` (synced, LRC) else `NAME.txt` (plain) next to `NAME.flac`
+/// (extension in any case). UTF-8, a BOM dropped, at most 1 MiB; one that is not UTF-8 is
+/// reported and left out.
+enum LyricsFile {
+    static let extensions = ["lrc", "txt"]
+    static let maxBytes = 1 << 20
+
+    /// The candidate entries beside `audio`, in the order they are tried.
+    static func candidates(beside audio: URL, in listing: FolderListing) -> [String] {
+        let stem = audio.deletingPathExtension().lastPathComponent
+        return extensions.compactMap { listing.entry("\(stem).\($0)") }
+    }
+
+    /// What changes when a lyrics file beside `audio` is added, replaced or removed ("" with none).
+    static func stamp(beside audio: URL, in listing: FolderListing) -> String {
+        candidates(beside: audio, in: listing).compactMap(listing.stamp).joined(separator: ",")
+    }
+
+    /// The text of the lyrics file beside `audio`, and what was wrong with one passed over.
+    static func find(beside audio: URL, in listing: FolderListing) -> (text: String?, problem: ImportReport.Failure?) {
+        for entry in candidates(beside: audio, in: listing) {
+            let path = listing.directory.appendingPathComponent(entry).path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            guard let data = FileManager.default.contents(atPath: path), data.count <= maxBytes else {
+                return (nil, .init(path: path, error: "\(path): lyrics file unreadable or over \(maxBytes) bytes; left out"))
+            }
+            let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+            guard let text = String(data: Data(body), encoding: .utf8) else {
+                return (nil, .init(path: path, error: "\(path): lyrics file is not UTF-8; left out"))
+            }
+            return (SortKey.isBlank(text) ? nil : text, nil)
+        }
+        return (nil, nil)
+    }
+}
+
+/// What an imported track took from beside its file, so that a rescan notices a picture or
+/// lyrics file added, replaced or removed next to unchanged audio (stored in `track.sidecars`).
+enum SidecarStamp {
+    /// The stamp of `audio` under `settings` ("" when nothing beside it could count, as for a
+    /// track imported before stamps were kept).
+    static func of(_ audio: URL, in listing: FolderListing, settings: ImportSettings) -> String {
+        let picture = PictureFiles.album.stamp(in: listing)
+        let lyrics = LyricsFile.stamp(beside: audio, in: listing)
+        if picture.isEmpty, lyrics.isEmpty { return "" }
+        // The order is part of it: changing the setting re-reads the tracks it can change.
+        return "p=\(settings.pictures.rawValue);\(picture)|l=\(settings.lyrics.rawValue);\(lyrics)"
+    }
+}
+
+/// `artist.*` pictures: the picture of the album artist (else the artist) whose albums a folder
+/// holds, found in the folder above the album's when that lies inside the folders imported (the
+/// artist's folder in `Artist/Album/01.flac`), else in the album's own folder. Stored in
+/// `artist_picture` by the album artist's view ID; served for `ar-` IDs and on `/api/`.
+enum ArtistPictures {
+    /// The name an album's artist picture belongs to; nil when it has none.
+    static func owner(albumArtist: String?, artist: String?) -> String? {
+        if !SortKey.isBlank(albumArtist) { return albumArtist }
+        return SortKey.isBlank(artist) ? nil : artist
+    }
+
+    /// The album folders of each owner met in one chunk.
+    struct Owners {
+        fileprivate var byID: [GroupID: (name: String, folders: [URL])] = [:]
+
+        /// Notes that `name`'s album lies in `folder`.
+        mutating func add(_ name: String, folder: URL) {
+            let id = Library.artistID(named: name)
+            if var entry = byID[id] {
+                if !entry.folders.contains(folder) { entry.folders.append(folder) }
+                byID[id] = entry
+            } else {
+                byID[id] = (name, [folder])
+            }
+        }
+    }
+
+    /// One artist's picture as it is to be stored.
+    struct Picture: Sendable {
+        let albumArtist: GroupID
+        let artist: GroupID
+        let name: String
+        let path: String
+        let stamp: String
+        let data: Data
+    }
+
+    /// What a chunk changes among the artist pictures.
+    struct Changes: Sendable {
+        var pictures: [Picture] = []
+        var removed: [GroupID] = []
+        var problems: [ImportReport.Failure] = []
+        var isEmpty: Bool { pictures.isEmpty && removed.isEmpty }
+
+        /// Writes the changes in the chunk's transaction.
+        @LibraryActor
+        func apply(in batch: WriteBatch) throws {
+            for picture in pictures {
+                try batch.setArtistPicture(
+                    albumArtist: picture.albumArtist, artist: picture.artist, name: picture.name, picture: picture.data, path: picture.path,
+                    stamp: picture.stamp)
+            }
+            for id in removed { try batch.removeArtistPicture(albumArtist: id) }
+        }
+    }
+
+    /// The folders where `album`'s artist picture may be, in the order they are tried.
+    static func folders(of albums: [URL], roots: [URL]) -> [URL] {
+        let parents = albums.map { $0.deletingLastPathComponent() }.filter { parent in
+            roots.contains { parent.path.hasPrefix($0.standardizedFileURL.path + "/") }
+        }
+        var seen = Set<String>()
+        return (parents + albums).filter { seen.insert($0.path).inserted }
+    }
+
+    /// The pictures to store or forget for `owners`: a new, replaced or removed `artist.*` file
+    /// against what the library holds; an unchanged file is not read again.
+    static func changes(for owners: Owners, roots: [URL], listings: inout FolderListings, in library: Library) async throws -> Changes {
+        guard !owners.byID.isEmpty else { return Changes() }
+        let list = "[" + owners.byID.keys.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        let stored: [GroupID: (path: String, stamp: String)] = try await library.read { db in
+            var stored: [GroupID: (String, String)] = [:]
+            try db.forEachRow("SELECT album_artist_id, path, stamp FROM artist_picture WHERE album_artist_id IN (SELECT value FROM json_each(?))", [list]) {
+                stored[GroupID(rawValue: try $0.int64(0))] = (try $0.string(1), try $0.string(2))
+            }
+            return stored
+        }
+        var changes = Changes()
+        for (id, owner) in owners.byID {
+            let candidates = folders(of: owner.folders, roots: roots)
+            let old = stored[id]
+            let oldFolder = old.map { URL(fileURLWithPath: $0.path).deletingLastPathComponent().path }
+            var found: Picture?
+            var unchanged = false
+            for folder in candidates {
+                let listing = listings.of(folder)
+                let stamp = PictureFiles.artist.stamp(in: listing)
+                guard !stamp.isEmpty else { continue }
+                let key = folder.path + "|" + stamp
+                if old?.stamp == key {
+                    unchanged = true
+                    break
+                }
+                let result = PictureFiles.artist.find(in: listing)
+                changes.problems += result.problems
+                if let picture = result.picture {
+                    found = Picture(
+                        albumArtist: id, artist: GroupKey(kind: .artist, key: SortKey.textKey(owner.name, options: SortKeyOptions())).id,
+                        name: owner.name, path: picture.path, stamp: key, data: picture.data)
+                    break
+                }
+            }
+            if let found {
+                changes.pictures.append(found)
+            } else if !unchanged, let oldFolder, candidates.contains(where: { $0.path == oldFolder }) {
+                // The file it came from is gone or no longer a picture, in a folder this chunk looked at.
+                changes.removed.append(id)
+            }
+        }
+        return changes
+    }
+}

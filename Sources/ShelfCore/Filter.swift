@@ -2,13 +2,24 @@ import Foundation
 
 /// Text fields a filter can test. Matching is folded like sort keys (case, diacritics, width,
 /// kana), without skipping articles — except `path`, matched byte for byte as file systems do.
+/// `artist`, `albumArtist`, `composer` and `genre` test the display value and every value of the
+/// field's list (`TrackDetails`); the list-only fields (`label` … `catalogNumber`) test their list.
 public enum TextField: String, Sendable, Codable, CaseIterable {
     case title, artist, album, albumArtist, composer, genre, codec, path
+    case label, releaseType, mood, mbid, isrc, catalogNumber
 
     /// The fields a bare word searches.
     public static let searchable: [TextField] = [.title, .artist, .album, .albumArtist, .composer, .genre]
 
-    /// The field's value on a track.
+    /// Fields with no single value on a track, only a list.
+    public var isListOnly: Bool {
+        switch self {
+        case .label, .releaseType, .mood, .mbid, .isrc, .catalogNumber: true
+        default: false
+        }
+    }
+
+    /// The field's single value on a track (the display credit of a list field; nil for list-only fields).
     public func value(of track: Track) -> String? {
         switch self {
         case .title: track.title
@@ -19,7 +30,32 @@ public enum TextField: String, Sendable, Codable, CaseIterable {
         case .genre: track.genre
         case .codec: track.codec
         case .path: track.path
+        case .label, .releaseType, .mood, .mbid, .isrc, .catalogNumber: nil
         }
+    }
+
+    /// The field's list on a track, in tag order (`mbid`: every MusicBrainz ID and the AcoustID);
+    /// empty for single-value fields.
+    public func list(of track: Track) -> [String] {
+        let details = track.details
+        switch self {
+        case .artist: return details.artists
+        case .albumArtist: return details.albumArtists
+        case .composer: return details.composers
+        case .genre: return details.genres
+        case .label: return details.labels
+        case .releaseType: return details.releaseTypes
+        case .mood: return details.moods
+        case .mbid: return details.musicBrainz.all
+        case .isrc: return details.isrcs
+        case .catalogNumber: return details.catalogNumbers
+        case .title, .album, .codec, .path: return []
+        }
+    }
+
+    /// Every value a filter on the field tests: the single value, then the list's.
+    public func values(of track: Track) -> [String] {
+        (value(of: track).map { [$0] } ?? []) + list(of: track)
     }
 }
 
@@ -28,6 +64,11 @@ public enum TextField: String, Sendable, Codable, CaseIterable {
 public enum NumberField: String, Sendable, Codable, CaseIterable {
     case year, trackNumber, discNumber, duration, bitrate, sampleRate, fileSize, playCount, skipCount, rating
     case dateAdded, dateModified, lastPlayed
+    /// From the details: beats per minute, and the year of the original date.
+    case bpm, originalYear
+
+    /// Fields read from the track's details (the mirror keeps them beside its rows, not in them).
+    public var isDetail: Bool { self == .bpm || self == .originalYear }
 
     /// A date as the whole seconds it compares by: a 4-byte integer in the mirror's rows and
     /// indexes instead of an 8-byte float, and nobody sorts by fractions of a second.
@@ -49,6 +90,8 @@ public enum NumberField: String, Sendable, Codable, CaseIterable {
         case .dateAdded: Self.seconds(track.dateAdded)
         case .dateModified: Self.seconds(track.dateModified)
         case .lastPlayed: track.lastPlayed.map(Self.seconds)
+        case .bpm: track.details.bpm.map(Double.init)
+        case .originalYear: track.details.originalDate.flatMap { Int($0.prefix(4)) }.map(Double.init)
         }
     }
 }
@@ -56,6 +99,17 @@ public enum NumberField: String, Sendable, Codable, CaseIterable {
 /// Yes/no properties a filter can test.
 public enum FlagField: String, Sendable, Codable, CaseIterable {
     case compilation, hasArtwork
+    /// The track carries a ReplayGain (or Opus R128) gain.
+    case replayGain
+
+    /// The property on a track.
+    public func value(of track: Track) -> Bool {
+        switch self {
+        case .compilation: track.compilation
+        case .hasArtwork: track.hasArtwork
+        case .replayGain: track.details.replayGain.map { $0.trackGain != nil || $0.albumGain != nil } ?? false
+        }
+    }
 }
 
 /// How a text field is compared with a value (both folded).
@@ -88,32 +142,28 @@ public indirect enum Filter: Sendable, Hashable, Codable {
         switch self {
         case .all: return true
         case .text(let field, let match):
-            guard let value = field.value(of: track), !SortKey.isBlank(value) else { return false }
             let raw = field == .path
-            let folded = raw ? value : Filter.fold(value)
             func fold(_ text: String) -> String { raw ? text : Filter.fold(text) }
-            switch match {
-            // Byte comparisons of UTF-8, exactly as SQLite's `=`, `instr` and `substr` on the mirror.
-            case .equals(let text): return folded.utf8.elementsEqual(fold(text).utf8)
-            case .contains(let text): return Filter.contains(folded, fold(text))
-            case .prefix(let text): return folded.utf8.starts(with: fold(text).utf8)
+            // Any value of the field matches, the display value or one of its list.
+            return field.values(of: track).contains { value in
+                guard !SortKey.isBlank(value) else { return false }
+                let folded = fold(value)
+                switch match {
+                // Byte comparisons of UTF-8, exactly as SQLite's `=`, `instr` and `substr` on the mirror.
+                case .equals(let text): return folded.utf8.elementsEqual(fold(text).utf8)
+                case .contains(let text): return Filter.contains(folded, fold(text))
+                case .prefix(let text): return folded.utf8.starts(with: fold(text).utf8)
+                }
             }
         case .range(let field, let lower, let upper):
             guard let value = field.value(of: track) else { return false }
             return (lower.map { value >= $0 } ?? true) && (upper.map { value <= $0 } ?? true)
-        case .flag(let field, let expected):
-            switch field {
-            case .compilation: return track.compilation == expected
-            case .hasArtwork: return track.hasArtwork == expected
-            }
-        case .missingText(let field): return SortKey.isBlank(field.value(of: track))
+        case .flag(let field, let expected): return field.value(of: track) == expected
+        case .missingText(let field): return field.values(of: track).allSatisfy { SortKey.isBlank($0) }
         case .missingNumber(let field): return field.value(of: track) == nil
         case .anyText(let text):
-            let needle = Filter.fold(text)
-            return TextField.searchable.contains { field in
-                guard let value = field.value(of: track), !SortKey.isBlank(value) else { return false }
-                return Filter.contains(Filter.fold(value), needle)
-            }
+            // As the mirror compiles it: a contains-filter on each searchable field, lists included.
+            return TextField.searchable.contains { Filter.text($0, .contains(text)).matches(track) }
         case .and(let filters): return filters.allSatisfy { $0.matches(track) }
         case .or(let filters): return filters.contains { $0.matches(track) }
         case .not(let filter): return !filter.matches(track)

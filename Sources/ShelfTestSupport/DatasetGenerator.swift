@@ -34,12 +34,18 @@ public struct DatasetGenerator: Sendable {
 
     /// Pictures to add, none unless set.
     public var artwork: Artwork?
+    /// Details as Picard and beets leave them (`TrackDetails`): a fifth of the tracks with 2–4
+    /// artists (credited "A feat. B & C"), a third with two genres, MusicBrainz IDs on a tenth,
+    /// ReplayGain on four in five, labels, release types, original dates, BPM, ISRCs and moods on
+    /// some. Drawn from a random stream of their own, so every other field is the same either way.
+    public var tagged: Bool
 
     /// A generator for `tracks` tracks from `seed`.
-    public init(tracks: Int, seed: UInt64 = 1, artwork: Artwork? = nil) {
+    public init(tracks: Int, seed: UInt64 = 1, artwork: Artwork? = nil, tagged: Bool = false) {
         self.trackCount = tracks
         self.seed = seed
         self.artwork = artwork
+        self.tagged = tagged
     }
 
     /// A deterministic square JPEG for picture number `index`.
@@ -203,7 +209,51 @@ public struct DatasetGenerator: Sendable {
                 rating: random.chance(0.6) ? 0 : 20 * random.int(1...5),
                 audioHash: hash)
             if random.chance(0.01) { track.title = random.pick(NamePools.blanks) }
+            if generator.tagged { addDetails(to: &track, album: a, artist: trackArtist) }
             return track
+        }
+
+        /// The tagged mode's details, from a stream seeded by the track's place alone.
+        private func addDetails(to track: inout Track, album a: AlbumContext, artist: Artist) {
+            var r = SeededRandom(seed: generator.seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(made))
+            var details = TrackDetails()
+            func uuid() -> String {
+                let hex = Self.hex(r.next()) + Self.hex(r.next())
+                let c = Array(hex)
+                return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
+            }
+            if r.chance(0.2) {
+                var names = [artist.name]
+                for _ in 0..<r.int(1...3) {
+                    let other = artists[r.int(0...(artists.count - 1))].name
+                    if !names.contains(other) { names.append(other) }
+                }
+                details.artists = names
+                if names.count > 1 {
+                    track.artist = names[0] + " feat. " + names.dropFirst().joined(separator: " & ")
+                }
+            }
+            if let genre = track.genre, !SortKey.isBlank(genre), r.chance(0.33) {
+                let second = r.pick(NamePools.genres)
+                details.genres = second == genre ? [genre] : [genre, second]
+            }
+            if r.chance(0.1) {
+                details.musicBrainz = MusicBrainzIDs(
+                    recordingID: uuid(), releaseTrackID: uuid(), releaseID: uuid(), releaseGroupID: uuid(), artistIDs: [uuid()],
+                    albumArtistIDs: [uuid()])
+            }
+            if r.chance(0.8) {
+                let gain = (r.double(-14..<2) * 100).rounded() / 100
+                details.replayGain = ReplayGain(
+                    trackGain: gain, trackPeak: (r.double(0.5..<1) * 1e6).rounded() / 1e6, albumGain: gain + 0.5, albumPeak: 0.99)
+            }
+            if r.chance(0.5) { details.labels = [r.pick(["Warp", "4AD", "Sub Pop", "ソニー", "Blue Note", "Ninja Tune", "Rough Trade"])] }
+            if r.chance(0.4) { details.releaseTypes = r.chance(0.8) ? ["album"] : [r.pick(["ep", "single", "compilation", "live"])] }
+            if r.chance(0.3) { details.originalDate = String(max(1950, a.year - r.int(0...20))) }
+            if r.chance(0.4) { details.bpm = r.int(60...180) }
+            if r.chance(0.2) { details.isrcs = ["JP" + String(r.int(100...999)) + String(r.int(1_000_000...9_999_999))] }
+            if r.chance(0.1) { details.moods = [r.pick(["calm", "happy", "dark", "energetic"])] }
+            track.details = details
         }
     }
 

@@ -11,7 +11,13 @@ import Testing
     var r = SeededRandom(seed: seed)
     let ids = try batch.db.query("SELECT id FROM track ORDER BY (id * ?) % 1000003 LIMIT 40", [Int64(r.int(1...999_983))]) { TrackID(try $0.int64(0)) }
     for id in ids {
-        switch r.int(0...7) {
+        switch r.int(0...8) {
+        case 8:
+            try batch.updateTrack(id) { track in
+                track.details.artists = r.pick([[], ["Kiki", "Néw Order"], ["宇多田", "Bach", "kiki"]])
+                track.details.genres = r.pick([[], ["Pop", "演歌"]])
+                track.details.composers = r.pick([[], ["Bach", "坂本龍一"]])
+            }
         case 0: try batch.deleteTrack(id)
         case 1: try batch.updateTrack(id) { $0.album = r.pick(["Moved Album", "ｍｏｖｅｄ ａｌｂｕｍ", nil, "  "]); $0.discNumber = r.pick([nil, 2]) }
         case 2: try batch.updateTrack(id) { $0.albumArtist = r.pick([nil, "The Movers", "Movers, The"]); $0.sortAlbumArtist = r.pick([nil, "Movers"]) }
@@ -54,13 +60,17 @@ import Testing
                     }
                     // Any offset, on both paths: section starts, the rows around them, past the end.
                     let starts = try engines.mirrored.groupSections(query).flatMap { [$0.firstIndex, max(0, $0.firstIndex - 1), $0.firstIndex + 2] }
-                    for offset in [0, 1, expected.count / 2, max(0, expected.count - 2), expected.count, expected.count + 3] + starts {
+                    let ends = [0, 1, expected.count / 2, max(0, expected.count - 2), expected.count, expected.count + 3]
+                    for offset in ends + starts {
                         let want = Array(expected.dropFirst(offset).prefix(6)).map { $0.item(useSortTags: tags) }
                         let page = try engines.mirrored.groups(query, offset: offset, limit: 6)
                         #expect(page.items == want, "\(kind) tags=\(tags) desc=\(descending) offset \(offset)")
                         #expect(page.total == expected.count, "total \(kind) offset \(offset)")
                         #expect((page.nextCursor != nil) == (offset + 6 < expected.count), "next cursor \(kind) offset \(offset)")
-                        #expect(try engines.direct.groups(query, offset: offset, limit: 6).items == want, "direct \(kind) offset \(offset)")
+                        // The direct path recomputes every group per call: its offsets are checked at the ends.
+                        if ends.contains(offset) {
+                            #expect(try engines.direct.groups(query, offset: offset, limit: 6).items == want, "direct \(kind) offset \(offset)")
+                        }
                     }
                     // The direct path pages like the mirror too.
                     let directPage = try engines.direct.groups(query, after: walked.count > 3 ? expected[2].cursor(useSortTags: tags) : nil, limit: 5)
@@ -86,6 +96,35 @@ import Testing
                 }
             }
         }
+    }
+
+    /// A track crediting several artists, composers and genres counts once under each of them,
+    /// named as credited; the counts are exact and an edit of the list moves it.
+    @Test func everyCreditedValueIsAGroup() async throws {
+        let dir = try TemporaryDirectory()
+        let library = Library(directory: dir.url)
+        var duet = Track(path: "/m/1.flac", title: "Get Lucky", artist: "Daft Punk feat. Pharrell Williams", album: "RAM", albumArtist: "Daft Punk",
+                         composer: "Daft Punk", genre: "Disco", duration: 100)
+        duet.details.artists = ["Daft Punk", "Pharrell Williams", "DAFT PUNK"]
+        duet.details.genres = ["Disco", "Funk"]
+        duet.details.composers = ["Thomas Bangalter", "Nile Rodgers"]
+        let solo = Track(path: "/m/2.flac", title: "Happy", artist: "Pharrell Williams", album: "GIRL", genre: "Funk", duration: 50)
+        let ids = try await library.write { batch in [try batch.insert(duet), try batch.insert(solo)] }
+        try await library.buildMirror(wait: true)
+        func view(_ kind: GroupKind) async throws -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: try await library.groups(GroupQuery(kind: kind), limit: 100).items.map { ($0.name, $0.trackCount) })
+        }
+        #expect(try await view(.artist) == ["Daft Punk feat. Pharrell Williams": 1, "Daft Punk": 1, "Pharrell Williams": 2])
+        #expect(try await view(.genre) == ["Disco": 1, "Funk": 2])
+        #expect(try await view(.composer) == ["Daft Punk": 1, "Thomas Bangalter": 1, "Nile Rodgers": 1])
+        let pharrell = try #require(try await library.groups(GroupQuery(kind: .artist), limit: 100).items.first { $0.name == "Pharrell Williams" })
+        #expect(pharrell.albumCount == 2 && pharrell.duration == 150)
+        let found = try await library.list(LibraryQuery(filter: .text(.artist, .equals("pharrell williams"))), limit: 10)
+        #expect(Set(found.items.map(\.id)) == Set(ids))
+        try await library.write { batch in try batch.updateTrack(ids[0]) { $0.details.artists = [] } }
+        #expect(try await view(.artist) == ["Daft Punk feat. Pharrell Williams": 1, "Pharrell Williams": 1])
+        let engines = try Engines(library)
+        try Self.expectGroupParity(engines)
     }
 
     @Test func viewsAgreeWithTheDirectPathBeforeAndAfterRandomBatches() async throws {

@@ -402,8 +402,8 @@ import Testing
         let db = try raw(dir)
         #expect(try db.scalar(Int.self, "PRAGMA user_version") == 7)
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('user', 'user_track', 'playlist_owner', 'user_group_star', 'play_queue', 'play_queue_item')") == 6)
-        #expect(try db.scalar(Int.self, "SELECT count(*) FROM pragma_table_info('track') WHERE name = 'details'") == 1)
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM pragma_table_info('track') WHERE name IN ('details', 'sidecars')") == 2)
         #expect(try await library.info().trackCount == 2)
-        #expect(try await library.migrateLegacyStore().fromVersion == 6)
+        #expect(try await library.migrateLegacyStore().fromVersion == 7)
     }
 }

@@ -21,6 +21,34 @@ struct GroupMember: Equatable {
     var compilation: Bool
     /// When the track was added, in whole seconds (the mirror's `n_date_added`).
     var added: Double
+    /// The artists, composers and genres the track's lists credit beyond its display values
+    /// (other keys only, each once, named as first listed): it counts under each of them too.
+    var artists: [Credit] = []
+    var composers: [Credit] = []
+    var genres: [Credit] = []
+
+    /// A credited value's group key and name.
+    struct Credit: Equatable {
+        let key: [UInt8]
+        let name: String
+    }
+
+    /// The values of `list` whose keys differ from `display`'s, once per key, in list order.
+    static func credits(_ list: [String], beyond display: [UInt8], options: SortKeyOptions) -> [Credit] {
+        var seen: Set<[UInt8]> = [display]
+        var credits: [Credit] = []
+        for name in list where !SortKey.isBlank(name) {
+            let key = SortKey.textKey(name, options: options)
+            if seen.insert(key).inserted { credits.append(Credit(key: key, name: name)) }
+        }
+        return credits
+    }
+
+    mutating func addCredits(_ details: TrackDetails, options: SortKeyOptions) {
+        artists = Self.credits(details.artists, beyond: kArtist, options: options)
+        composers = Self.credits(details.composers, beyond: kComposer, options: options)
+        genres = Self.credits(details.genres, beyond: kGenre, options: options)
+    }
 
     static let variousArtists = "Various Artists"
     static let variousArtistsKey = SortKey.textKey(variousArtists)
@@ -55,6 +83,7 @@ struct GroupMember: Equatable {
         hasArtwork = t.hasArtwork
         compilation = t.compilation
         added = NumberField.seconds(t.dateAdded)
+        addCredits(t.details, options: options)
     }
 
     /// The columns `init(row:)` reads, in order.
@@ -62,10 +91,11 @@ struct GroupMember: Equatable {
         id, album, album_artist, artist, composer, genre, sort_album, coalesce(t_album, k_album), sort_album_artist,
         coalesce(t_album_artist, k_album_artist), sort_artist, coalesce(t_artist, k_artist), sort_composer,
         coalesce(t_composer, k_composer), k_album, k_album_artist, k_artist, k_composer, k_genre, n_year, n_duration,
-        n_disc_number, n_track_number, has_artwork, compilation, n_date_added
+        n_disc_number, n_track_number, has_artwork, compilation, n_date_added, details
         """
 
-    init(row: Row) throws {
+    /// A member from its mirror row; its credits keyed with `options`, the mirror's.
+    init(row: Row, options: SortKeyOptions = SortKeyOptions()) throws {
         func tag(_ textColumn: Int32, _ keyColumn: Int32) throws -> [UInt8]? {
             row.optionalString(textColumn) == nil ? nil : [UInt8](try row.data(keyColumn))
         }
@@ -99,6 +129,7 @@ struct GroupMember: Equatable {
         hasArtwork = try row.int64(23) != 0
         compilation = try row.int64(24) != 0
         added = try row.double(25)
+        if let encoded = row.optionalString(26) { addCredits(TrackDetails(encoded: encoded), options: options) }
     }
 
     /// The album artist an album files under: "Various Artists" for a compilation, else the album
@@ -118,6 +149,9 @@ struct GroupMember: Equatable {
         if kArtist != SortKey.missingKey { keys.append(GroupKey(kind: .artist, key: kArtist)) }
         if kComposer != SortKey.missingKey { keys.append(GroupKey(kind: .composer, key: kComposer)) }
         if kGenre != SortKey.missingKey { keys.append(GroupKey(kind: .genre, key: kGenre)) }
+        keys += artists.map { GroupKey(kind: .artist, key: $0.key) }
+        keys += composers.map { GroupKey(kind: .composer, key: $0.key) }
+        keys += genres.map { GroupKey(kind: .genre, key: $0.key) }
         return keys
     }
 }
@@ -319,19 +353,29 @@ struct GroupAccumulator {
     init(_ key: GroupKey) { self.key = key }
 
     mutating func add(_ m: GroupMember) {
+        // A member credited through its list rather than its display value: named as listed,
+        // and without a sort tag (the track's tag sorts its display value).
+        let display: Bool = switch key.kind {
+        case .album, .albumArtist: true
+        case .artist: key.key == m.kArtist
+        case .composer: key.key == m.kComposer
+        case .genre: key.key == m.kGenre
+        }
         if count == 0 {
             firstID = m.id
             name = switch key.kind {
             case .album: m.album
-            case .artist, .albumArtist: m.artist
-            case .composer: m.composer
-            case .genre: m.genre
+            case .albumArtist: m.artist
+            case .artist: display ? m.artist : m.artists.first { $0.key == key.key }?.name
+            case .composer: display ? m.composer : m.composers.first { $0.key == key.key }?.name
+            case .genre: display ? m.genre : m.genres.first { $0.key == key.key }?.name
             }
             ownerName = m.albumOwner.name
         }
         count += 1
         duration += m.duration ?? 0
         let (tag, text): ([UInt8]?, String?) = switch key.kind {
+        case _ where !display: (nil, nil)
         case .album: (m.albumTag, m.albumSort)
         case .artist, .albumArtist: (m.artistTag, m.artistSort)
         case .composer: (m.composerTag, m.composerSort)
@@ -397,17 +441,19 @@ struct GroupAccumulators {
 /// members read through an index (never a scan of the library).
 enum MirrorGroups {
     /// The members of a track-level group, read from `mirror_track` through a sort index.
-    static func members(of key: GroupKey, in db: Connection) throws -> [GroupMember] {
+    static func members(of key: GroupKey, in db: Connection, options: SortKeyOptions = SortKeyOptions()) throws -> [GroupMember] {
         let (condition, arguments): (String, [(any SQLiteBindable)?]) = switch key.kind {
         case .album:
             key.key == GroupMember.variousArtistsKey
                 ? ("k_album = ? AND (compilation = 1 OR \(ownerKey) = ?)", [Data(key.album!), Data(key.key)])
                 : ("k_album = ? AND compilation = 0 AND \(ownerKey) = ?", [Data(key.album!), Data(key.key)])
-        case .artist, .albumArtist: ("k_artist = ?", [Data(key.key)])
-        case .composer: ("k_composer = ?", [Data(key.key)])
-        case .genre: ("k_genre = ?", [Data(key.key)])
+        case .artist, .albumArtist: ("k_artist = ? OR \(MirrorLists.credited(.artist))", [Data(key.key), Data(key.key)])
+        case .composer: ("k_composer = ? OR \(MirrorLists.credited(.composer))", [Data(key.key), Data(key.key)])
+        case .genre: ("k_genre = ? OR \(MirrorLists.credited(.genre))", [Data(key.key), Data(key.key)])
         }
-        return try db.query("SELECT \(GroupMember.columns) FROM mirror_track WHERE \(condition)", arguments) { try GroupMember(row: $0) }
+        return try db.query("SELECT \(GroupMember.columns) FROM mirror_track WHERE \(condition)", arguments) {
+            try GroupMember(row: $0, options: options)
+        }
     }
 
     private static let ownerKey = "(CASE WHEN k_album_artist = x'FF' THEN k_artist ELSE k_album_artist END)"

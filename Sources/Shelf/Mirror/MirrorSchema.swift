@@ -7,7 +7,7 @@ import ShelfDatabase
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 @_spi(Internals) public enum MirrorSchema {
-    static let version = 11
+    static let version = 12
     /// The page size of a new mirror file.
     static let pageSize = 4096
 
@@ -38,7 +38,8 @@ import ShelfDatabase
     }
 
     static let textKeyFields: [SortField] = [.title, .artist, .album, .albumArtist, .composer]
-    static let numberFields: [NumberField] = NumberField.allCases
+    /// The numbers with a column (the details' numbers are in `mirror_list`).
+    static let numberFields: [NumberField] = NumberField.allCases.filter { !$0.isDetail }
 
     static func snake(_ name: String) -> String {
         var result = ""
@@ -52,7 +53,7 @@ import ShelfDatabase
     /// (SQLite's ASCII `lower()` of the display value) unless the fold differs from that.
     static let displayTextFields: [TextField] = [.title, .artist, .album, .albumArtist, .composer, .genre]
     /// Text fields with no display column: their folded filter text is stored.
-    static let storedFoldFields: [TextField] = TextField.allCases.filter { $0 != .path && !displayTextFields.contains($0) }
+    static let storedFoldFields: [TextField] = TextField.allCases.filter { $0 != .path && !$0.isListOnly && !displayTextFields.contains($0) }
 
     static var createSQL: String {
         // Space matters at half a million rows, so what can be derived is a VIRTUAL generated column
@@ -120,6 +121,7 @@ import ShelfDatabase
               \(SearchDocument.columns.joined(separator: ", ")), content='', tokenize='ascii', prefix='1'
             );
             \(MirrorValues.createSQL)
+            \(MirrorLists.createSQL)
             """
     }
 

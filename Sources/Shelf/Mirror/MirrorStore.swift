@@ -442,6 +442,7 @@ final class MirrorStore {
                 newValues.append((id, MirrorValues.fields.indices.filter {
                     old[MirrorValues.displayColumns[$0]] != new[MirrorValues.displayColumns[$0]]
                 }))
+                try MirrorLists.reset(id, to: track, in: db)
                 let changed = new.indices.filter { new[$0] != old[$0] }
                 guard !changed.isEmpty else { continue }
                 try db.execute(MirrorRow.update(changed), changed.map { new[$0] } + [id.rawValue])
@@ -453,6 +454,7 @@ final class MirrorStore {
                 try insertRow(track, into: db, counts: &counts)
             case (let old?, nil):
                 try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
+                try MirrorLists.reset(id, to: nil, in: db)
                 try MirrorRow.searchDocument(old).delete(id: id, from: db)
                 Self.count(MirrorRow.sectionBytes(old), -1, into: &counts)
             case (nil, nil): break
@@ -552,6 +554,7 @@ final class MirrorStore {
         let new = MirrorRow.values(track, options: options)
         try db.execute(MirrorRow.upsert, new)
         try SearchDocument(track).insert(id: track.id, into: db)
+        try MirrorLists.insert(track, into: db)
         Self.count(MirrorRow.sectionBytes(new), 1, into: &counts)
     }
 
@@ -559,6 +562,7 @@ final class MirrorStore {
     private func apply(_ state: TrackState, id: TrackID, to db: Connection, counts: inout [String: [UInt8: Int]]) throws {
         switch (state.before, state.after) {
         case (let before?, let after?):
+            try MirrorLists.replace(id, before: before, after: after, in: db)
             let sources = MirrorRow.Sources(changedFrom: before, to: after)
             guard !sources.isEmpty else { return }
             let old = MirrorRow.values(before, options: options, sources: sources)
@@ -575,6 +579,7 @@ final class MirrorStore {
             try insertRow(after, into: db, counts: &counts)
         case (let before?, nil):
             try db.execute("DELETE FROM mirror_track WHERE id = ?", [id.rawValue])
+            try MirrorLists.replace(id, before: before, after: nil, in: db)
             try SearchDocument(before).delete(id: id, from: db)
             Self.count(MirrorRow.sectionBytes(MirrorRow.values(before, options: options)), -1, into: &counts)
         case (nil, nil):
@@ -824,6 +829,7 @@ struct MirrorBuilder {
                         try upsert.bind(values)
                         try upsert.run()
                         try document.insert(id: track.id, into: mirror)
+                        try MirrorLists.insert(track, into: mirror)
                         MirrorStore.count(MirrorRow.sectionBytes(values), 1, into: &counts)
                     }
                     try MirrorStore.flush(counts, to: mirror)

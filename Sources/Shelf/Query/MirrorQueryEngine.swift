@@ -420,29 +420,19 @@ import ShelfDatabase
             case .prefix(let text): return ("substr(k_path, 1, ?) = ?", [text.utf8.count, Data(text.utf8)])
             }
         case .text(let field, let match):
-            let column = "f_" + MirrorSchema.snake(field.rawValue)
-            switch match {
-            case .equals(let text):
-                // Values that fold alike share a sort key, so comparing the key too changes no
-                // answer and lets the field's sort index find the rows (there is no folded-text index).
-                guard let keyColumn = MirrorFilter.keyColumn(field) else { return (safe("\(column) = ?"), [Filter.fold(text)]) }
-                return (safe("(\(keyColumn) = ? AND \(column) = ?)"), [Data(SortKey.textKey(text)), Filter.fold(text)])
-            case .contains(let text):
-                let folded = Filter.fold(text)
-                // Three characters or more: the values holding the text come from the trigram
-                // index and their rows from the field's sort index; `instr` then checks each row
-                // as the scan would (a key may be shared by values that fold differently).
-                guard MirrorValues.fields.contains(field), MirrorValues.indexable(folded), let keyColumn = MirrorFilter.keyColumn(field),
-                      !denseContains(field, folded, db: db) else {
-                    return (safe("instr(\(column), ?) > 0"), [folded])
-                }
-                return (safe("(\(keyColumn) IN (\(MirrorValues.keysSQL(field))) AND instr(\(column), ?) > 0)"),
-                        [MirrorValues.match(field, folded), folded, folded])
-            case .prefix(let text):
-                let folded = Filter.fold(text)
-                return (safe("substr(\(column), 1, ?) = ?"), [folded.unicodeScalars.count, folded])
-            }
+            guard let code = MirrorLists.code(field) else { return displayText(field, match, safe: safe, db: db) }
+            let (list, listArguments) = listText(code, match)
+            guard !field.isListOnly else { return (list, listArguments) }
+            let (display, arguments) = displayText(field, match, safe: safe, db: db)
+            return ("(\(display) OR \(list))", arguments + listArguments)
         case .range(let field, let lower, let upper):
+            if let code = MirrorLists.code(field) {
+                var condition = ["1"]
+                var arguments: [(any SQLiteBindable)?] = []
+                if let lower { condition.append("value >= ?"); arguments.append(lower) }
+                if let upper { condition.append("value <= ?"); arguments.append(upper) }
+                return (MirrorLists.trackSet(code, condition.joined(separator: " AND ")), arguments)
+            }
             let column = "n_" + MirrorSchema.snake(field.rawValue)
             var parts = ["\(column) < ?"]
             var arguments: [(any SQLiteBindable)?] = [SortKey.missingNumber]
@@ -450,10 +440,18 @@ import ShelfDatabase
             if let upper { parts.append("\(column) <= ?"); arguments.append(upper) }
             return ("(" + parts.joined(separator: " AND ") + ")", arguments)
         case .flag(let field, let value):
-            return ((field == .compilation ? "compilation" : "has_artwork") + " = ?", [Int64(value ? 1 : 0)])
+            switch field {
+            case .compilation: return ("compilation = ?", [Int64(value ? 1 : 0)])
+            case .hasArtwork: return ("has_artwork = ?", [Int64(value ? 1 : 0)])
+            case .replayGain: return ((value ? "" : "NOT ") + MirrorLists.exists(MirrorLists.replayGainCode), [])
+            }
         case .missingText(let field):
-            return field == .path ? ("0", []) : ("f_\(MirrorSchema.snake(field.rawValue)) IS NULL", [])
+            if field == .path { return ("0", []) }
+            guard let code = MirrorLists.code(field) else { return ("f_\(MirrorSchema.snake(field.rawValue)) IS NULL", []) }
+            let noList = "NOT " + MirrorLists.exists(code)
+            return field.isListOnly ? (noList, []) : ("(f_\(MirrorSchema.snake(field.rawValue)) IS NULL AND \(noList))", [])
         case .missingNumber(let field):
+            if let code = MirrorLists.code(field) { return ("NOT " + MirrorLists.exists(code), []) }
             return ("n_\(MirrorSchema.snake(field.rawValue)) >= ?", [SortKey.missingNumber])
         case .anyText(let text):
             // Each field through its own index where it can: SQLite unites them (MULTI-INDEX OR).
@@ -466,6 +464,45 @@ import ShelfDatabase
         case .not(let inner):
             let (sql, arguments) = compile(inner, negated: !negated, db: db)
             return ("NOT (\(sql))", arguments)
+        }
+    }
+}
+
+extension MirrorFilter {
+    /// A text test on a field's display column (its folded text, with its key where one serves).
+    static func displayText(_ field: TextField, _ match: TextMatch, safe: (String) -> String, db: Connection?) -> (String, [(any SQLiteBindable)?]) {
+        let column = "f_" + MirrorSchema.snake(field.rawValue)
+        switch match {
+        case .equals(let text):
+            // Values that fold alike share a sort key, so comparing the key too changes no
+            // answer and lets the field's sort index find the rows (there is no folded-text index).
+            guard let keyColumn = MirrorFilter.keyColumn(field) else { return (safe("\(column) = ?"), [Filter.fold(text)]) }
+            return (safe("(\(keyColumn) = ? AND \(column) = ?)"), [Data(SortKey.textKey(text)), Filter.fold(text)])
+        case .contains(let text):
+            let folded = Filter.fold(text)
+            // Three characters or more: the values holding the text come from the trigram
+            // index and their rows from the field's sort index; `instr` then checks each row
+            // as the scan would (a key may be shared by values that fold differently).
+            guard MirrorValues.fields.contains(field), MirrorValues.indexable(folded), let keyColumn = MirrorFilter.keyColumn(field),
+                  !denseContains(field, folded, db: db) else {
+                return (safe("instr(\(column), ?) > 0"), [folded])
+            }
+            return (safe("(\(keyColumn) IN (\(MirrorValues.keysSQL(field))) AND instr(\(column), ?) > 0)"),
+                    [MirrorValues.match(field, folded), folded, folded])
+        case .prefix(let text):
+            let folded = Filter.fold(text)
+            return (safe("substr(\(column), 1, ?) = ?"), [folded.unicodeScalars.count, folded])
+        }
+    }
+
+    /// A text test on the values of a field's list in `mirror_list` (never NULL, so safe under NOT).
+    static func listText(_ code: Int, _ match: TextMatch) -> (String, [(any SQLiteBindable)?]) {
+        switch match {
+        case .equals(let text): return (MirrorLists.trackSet(code, "value = ?"), [Filter.fold(text)])
+        case .contains(let text): return (MirrorLists.trackSet(code, "instr(value, ?) > 0"), [Filter.fold(text)])
+        case .prefix(let text):
+            let folded = Filter.fold(text)
+            return (MirrorLists.trackSet(code, "substr(value, 1, ?) = ?"), [folded.unicodeScalars.count, folded])
         }
     }
 }
@@ -500,7 +537,7 @@ extension MirrorFilter {
     static func keyColumn(_ field: TextField) -> String? {
         switch field {
         case .title, .artist, .album, .albumArtist, .composer, .genre: "k_" + MirrorSchema.snake(field.rawValue)
-        case .codec, .path: nil
+        case .codec, .path, .label, .releaseType, .mood, .mbid, .isrc, .catalogNumber: nil
         }
     }
 }

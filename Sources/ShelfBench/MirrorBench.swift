@@ -14,9 +14,11 @@ struct MirrorBench {
     let writesOnly: Bool
     /// Write batches measured with the mirror on, and again with it off.
     let writeRounds: Int
+    /// Each scale measured twice, the plain catalogue then the tagged one (`DatasetGenerator.tagged`).
+    let withTagged: Bool
 
     init(_ words: [String]) throws {
-        let flags = try Flags(words, known: ["--tracks", "--library", "--write-rounds"], switches: ["--writes-only"])
+        let flags = try Flags(words, known: ["--tracks", "--library", "--write-rounds"], switches: ["--writes-only", "--with-tagged"])
         let text = flags.string("--tracks") ?? "10000,50000,100000,500500"
         scales = try text.split(separator: ",").map { part in
             guard let value = Int(part.replacingOccurrences(of: "_", with: "")), value >= 1_000 else {
@@ -27,10 +29,13 @@ struct MirrorBench {
         directory = flags.string("--library").map { URL(fileURLWithPath: $0) }
         writesOnly = flags.bool("--writes-only")
         writeRounds = max(3, Int(flags.string("--write-rounds") ?? "") ?? 11)
+        withTagged = flags.bool("--with-tagged")
     }
 
     struct Line {
         let tracks: Int
+        /// "plain" or "tagged": which catalogue.
+        let catalogue: String
         let read: String
         let directMs: Double?
         let mirrorMs: Double
@@ -45,6 +50,7 @@ struct MirrorBench {
 
     struct BuildLine {
         let tracks: Int
+        let catalogue: String
         let buildSeconds: Double
         let mirrorBytes: Int64
         let bytesPerTrack: Double
@@ -59,27 +65,29 @@ struct MirrorBench {
         var lines: [Line] = []
         var builds: [BuildLine] = []
         for scale in scales {
-            let scratch = try TemporaryDirectory(prefix: "shelf-bench-mirror")
-            let dir = directory.map { $0.appendingPathComponent(String(scale)) } ?? scratch.url
-            let (newLines, build) = try await measure(scale: scale, directory: dir)
-            lines += newLines
-            builds.append(build)
+            for tagged in withTagged ? [false, true] : [false] {
+                let scratch = try TemporaryDirectory(prefix: "shelf-bench-mirror")
+                let dir = directory.map { $0.appendingPathComponent(String(scale) + (tagged ? "-tagged" : "")) } ?? scratch.url
+                let (newLines, build) = try await measure(scale: scale, tagged: tagged, directory: dir)
+                lines += newLines
+                builds.append(build)
+            }
         }
         results.table(key: "reads", [
-            .init("tracks", "tracks"), .init("read path", "read"), .init("detail", "readDetail"), .init("direct ms", "directMs", decimals: 3),
+            .init("tracks", "tracks"), .init("catalogue", "catalogue"), .init("read path", "read"), .init("detail", "readDetail"), .init("direct ms", "directMs", decimals: 3),
             .init("mirror ms", "mirrorMs", decimals: 3), .init("raw SQL ms", "rawMs", decimals: 3),
             .init("speedup", "speedupRatio", suffix: "×"), .init("mirror/raw", "ratioToRaw", decimals: 2),
             .init("raw + column reads ms", "rawWithColumnsMs", decimals: 3), .init("mirror/that", "ratioToRawWithColumns", decimals: 2),
         ], lines.map {
             let (read, detail) = Self.splitName($0.read)
-            return [$0.tracks, read, detail, $0.directMs, $0.mirrorMs, $0.rawMs, $0.speedup, $0.mirrorOverRaw, $0.rawReadMs, $0.mirrorOverRawRead]
+            return [$0.tracks, $0.catalogue, read, detail, $0.directMs, $0.mirrorMs, $0.rawMs, $0.speedup, $0.mirrorOverRaw, $0.rawReadMs, $0.mirrorOverRawRead]
         })
         results.table(key: "builds", [
-            .init("tracks", "tracks"), .init("mirror build s", "buildSeconds", decimals: 1), .init("mirror bytes", "mirrorBytes"),
+            .init("tracks", "tracks"), .init("catalogue", "catalogue"), .init("mirror build s", "buildSeconds", decimals: 1), .init("mirror bytes", "mirrorBytes"),
             .init("bytes/track", "bytesPerTrack"), .init("100-track batch, mirror on ms", "batchMirrorOnMs", decimals: 3),
             .init("mirror off ms", "batchMirrorOffMs", decimals: 3), .init("its mirror UPDATEs raw ms", "mirrorUpdatesRawMs", decimals: 3),
         ], builds.map {
-            [$0.tracks, $0.buildSeconds, $0.mirrorBytes, $0.bytesPerTrack, $0.writeBatchMirrorOnMs, $0.writeBatchMirrorOffMs, $0.mirrorUpdatesRawMs]
+            [$0.tracks, $0.catalogue, $0.buildSeconds, $0.mirrorBytes, $0.bytesPerTrack, $0.writeBatchMirrorOnMs, $0.writeBatchMirrorOffMs, $0.mirrorUpdatesRawMs]
         })
     }
 
@@ -92,13 +100,14 @@ struct MirrorBench {
         return (String(name[..<open.lowerBound]), String(name[open.upperBound...].dropLast()))
     }
 
-    private func measure(scale: Int, directory: URL) async throws -> ([Line], BuildLine) {
+    private func measure(scale: Int, tagged: Bool, directory: URL) async throws -> ([Line], BuildLine) {
+        let catalogue = tagged ? "tagged" : "plain"
         // Generated with the mirror left for the build measured below, as `generate` does; the
         // same instance then builds it, so no second one in this process keeps it current meanwhile.
         let library = Library(directory: directory, configuration: .init(buildsMirrorInBackground: false))
         if try await library.info().trackCount == 0 {
-            log("generating \(scale) tracks")
-            _ = try await DatasetGenerator(tracks: scale, seed: 7).fill(library)
+            log("generating \(scale) \(catalogue) tracks")
+            _ = try await DatasetGenerator(tracks: scale, seed: 7, tagged: tagged).fill(library)
         }
         log("building the mirror for \(scale) tracks")
         let start = Date()
@@ -236,6 +245,28 @@ struct MirrorBench {
                     try raw("SELECT count(*) FROM mirror_track WHERE \(countSQL)", countArguments)
                 }))
         }
+        // The lists' filters (`mirror_list`): a credited artist, a label, a BPM range, a flag most
+        // tracks have (its negation), an MBID prefix. On the plain catalogue they find nothing.
+        let credited = try await library.tracks(ids: [TrackID(Int64(scale / 3))]).tracks.first?.artist ?? "nobody"
+        let listFilters: [(String, Filter)] = [
+            ("artist:=<an artist>", .text(.artist, .equals(credited))), ("label:=warp", .text(.label, .equals("warp"))),
+            ("bpm:120..130", .range(.bpm, lower: 120, upper: 130)), ("replayGain:no", .flag(.replayGain, false)),
+            ("mbid:^ab", .text(.mbid, .prefix("ab"))),
+        ]
+        for (name, filter) in listFilters {
+            let query = LibraryQuery(sort: .artist, filter: filter)
+            let hits = try mirror.page(query, after: nil, limit: 1).total
+            let page = mirror.pageSQL(query, cursor: nil, offset: false)
+            let (countSQL, countArguments) = MirrorFilter.compile(query.filter)
+            searchCases.append(Case(
+                name: "filter \(name) first page (\(hits) hits)",
+                direct: { _ = try direct.page(query, after: nil, limit: 50) },
+                mirror: { _ = try mirror.page(query, after: nil, limit: 50) },
+                raw: {
+                    try raw(page.sql, page.arguments + [51])
+                    try raw("SELECT count(*) FROM mirror_track WHERE \(countSQL)", countArguments)
+                }))
+        }
         // Views, drill-down, a playlist page and a smart playlist.
         let albumsView = GroupQuery(kind: .album)
         let owner = try require(try mirror.groups(GroupQuery(kind: .albumArtist), after: nil, limit: 200).items.max { $0.albumCount < $1.albumCount })
@@ -251,7 +282,16 @@ struct MirrorBench {
             .not(.filter(.flag(.compilation, true))), .any([.filter(.text(.genre, .equals("rock"))), .filter(.text(.genre, .equals("pop")))]),
         ]), limit: .items(100), selection: .mostPlayed))
         let smartContext = try await library.smartContext()
+        let artistsView = GroupQuery(kind: .artist)
         let viewCases: [Case] = [
+            Case(name: "artist view first page",
+                 direct: { _ = try direct.groups(artistsView, after: nil, limit: 50) },
+                 mirror: { _ = try mirror.groups(artistsView, after: nil, limit: 50) },
+                 raw: {
+                     let page = mirror.groupPageSQL(artistsView, cursor: nil)
+                     try raw(page.sql, page.arguments + [51])
+                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = \(GroupKind.artist.code) AND tags = 1", [])
+                 }),
             Case(name: "album view first paint (page + sections)",
                  direct: { _ = try direct.groups(albumsView, after: nil, limit: 50); _ = try direct.groupSections(albumsView) },
                  mirror: { _ = try mirror.groups(albumsView, after: nil, limit: 50); _ = try mirror.groupSections(albumsView) },
@@ -305,7 +345,7 @@ struct MirrorBench {
             let mirrorMs = mirrorSamples.sorted()[runs / 2]
             let rawMs = rawSamples.sorted()[runs / 2]
             let rawReadMs = rawReadSamples.sorted()[runs / 2]
-            lines.append(Line(tracks: scale, read: item.name, directMs: directMs, mirrorMs: mirrorMs, rawMs: rawMs,
+            lines.append(Line(tracks: scale, catalogue: catalogue, read: item.name, directMs: directMs, mirrorMs: mirrorMs, rawMs: rawMs,
                               speedup: directMs / mirrorMs, mirrorOverRaw: mirrorMs / rawMs,
                               rawReadMs: rawReadMs, mirrorOverRawRead: mirrorMs / rawReadMs))
         }
@@ -348,7 +388,7 @@ struct MirrorBench {
             try writable.execute("ROLLBACK")
         }
         let build = BuildLine(
-            tracks: scale, buildSeconds: buildSeconds, mirrorBytes: status.bytesOnDisk,
+            tracks: scale, catalogue: catalogue, buildSeconds: buildSeconds, mirrorBytes: status.bytesOnDisk,
             bytesPerTrack: Double(status.bytesOnDisk) / Double(scale), writeBatchMirrorOnMs: on.sorted()[writeRounds / 2],
             writeBatchMirrorOffMs: off.sorted()[writeRounds / 2], mirrorUpdatesRawMs: rawUpdates.sorted()[writeRounds / 2])
         return (lines, build)

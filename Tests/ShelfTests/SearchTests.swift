@@ -37,8 +37,17 @@ import Testing
             ("月光", "鬼束ちひろ", "インソムニア", "げっこう", "おにつかちひろ", "J-Pop"),
         ]
         return specs.enumerated().map { index, spec in
-            Track(path: "/search/\(index).flac", title: spec.title, artist: spec.artist, album: spec.album, albumArtist: spec.artist,
-                  genre: spec.genre, sortTitle: spec.sortTitle, sortArtist: spec.sortArtist)
+            var track = Track(path: "/search/\(index).flac", title: spec.title, artist: spec.artist, album: spec.album, albumArtist: spec.artist,
+                              genre: spec.genre, sortTitle: spec.sortTitle, sortArtist: spec.sortArtist)
+            // What the details credit is searched too: another listed artist, a contributor, a
+            // label and a catalogue number.
+            if spec.title == "Hyperballad" {
+                track.details.artists = ["Björk", "Mark Bell"]
+                track.details.contributors = [Contributor(role: "producer", name: "Nellee Hooper")]
+                track.details.labels = ["One Little Indian"]
+                track.details.catalogNumbers = ["TPLP51"]
+            }
+            return track
         }
     }
 
@@ -69,6 +78,7 @@ import Testing
         ("zeppelin", []),  // no hit
         ("光 band", []),  // all words required
         ("!!!", []),
+        ("mark bell", ["Hyperballad"]), ("hooper", ["Hyperballad"]), ("little indian", ["Hyperballad"]), ("tplp51", ["Hyperballad"]),
     ]
 
     @Test func searchCasesFindWhatTheyShouldOnBothPaths() async throws {

@@ -46,9 +46,11 @@ enum MirrorRow {
         static let codec = Sources(rawValue: 1 << 9)
         /// What only a protocol's song shows (channels, comment, the picture's ID, the details).
         static let song = Sources(rawValue: 1 << 10)
-        static let all = Sources(rawValue: (1 << 11) - 1)
+        /// The details (lists, roles, labels): songs show them and search reads their credits.
+        static let details = Sources(rawValue: 1 << 11)
+        static let all = Sources(rawValue: (1 << 12) - 1)
         /// The parts the search index is computed from.
-        static let searched: Sources = [.title, .artist, .album, .albumArtist, .composer, .genre]
+        static let searched: Sources = [.title, .artist, .album, .albumArtist, .composer, .genre, .details]
 
         /// The parts that differ between two versions of a track (a sort tag counts as its field).
         init(changedFrom old: Track, to new: Track) {
@@ -62,8 +64,8 @@ enum MirrorRow {
             if old.hasArtwork != new.hasArtwork || old.compilation != new.compilation { sources.insert(.flags) }
             if old.path != new.path { sources.insert(.path) }
             if old.codec != new.codec { sources.insert([.codec, .song]) }
-            if old.channels != new.channels || old.comment != new.comment || old.artworkID != new.artworkID
-                || old.details != new.details { sources.insert(.song) }
+            if old.channels != new.channels || old.comment != new.comment || old.artworkID != new.artworkID { sources.insert(.song) }
+            if old.details != new.details { sources.insert([.song, .details]) }
             if MirrorSchema.numberFields.contains(where: { $0.value(of: old) != $0.value(of: new) }) { sources.insert(.numbers) }
             self = sources
         }

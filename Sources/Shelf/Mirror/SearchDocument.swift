@@ -11,10 +11,10 @@ struct SearchDocument: Equatable {
     /// The index's columns, in order.
     static let columns = [
         "title_words", "artist_words", "album_words", "album_artist_words", "composer_words", "genre_words",
-        "title_reading", "artist_reading", "other_reading",
+        "title_reading", "artist_reading", "other_reading", "credit_words",
     ]
     /// bm25 weights per column: title and artist (and their readings) above the rest.
-    static let weights: [Double] = [10, 8, 3, 3, 2, 1, 10, 8, 2]
+    static let weights: [Double] = [10, 8, 3, 3, 2, 1, 10, 8, 2, 2]
     /// The columns of each rank tier when a search has too many hits to score each (see
     /// `MirrorSearch`): title first, then artist, then everything else.
     static let tierColumns: [[String]] = [["title_words", "title_reading"], ["artist_words", "artist_reading"]]
@@ -23,7 +23,8 @@ struct SearchDocument: Equatable {
     var fields: [[String]]
 
     init(title: String?, artist: String?, album: String?, albumArtist: String?, composer: String?, genre: String?,
-         sortTitle: String?, sortArtist: String?, sortAlbum: String?, sortAlbumArtist: String?, sortComposer: String?) {
+         sortTitle: String?, sortArtist: String?, sortAlbum: String?, sortAlbumArtist: String?, sortComposer: String?,
+         details: TrackDetails = TrackDetails()) {
         let title = SearchText.tokens(title)
         let artist = SearchText.tokens(artist)
         let album = SearchText.tokens(album)
@@ -42,13 +43,27 @@ struct SearchDocument: Equatable {
             reading(sortTitle, of: title),
             sortArtistTokens + sortAlbumArtistTokens,
             reading(sortAlbum, of: album) + reading(sortComposer, of: composer),
+            Self.creditTokens(details, beyond: Set(artist + albumArtist + composer)),
         ]
+    }
+
+    /// The tokens of what the details credit beyond the display columns: every listed artist,
+    /// album artist and composer, each contributor, the labels and catalogue numbers; each once.
+    static func creditTokens(_ details: TrackDetails, beyond shown: Set<String>) -> [String] {
+        var seen = shown
+        var tokens: [String] = []
+        let values = details.artists + details.albumArtists + details.composers + details.contributors.map(\.name) + details.labels
+            + details.catalogNumbers
+        for value in values {
+            for token in SearchText.tokens(value) where seen.insert(token).inserted { tokens.append(token) }
+        }
+        return tokens
     }
 
     init(_ t: Track) {
         self.init(title: t.title, artist: t.artist, album: t.album, albumArtist: t.albumArtist, composer: t.composer, genre: t.genre,
                   sortTitle: t.sortTitle, sortArtist: t.sortArtist, sortAlbum: t.sortAlbum, sortAlbumArtist: t.sortAlbumArtist,
-                  sortComposer: t.sortComposer)
+                  sortComposer: t.sortComposer, details: t.details)
     }
 
     /// The document of a mirror row's stored values (`MirrorRow.columns` order), which hold every
@@ -56,7 +71,8 @@ struct SearchDocument: Equatable {
     init(mirrorValues value: (String) -> String?) {
         self.init(title: value("title"), artist: value("artist"), album: value("album"), albumArtist: value("album_artist"),
                   composer: value("composer"), genre: value("genre"), sortTitle: value("sort_title"), sortArtist: value("sort_artist"),
-                  sortAlbum: value("sort_album"), sortAlbumArtist: value("sort_album_artist"), sortComposer: value("sort_composer"))
+                  sortAlbum: value("sort_album"), sortAlbumArtist: value("sort_album_artist"), sortComposer: value("sort_composer"),
+                  details: TrackDetails(encoded: value("details")))
     }
 
     /// True when no column has a token: such a track has no index row at all.

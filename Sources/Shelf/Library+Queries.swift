@@ -200,6 +200,16 @@ extension Library {
         return page
     }
 
+    /// The people credited in `role` (lyricist, conductor, remixer, producer, engineer, mixer,
+    /// djmixer, arranger, performer), one row per name with its track and album counts, by name.
+    public func credits(role: String) async throws -> [GroupItem] {
+        guard MirrorLists.code(role: role) != nil else {
+            throw LibraryError.invalidValue(
+                field: "role", value: role, reason: "expected one of " + MirrorLists.roles.map(\.role).joined(separator: ", "))
+        }
+        return try await withEngine { try $0.roleCredits(role) }
+    }
+
     /// The sections (A–Z, kana rows, #) of an aggregation view.
     public func groupSections(_ query: GroupQuery) async throws -> [SectionInfo] {
         try await withEngine { try $0.groupSections(query) }

@@ -108,7 +108,12 @@ import Testing
         duet.details.artists = ["Daft Punk", "Pharrell Williams", "DAFT PUNK"]
         duet.details.genres = ["Disco", "Funk"]
         duet.details.composers = ["Thomas Bangalter", "Nile Rodgers"]
-        let solo = Track(path: "/m/2.flac", title: "Happy", artist: "Pharrell Williams", album: "GIRL", genre: "Funk", duration: 50)
+        duet.details.contributors = [
+            Contributor(role: "producer", name: "Daft Punk"), Contributor(role: "performer", subRole: "guitar", name: "Nile Rodgers"),
+            Contributor(role: "performer", subRole: "vocals", name: "Pharrell Williams"),
+        ]
+        var solo = Track(path: "/m/2.flac", title: "Happy", artist: "Pharrell Williams", album: "GIRL", genre: "Funk", duration: 50)
+        solo.details.contributors = [Contributor(role: "performer", subRole: "vocals", name: "PHARRELL WILLIAMS"), Contributor(role: "producer", name: "Pharrell")]
         let ids = try await library.write { batch in [try batch.insert(duet), try batch.insert(solo)] }
         try await library.buildMirror(wait: true)
         func view(_ kind: GroupKind) async throws -> [String: Int] {
@@ -121,6 +126,14 @@ import Testing
         #expect(pharrell.albumCount == 2 && pharrell.duration == 150)
         let found = try await library.list(LibraryQuery(filter: .text(.artist, .equals("pharrell williams"))), limit: 10)
         #expect(Set(found.items.map(\.id)) == Set(ids))
+        // The people credited in a role: one row per name (the lowest-ID track's spelling), exact counts, on both paths.
+        let performers = try await library.credits(role: "performer")
+        #expect(performers.map(\.name) == ["Nile Rodgers", "Pharrell Williams"] && performers.map(\.trackCount) == [1, 2])
+        #expect(performers.map(\.albumCount) == [1, 2])
+        #expect(performers.last?.id == pharrell.id, "a person's ID is the artist view's")
+        #expect(try await library.credits(role: "Producer").map(\.name) == ["Daft Punk", "Pharrell"])
+        #expect(try Engines(library).direct.roleCredits("performer") == performers)
+        await #expect(throws: LibraryError.self) { try await library.credits(role: "drummer") }
         try await library.write { batch in try batch.updateTrack(ids[0]) { $0.details.artists = [] } }
         #expect(try await view(.artist) == ["Daft Punk feat. Pharrell Williams": 1, "Pharrell Williams": 1])
         let engines = try Engines(library)

@@ -18,6 +18,14 @@ enum MirrorLists {
     static let numberFields: [(field: NumberField, code: Int)] = [(.bpm, 20), (.originalYear, 21)]
     /// A track with a ReplayGain gain has one row of this code.
     static let replayGainCode = 30
+    /// The credited roles, each with its code: a row per person (the name as tagged, keyed like
+    /// an artist) behind `shelf artists --role`.
+    static let roles: [(role: String, code: Int)] = [
+        ("lyricist", 41), ("conductor", 42), ("remixer", 43), ("producer", 44), ("engineer", 45), ("mixer", 46), ("djmixer", 47),
+        ("arranger", 48), ("performer", 49),
+    ]
+
+    static func code(role: String) -> Int? { roles.first { $0.role == role.lowercased() }?.code }
 
     static func code(_ field: TextField) -> Int? { textFields.first { $0.field == field }?.code }
     static func code(_ field: NumberField) -> Int? { numberFields.first { $0.field == field }?.code }
@@ -65,6 +73,10 @@ enum MirrorLists {
             if let value = field.value(of: track) { rows.insert(Row(field: code, text: nil, number: value)) }
         }
         if FlagField.replayGain.value(of: track) { rows.insert(Row(field: replayGainCode, text: nil, number: 1)) }
+        for contributor in track.details.contributors where !SortKey.isBlank(contributor.name) {
+            guard let code = code(role: contributor.role) else { continue }
+            rows.insert(Row(field: code, text: contributor.name, number: nil, key: SortKey.textKey(contributor.name, options: options)))
+        }
         return rows
     }
 
@@ -109,5 +121,30 @@ enum MirrorLists {
     /// for tests that hold for most tracks (`replayGain:yes`), where a set would be large.
     static func exists(_ code: Int) -> String {
         "EXISTS (SELECT 1 FROM mirror_list WHERE track = mirror_track.id AND field = \(code))"
+    }
+}
+
+/// The people credited in one role, as a view's rows: one per name (by its artist key, so its
+/// ID is the artist view's), named as on its lowest-ID track, with its tracks and albums counted;
+/// in key order. The mirror feeds it `mirror_list` rows, the direct path every track.
+struct RoleCredits {
+    private var byKey: [[UInt8]: (name: String, tracks: Set<Int64>, albums: Set<[UInt8]>, first: Int64)] = [:]
+
+    /// Notes that track `id` of album key `album` credits `name` (keyed `key`) in the role.
+    mutating func add(key: [UInt8], name: String, track id: Int64, album: [UInt8]) {
+        var entry = byKey[key] ?? (name, [], [], id)
+        if id < entry.first { (entry.name, entry.first) = (name, id) }
+        entry.tracks.insert(id)
+        entry.albums.insert(album)
+        byKey[key] = entry
+    }
+
+    /// The rows in key order.
+    func items() -> [GroupItem] {
+        byKey.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { key, entry in
+            GroupItem(
+                id: GroupKey(kind: .artist, key: key).id, kind: .artist, name: entry.name, trackCount: entry.tracks.count,
+                albumCount: entry.albums.count, duration: 0, section: SortKey.section(ofKey: key))
+        }
     }
 }

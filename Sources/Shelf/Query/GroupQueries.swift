@@ -149,6 +149,18 @@ extension MirrorQueryEngine: GroupEngine {
         return items.isEmpty ? nil : items
     }
 
+    /// The role's rows of `mirror_list` through its value index, with each track's album key.
+    @_spi(Internals) public func roleCredits(_ role: String) throws -> [GroupItem] {
+        guard let code = MirrorLists.code(role: role) else { return [] }
+        var credits = RoleCredits()
+        try db.forEachRow(
+            "SELECT l.key, l.value, l.track, t.k_album FROM mirror_list l JOIN mirror_track t ON t.id = l.track WHERE l.field = ?", [code]
+        ) { row in
+            credits.add(key: [UInt8](try row.data(0)), name: try row.string(1), track: try row.int64(2), album: [UInt8](try row.data(3)))
+        }
+        return credits.items()
+    }
+
     /// One probe of `mirror_group`'s primary key.
     @_spi(Internals) public func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? {
         try db.queryOne("SELECT \(GroupRow.columns) FROM mirror_group WHERE kind = ? AND id = ?", [kind.code, id.rawValue]) {
@@ -246,6 +258,17 @@ extension DirectQueryEngine: GroupEngine {
 
     @_spi(Internals) public func groupIDs(kind: GroupKind) throws -> [GroupID] {
         try groupRows(GroupQuery(kind: kind)).map(\.id)
+    }
+
+    @_spi(Internals) public func roleCredits(_ role: String) throws -> [GroupItem] {
+        guard let code = MirrorLists.code(role: role) else { return [] }
+        var credits = RoleCredits()
+        for track in try db.transaction(.deferred, { try db.query(TrackRow.select, [], TrackRow.decode) }) {
+            for row in MirrorLists.rows(track, options: options) where row.field == code {
+                credits.add(key: row.key ?? [], name: row.text ?? "", track: track.id.rawValue, album: SortKey.textKey(track.album, options: options))
+            }
+        }
+        return credits.items()
     }
 
     @_spi(Internals) public func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {

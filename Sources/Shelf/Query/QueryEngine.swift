@@ -51,4 +51,6 @@ import ShelfDatabase
     func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem]
     /// Every row ID of a view, in no particular order.
     func groupIDs(kind: GroupKind) throws -> [GroupID]
+    /// The people credited in `role` (a `MirrorLists.roles` name), by name key (`RoleCredits`).
+    func roleCredits(_ role: String) throws -> [GroupItem]
 }

@@ -19,9 +19,12 @@ struct GroupsCommandOptions: Sendable {
     let query: GroupQuery
     let after: PageCursor?
     let limit: Int
+    /// `shelf artists --role ROLE`: the people credited in a role instead of the view.
+    let role: String?
 
     init(kind: GroupKind, arguments: inout Arguments) throws {
         let by = kind == .artist ? try arguments.option("--by") : nil
+        role = kind == .artist ? try arguments.option("--role") : nil
         let artist = kind == .album ? try arguments.option("--artist") : nil
         let sort = try arguments.option("--sort")
         let sortTags = try arguments.option("--sort-tags")
@@ -32,19 +35,26 @@ struct GroupsCommandOptions: Sendable {
         }
         after = try ListOptions.parseCursor(&arguments)
         limit = try arguments.intOption("--limit", in: 0...100_000) ?? 50
+        if role != nil, by != nil || after != nil { throw UsageError("--role lists everyone credited in the role; it takes neither --by nor --after") }
     }
 }
 
 extension GroupsCommand {
     static var synopsis: String {
-        "[--sort name[:desc]] [--sort-tags on|off]" + (kind == .album ? " [--artist ID]" : "") + (kind == .artist ? " [--by artist|albumArtist]" : "")
+        "[--sort name[:desc]] [--sort-tags on|off]" + (kind == .album ? " [--artist ID]" : "") + (kind == .artist ? " [--by artist|albumArtist | --role ROLE]" : "")
             + " [--after CURSOR] [--limit N] [--json]"
     }
 
     init(arguments: inout Arguments) throws { self.init(options: try GroupsCommandOptions(kind: Self.kind, arguments: &arguments)) }
 
     func run(library: Library, output: Output) async throws {
-        let page = try await library.groups(options.query, after: options.after, limit: options.limit)
+        let page: GroupPage
+        if let role = options.role {
+            let credited = try await library.credits(role: role)
+            page = GroupPage(items: Array(credited.prefix(options.limit)), nextCursor: nil, total: credited.count)
+        } else {
+            page = try await library.groups(options.query, after: options.after, limit: options.limit)
+        }
         if output.json {
             return try output.printJSON(Documents.groups(page))
         }
@@ -102,6 +112,9 @@ extension GroupsCommand {
         if kind == .artist {
             flags.append(FlagHelp("--by", "artist|albumArtist", "Group by track artist or by album artist.", default: "artist",
                                   completes: .choices(["artist", "albumArtist"])))
+            flags.append(FlagHelp(
+                "--role", "ROLE", "Instead, the people credited in a role (from the tags' roles and performers), with their track and album counts.",
+                completes: .choices(["lyricist", "conductor", "remixer", "producer", "engineer", "mixer", "djmixer", "arranger", "performer"])))
         }
         return flags + [ListOptions.afterFlag, ListOptions.limitFlag]
     }
@@ -119,9 +132,12 @@ extension AlbumsCommand {
 extension ArtistsCommand {
     static let discussion = """
         One page of the artist view, by name or sort name, with album and track counts; --by albumArtist groups \
-        by album artist instead of track artist. An artist's ID lists its albums with `shelf albums --artist ID`.
+        by album artist instead of track artist; a track crediting several artists counts under each. An \
+        artist's ID lists its albums with `shelf albums --artist ID`. --role lists the people credited in a \
+        role instead (lyricist, conductor, remixer, producer, engineer, mixer, djmixer, arranger, performer), \
+        each once, with the number of tracks and albums crediting them.
         """
-    static let examples = ["shelf artists --limit 20", "shelf artists --by albumArtist --json"]
+    static let examples = ["shelf artists --limit 20", "shelf artists --by albumArtist --json", "shelf artists --role conductor"]
 }
 
 extension ComposersCommand {

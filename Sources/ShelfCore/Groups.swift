@@ -78,6 +78,9 @@ public struct GroupItem: Sendable, Codable, Equatable, Identifiable {
     public var artworkID: ArtworkID?
     /// The track whose picture `artworkID` is.
     public var artworkTrack: TrackID?
+    /// The group's lowest-ID track: where an album's release details (labels, release types,
+    /// dates, MusicBrainz ID) are read for a list of albums.
+    public var firstTrack: TrackID?
     /// Albums: when the first of its tracks was added.
     public var created: Date?
     /// The section the row files under in the view's order.
@@ -86,7 +89,7 @@ public struct GroupItem: Sendable, Codable, Equatable, Identifiable {
     /// A view row; every count and total as given.
     public init(id: GroupID, kind: GroupKind, name: String, sortName: String? = nil, artist: String? = nil, artistID: GroupID? = nil, trackCount: Int,
                 albumCount: Int, duration: Double, year: Int? = nil, genre: String? = nil, artworkID: ArtworkID? = nil, artworkTrack: TrackID? = nil,
-                created: Date? = nil, section: String) {
+                created: Date? = nil, section: String, firstTrack: TrackID? = nil) {
         self.id = id
         self.kind = kind
         self.name = name
@@ -100,6 +103,7 @@ public struct GroupItem: Sendable, Codable, Equatable, Identifiable {
         self.genre = genre
         self.artworkID = artworkID
         self.artworkTrack = artworkTrack
+        self.firstTrack = firstTrack
         self.created = created
         self.section = section
     }

@@ -174,7 +174,8 @@ func normalized(_ value: Any) -> Any {
         defer { fixture.remove() }
         let edited = try fixture.shelf(["edit", "1", "--set", "artists=Daft Punk;Pharrell Williams", "--set", "genres=Disco;Funk",
                                         "--set", "isrcs=USQX91300108", "--set", "moods=Happy", "--set", "bpm=116",
-                                        "--set", "composers=Thomas Bangalter;Guy-Manuel de Homem-Christo"])
+                                        "--set", "composers=Thomas Bangalter;Guy-Manuel de Homem-Christo",
+                                        "--set", "labels=Columbia;Daft Life", "--set", "releaseTypes=album;soundtrack"])
         try #require(edited.status == 0, "\(edited.stderr)")
         let server = try ServerProcess(library: fixture.library)
         defer { server.stop() }
@@ -193,6 +194,22 @@ func normalized(_ value: Any) -> Any {
         #expect(owner == song["artistId"] as? String)
         let xml = try client.raw("getSong", [("id", "tr-1")]).text
         #expect(xml.contains("<isrc>USQX91300108</isrc>") && xml.contains("<genres name=\"Funk\"/>"), "\(xml)")
+        // Lists of albums carry the release fields of each album's first track, as getAlbum does.
+        let albumID = try #require(song["albumId"] as? String)
+        let list = try client.ok("getAlbumList2", [("type", "alphabeticalByName"), ("size", "500")])
+        let albums = try #require((list["albumList2"] as? [String: Any])?["album"] as? [[String: Any]])
+        let album = try #require(albums.first { $0["id"] as? String == albumID })
+        #expect(album["releaseTypes"] as? [String] == ["album", "soundtrack"])
+        #expect((album["recordLabels"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Columbia", "Daft Life"])
+        #expect(album["isCompilation"] is Bool && album["displayArtist"] is String)
+        let full = try #require(try client.ok("getAlbum", [("id", albumID)])["album"] as? [String: Any])
+        #expect(full["releaseTypes"] as? [String] == album["releaseTypes"] as? [String])
+        // Artists say their roles: every getArtists entry is an album artist.
+        let artist = try #require(try client.ok("getArtist", [("id", owner)])["artist"] as? [String: Any])
+        #expect((artist["roles"] as? [String])?.contains("albumartist") == true, "\(artist)")
+        let index = try #require((try client.ok("getArtists")["artists"] as? [String: Any])?["index"] as? [[String: Any]])
+        let listed = index.flatMap { ($0["artist"] as? [[String: Any]]) ?? [] }
+        #expect(!listed.isEmpty && listed.allSatisfy { ($0["roles"] as? [String])?.first == "albumartist" })
     } }
 
     @Test func lrcLanguageAndOffset() async throws { try await offCooperativePool {

@@ -324,7 +324,8 @@ struct GroupRow: Equatable {
         GroupItem(
             id: id, kind: kind, name: name, sortName: sortName, artist: artist, artistID: artistID, trackCount: trackCount,
             albumCount: albumCount, duration: duration, year: year, genre: genre, artworkTrack: artworkTrack.map { TrackID($0) },
-            created: created.map { Date(timeIntervalSince1970: $0) }, section: SortKey.section(ofKey: useSortTags ? sName : kName))
+            created: created.map { Date(timeIntervalSince1970: $0) }, section: SortKey.section(ofKey: useSortTags ? sName : kName),
+            firstTrack: TrackID(firstTrack))
     }
 }
 

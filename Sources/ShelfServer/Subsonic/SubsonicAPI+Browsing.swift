@@ -50,7 +50,9 @@ extension SubsonicAPI {
         let item = try await artistItem(id)
         let rows = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
         let stars = try await groupStars(of: try call.signedIn)
-        let artist = SubsonicArtist(item: item, starred: stars.artists[item.id], albums: albums(rows, stars: stars))
+        let artist = SubsonicArtist(
+            item: item, starred: stars.artists[item.id], albums: try await albums(rows, stars: stars), roles: try await artistRoles([item])[item.id],
+            musicBrainzId: try await artistMusicBrainzID(item))
         return .element("artist", artist)
     }
 
@@ -96,7 +98,7 @@ extension SubsonicAPI {
         case .artist(let id):
             let artist = try await artistItem(id)
             let rows = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
-            let albums = albums(rows, child: true, stars: try await groupStars(of: user))
+            let albums = try await albums(rows, child: true, stars: try await groupStars(of: user))
             return .element("directory", SubsonicDirectory(id: .artist(id), name: SubsonicPlaceholder.name(artist.name, SubsonicPlaceholder.artist), albumCount: artist.albumCount, albums: albums))
         case .album(let id):
             let album = try await albumItem(id)
@@ -192,9 +194,10 @@ extension SubsonicAPI {
         repeat {
             // No artwork lookup: a track read per artist would be most of the index's cost (`hasPicture`).
             let page = try await library.groups(GroupQuery(kind: .albumArtist), after: cursor, limit: 5_000, artwork: false)
+            let roles = try await artistRoles(page.items)
             for item in page.items {
                 if indexes.last?.name != item.section { indexes.append(SubsonicIndex(name: item.section, artists: [])) }
-                indexes[indexes.count - 1].artists.append(SubsonicArtist(item: item, starred: stars.artists[item.id]))
+                indexes[indexes.count - 1].artists.append(SubsonicArtist(item: item, starred: stars.artists[item.id], roles: roles[item.id]))
             }
             cursor = page.nextCursor
         } while cursor != nil

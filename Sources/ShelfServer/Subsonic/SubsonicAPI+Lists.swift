@@ -76,7 +76,7 @@ extension SubsonicAPI {
             throw SubsonicError(0, "type '\(type)' is not one of random, newest, highest, frequent, recent, alphabeticalByName, alphabeticalByArtist, starred, byYear, byGenre")
         }
         let stars = try await groupStars(of: try call.signedIn)
-        return .container(element, "album", albums(items, child: child, stars: stars))
+        return .container(element, "album", try await albums(items, child: child, stars: stars))
     }
 
     /// Albums `limit` from album `offset` of those met walking `ids` in order (each album where its
@@ -151,8 +151,10 @@ extension SubsonicAPI {
         for (id, date) in try await library.starredGroups(of: user.id, kind: .albumArtist) {
             if let item = try await library.group(id, kind: .albumArtist) { artists.append(SubsonicArtist(item: item, starred: date)) }
         }
+        let roles = try await artistRoles(artists.map(\.item))
+        for index in artists.indices { artists[index].roles = roles[artists[index].item.id] }
         let rows = try await albumItems(try await library.starredGroups(of: user.id, kind: .album).map(\.id))
-        let albums = albums(rows, child: element == "starred", stars: stars)
+        let albums = try await albums(rows, child: element == "starred", stars: stars)
         let songs = try await songs(try await library.starredTracks(of: user.id), for: user)
         return .body { [artists] w in
             w.open(element)

@@ -49,10 +49,35 @@ extension SubsonicAPI {
         }
     }
 
-    /// Albums of view rows, each with `created` (the spec requires it).
-    func albums(_ items: [GroupItem], child: Bool = false, stars: GroupStars) -> [SubsonicAlbum] {
-        // The view row carries when its first track was added: a page of albums is one read.
-        items.map { SubsonicAlbum(item: $0, child: child, created: $0.created ?? Date(timeIntervalSince1970: 0), starred: stars.albums[$0.id]) }
+    /// Albums of view rows, each with `created` (the spec requires it) and the release fields of
+    /// its first track's tags: the view row carries when that track was added and its ID, so a
+    /// page of albums is one read of the rows and one probe of the mirror's songs.
+    func albums(_ items: [GroupItem], child: Bool = false, stars: GroupStars) async throws -> [SubsonicAlbum] {
+        let firsts = items.compactMap(\.firstTrack)
+        let tracks = firsts.isEmpty ? [] : try await library.tracks(ids: firsts, fields: .song).tracks
+        let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return items.map {
+            SubsonicAlbum(
+                item: $0, child: child, created: $0.created ?? Date(timeIntervalSince1970: 0), starred: stars.albums[$0.id],
+                release: $0.firstTrack.flatMap { byID[$0] })
+        }
+    }
+
+    /// Each album artist's OpenSubsonic roles: `albumartist`, and `artist` when the artist view
+    /// has the same ID (one name has one ID in both views), read in one lookup.
+    func artistRoles(_ items: [GroupItem]) async throws -> [GroupID: [String]] {
+        let credited = Set(try await library.groups(ids: items.map(\.id), kind: .artist).map(\.id))
+        return Dictionary(items.map { ($0.id, credited.contains($0.id) ? ["albumartist", "artist"] : ["albumartist"]) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The MusicBrainz ID of an album artist, from its first track: the album-artist ID listed
+    /// beside its name (or the only one).
+    func artistMusicBrainzID(_ item: GroupItem) async throws -> String? {
+        guard let first = item.firstTrack, let track = try await library.tracks(ids: [first], fields: .song).tracks.first else { return nil }
+        let details = track.details
+        let ids = details.musicBrainz.albumArtistIDs
+        if let index = details.albumArtists.firstIndex(of: item.name), index < ids.count { return ids[index] }
+        return ids.count == 1 ? ids[0] : nil
     }
 
     /// The album view row of `id`, or error 70.

@@ -25,8 +25,10 @@ extension SubsonicAPI {
         let stars = try await groupStars(of: user)
         if SearchQuery(text).isEmpty {
             // Everything, in the views' orders: what apps use to sync a whole library.
-            artists = try await groupRows(GroupQuery(kind: .albumArtist), offset: artistOffset, limit: artistCount).map { SubsonicArtist(item: $0, starred: stars.artists[$0.id]) }
-            albums = self.albums(try await groupRows(GroupQuery(kind: .album), offset: albumOffset, limit: albumCount), child: child, stars: stars)
+            let rows = try await groupRows(GroupQuery(kind: .albumArtist), offset: artistOffset, limit: artistCount)
+            let roles = try await artistRoles(rows)
+            artists = rows.map { SubsonicArtist(item: $0, starred: stars.artists[$0.id], roles: roles[$0.id]) }
+            albums = try await self.albums(try await groupRows(GroupQuery(kind: .album), offset: albumOffset, limit: albumCount), child: child, stars: stars)
             let ids = try await trackRows(LibraryQuery(sort: .albumArtist, filter: try folderFilter(p) ?? .all), offset: songOffset, limit: songCount)
             songs = try await self.songs(ids, for: user)
         } else {
@@ -46,7 +48,9 @@ extension SubsonicAPI {
             for id in artistIDs.dropFirst(artistOffset).prefix(artistCount) {
                 if let item = try await library.group(id, kind: .albumArtist) { artists.append(SubsonicArtist(item: item, starred: stars.artists[item.id])) }
             }
-            albums = self.albums(try await albumItems(Array(albumIDs.dropFirst(albumOffset).prefix(albumCount))), child: child, stars: stars)
+            let roles = try await artistRoles(artists.map(\.item))
+            for index in artists.indices { artists[index].roles = roles[artists[index].item.id] }
+            albums = try await self.albums(try await albumItems(Array(albumIDs.dropFirst(albumOffset).prefix(albumCount))), child: child, stars: stars)
             let ids = try await trackRows(LibraryQuery(), search: text, offset: songOffset, limit: songCount)
             songs = try await self.songs(ids, for: user)
         }

@@ -202,6 +202,8 @@ struct SubsonicAlbum: SubsonicModel {
     var starred: Date?
     /// getAlbum's songs.
     var songs: [SubsonicSong]?
+    /// In a list of albums: the album's first track, whose tags give the release's fields.
+    var release: Track?
 
     func write(to w: inout SubsonicWriter) {
         let artist = item.artistID.map { SubsonicID.artist($0) }
@@ -224,10 +226,11 @@ struct SubsonicAlbum: SubsonicModel {
         w.attribute("starred", starred)
         // The sort tag the engine sorts the album by, else the name it sorts by then.
         w.attribute("sortName", item.sortName ?? name)
-        if let songs {
-            // What OpenSubsonic adds to an album, from its tracks' tags (getAlbum has them all):
-            // the release's details as its first track carries them, lists over every track.
-            let tracks = songs.map(\.track)
+        // What OpenSubsonic adds to an album, from its tracks' tags: the release's details as its
+        // first track carries them, lists over every track (getAlbum has them all; a list of
+        // albums reads each album's first track only).
+        let tracks = songs?.map(\.track) ?? release.map { [$0] } ?? []
+        if !tracks.isEmpty {
             let first = tracks.first?.details ?? TrackDetails()
             w.attribute("isCompilation", tracks.contains { $0.compilation })
             w.attribute("musicBrainzId", first.musicBrainz.releaseID)
@@ -241,6 +244,8 @@ struct SubsonicAlbum: SubsonicModel {
             w.list("recordLabels", first.labels.map { SubsonicNamed(name: $0) })
             if let date = first.originalDate.flatMap(SubsonicItemDate.init) { w.element("originalReleaseDate", date) }
             if let date = first.releaseDate.flatMap(SubsonicItemDate.init) { w.element("releaseDate", date) }
+        }
+        if let songs {
             var titles: [Int: String] = [:]
             for track in tracks {
                 if let disc = track.discNumber, let title = track.details.discSubtitle, titles[disc] == nil { titles[disc] = title }
@@ -294,6 +299,10 @@ struct SubsonicArtist: SubsonicModel {
     let item: GroupItem
     var starred: Date?
     var albums: [SubsonicAlbum]?
+    /// OpenSubsonic's roles in the library (`albumartist`, and `artist` when tracks credit it too).
+    var roles: [String]?
+    /// The artist's MusicBrainz ID, from its first track's album-artist IDs (getArtist).
+    var musicBrainzId: String?
 
     func write(to w: inout SubsonicWriter) {
         let name = SubsonicPlaceholder.name(item.name, SubsonicPlaceholder.artist)
@@ -303,6 +312,8 @@ struct SubsonicArtist: SubsonicModel {
         w.attribute("albumCount", item.albumCount)
         w.attribute("starred", starred)
         w.attribute("sortName", item.sortName ?? name)
+        w.attribute("musicBrainzId", musicBrainzId)
+        if let roles { w.strings("roles", roles) }
         if let albums { w.list("album", albums) }
     }
 }

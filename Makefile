@@ -75,7 +75,7 @@ tsan: deps build-info
 
 demo: release
 	rm -rf $(DEMO_DIR)
-	.build/release/shelf-bench sample-files --tracks 2000 --dir $(DEMO_DIR)/music
+	.build/release/shelf-bench sample-files --tracks 2000 --tagged --dir $(DEMO_DIR)/music
 	.build/release/shelf --library $(DEMO_DIR)/library token > $(DEMO_DIR)/start-token
 	.build/release/shelf --library $(DEMO_DIR)/library import $(DEMO_DIR)/music
 	.build/release/shelf --library $(DEMO_DIR)/library info
@@ -85,6 +85,9 @@ demo: release
 	.build/release/shelf --library $(DEMO_DIR)/library search 宇多 --limit 5
 	.build/release/shelf --library $(DEMO_DIR)/library search the --limit 5
 	.build/release/shelf --library $(DEMO_DIR)/library artists --by albumArtist --limit 8
+	.build/release/shelf --library $(DEMO_DIR)/library artists --limit 8
+	.build/release/shelf --library $(DEMO_DIR)/library tracks --filter 'label:=warp bpm:120..140 replayGain:yes' --limit 5
+	.build/release/shelf --library $(DEMO_DIR)/library playlist list
 	.build/release/shelf --library $(DEMO_DIR)/library albums --limit 8
 	.build/release/shelf --library $(DEMO_DIR)/library smart create 'Loved nineties' --rule 'year:1990..1999 , genre:=Rock' --limit 60m --by mostPlayed
 	.build/release/shelf --library $(DEMO_DIR)/library smart show 1 --limit 5

@@ -27,23 +27,28 @@ struct ImportBench {
     }
 
     func run(_ results: inout Report) async throws {
-        let music = directory.appendingPathComponent("music")
-        let library = directory.appendingPathComponent("library")
-        if !FileManager.default.fileExists(atPath: music.path) {
-            log("writing \(files) sample files")
-            _ = try SampleFiles.write(tracks: files, to: music, seconds: 0.1)
-        }
-        try? FileManager.default.removeItem(at: library)
         let me = URL(fileURLWithPath: CommandLine.arguments[0])
         var lines: [Line] = []
-        for run in ["first import", "unchanged rescan"] {
-            let result = try ChildProcess.run(me, ["import-probe", music.path, library.path])
-            guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
-                  let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let seconds = values["seconds"] as? Double, let handled = values["files"] as? Int
-            else { throw BenchUsageError(message: "import probe failed: \(result.stderr)") }
-            lines.append(Line(files: handled, run: run, seconds: seconds, filesPerSecond: Double(handled) / seconds,
-                              peakRSSBytes: values["peak"] as? Int))
+        // The plain sample files and the tagged ones (as Picard leaves a library: several
+        // artists, IDs, gains, cover.jpg and .lrc files beside the audio), side by side.
+        var music = directory.appendingPathComponent("music")
+        for tagged in [false, true] {
+            music = directory.appendingPathComponent(tagged ? "music-tagged" : "music")
+            let library = directory.appendingPathComponent(tagged ? "library-tagged" : "library")
+            if !FileManager.default.fileExists(atPath: music.path) {
+                log("writing \(files) \(tagged ? "tagged " : "")sample files")
+                _ = try SampleFiles.write(tracks: files, to: music, seconds: 0.1, tagged: tagged)
+            }
+            try? FileManager.default.removeItem(at: library)
+            for run in ["first import", "unchanged rescan"] {
+                let result = try ChildProcess.run(me, ["import-probe", music.path, library.path])
+                guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
+                      let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let seconds = values["seconds"] as? Double, let handled = values["files"] as? Int
+                else { throw BenchUsageError(message: "import probe failed: \(result.stderr)") }
+                lines.append(Line(files: handled, run: (tagged ? "tagged " : "plain ") + run, seconds: seconds,
+                                  filesPerSecond: Double(handled) / seconds, peakRSSBytes: values["peak"] as? Int))
+            }
         }
         // mutagen: bare tag parsing of the same files, the reference reader.
         let script = """
@@ -66,6 +71,9 @@ struct ImportBench {
             lines.append(Line(files: count, run: "mutagen (tags only)", seconds: seconds, filesPerSecond: Double(count) / seconds, peakRSSBytes: nil))
         } else {
             log("mutagen skipped: not installed (pip install mutagen)")
+        }
+        if let plain = lines.first(where: { $0.run == "plain first import" }), let tagged = lines.first(where: { $0.run == "tagged first import" }) {
+            results.sentence("tagged files import at \(figure: "taggedOverPlain", tagged.filesPerSecond / plain.filesPerSecond, decimals: 2)× the plain files' rate")
         }
         results.table(key: "runs", [
             .init("files", "files"), .init("run", "run"), .init("seconds", "seconds", decimals: 2),

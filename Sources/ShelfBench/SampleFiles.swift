@@ -6,25 +6,31 @@ import ShelfTestSupport
 /// `shelf-bench sample-files`: real audio files from the deterministic catalogue, in WAV, AIFF,
 /// MP3, FLAC and Ogg Opus (one format per album), tagged through TagLib (every text field, sort
 /// tags, lyrics, compilations, track and disc totals) with a cover per album (JPEG or PNG).
+/// `--tagged` writes a library as Picard leaves one: the catalogue's details as tags (several
+/// artists and genres, MusicBrainz IDs, ReplayGain, labels, release types, dates, BPM, ISRCs,
+/// moods), every other album's picture as `cover.jpg` beside its files instead of embedded, the
+/// lyrics of every other track with lyrics as `NAME.lrc`, and an `.m3u8` playlist at the top.
 /// Everything is written here: no encoder, no network.
 struct SampleFiles {
     let tracks: Int
     let directory: URL
     let seconds: Double
+    let tagged: Bool
 
     init(_ words: [String]) throws {
-        let flags = try Flags(words, known: ["--tracks", "--dir", "--seconds"])
+        let flags = try Flags(words, known: ["--tracks", "--dir", "--seconds"], switches: ["--tagged"])
         tracks = try flags.int("--tracks")
         guard let path = flags.string("--dir") else { throw BenchUsageError(message: "--dir is required") }
         directory = URL(fileURLWithPath: path)
         seconds = Double(flags.string("--seconds") ?? "0.3") ?? 0.3
+        tagged = flags.bool("--tagged")
     }
 
     static let formats = ["flac", "mp3", "opus", "wav", "aiff"]
 
     func run(_ results: inout Report) throws {
         let started = Date()
-        let written = try Self.write(tracks: tracks, to: directory, seconds: seconds)
+        let written = try Self.write(tracks: tracks, to: directory, seconds: seconds, tagged: tagged)
         let elapsed = Date().timeIntervalSince(started)
         results.sentence("""
             wrote \(figure: "files", written) files of \(figure: "audioSeconds", seconds, decimals: 2) s under \(directory.path) \
@@ -33,10 +39,11 @@ struct SampleFiles {
     }
 
     /// Writes the files; returns how many.
-    static func write(tracks: Int, to directory: URL, seconds: Double) throws -> Int {
-        let catalogue = DatasetGenerator(tracks: tracks, seed: 23).allTracks()
+    static func write(tracks: Int, to directory: URL, seconds: Double, tagged: Bool = false) throws -> Int {
+        let catalogue = DatasetGenerator(tracks: tracks, seed: 23, tagged: tagged).allTracks()
         var albumIndex: [String: Int] = [:]
         var covers: [Int: (Data, String)] = [:]
+        var playlist = "#EXTM3U\n"
         for (index, track) in catalogue.enumerated() {
             let albumKey = "\(track.albumArtist ?? "")\u{1}\(track.album ?? "")"
             let album = albumIndex[albumKey] ?? albumIndex.count
@@ -56,7 +63,22 @@ struct SampleFiles {
             default: TestAudio.wav(seconds: seconds, frequency: frequency)
             }
             try audio.write(to: url)
-            try TagFile.write(url, fields(track))
+            var tags = fields(track)
+            if tagged {
+                tags.merge(detailFields(track.details)) { _, detail in detail }
+                // Every other track with lyrics keeps them in a lyrics file beside it, synced.
+                if let lyrics = track.lyrics, index % 2 == 0 {
+                    tags["LYRICS"] = nil
+                    let lines = lyrics.split(separator: "\n").enumerated().map { String(format: "[00:%02d.00]", 2 * $0.offset + 1) + $0.element }
+                    try ("[la:en]\n" + lines.joined(separator: "\n") + "\n").write(
+                        to: url.deletingPathExtension().appendingPathExtension("lrc"), atomically: false, encoding: .utf8)
+                }
+                if index % 50 == 0 {
+                    let relative = url.path.dropFirst(directory.path.count + 1)
+                    playlist += "#EXTINF:\(Int(seconds.rounded(.up))),\(track.artist ?? "") - \(track.title ?? "")\n\(relative)\n"
+                }
+            }
+            try TagFile.write(url, tags)
             if covers[album] == nil {
                 let png = album % 3 == 0
                 let bytes = try DatasetGenerator.picture(side: 300, index: album, noise: false)
@@ -64,9 +86,33 @@ struct SampleFiles {
                     ? (try ImageCodec.encode(try ImageCodec.decode(bytes, maxPixelSize: 300), as: .png), "image/png") : (bytes, "image/jpeg")
             }
             let (cover, mime) = covers[album]!
-            try TagFile.writePicture(url, cover, mimeType: mime)
+            if tagged, album % 2 == 0 {
+                // The folder's picture, not the files': as a library scanned from CDs often is.
+                let file = folder.appendingPathComponent(mime == "image/png" ? "cover.png" : "cover.jpg")
+                if !FileManager.default.fileExists(atPath: file.path) { try cover.write(to: file) }
+            } else {
+                try TagFile.writePicture(url, cover, mimeType: mime)
+            }
         }
+        if tagged { try playlist.write(to: directory.appendingPathComponent("Every fiftieth.m3u8"), atomically: false, encoding: .utf8) }
         return catalogue.count
+    }
+
+    /// The details as Picard writes them, in TagLib's property names (lists as one value per item).
+    static func detailFields(_ d: TrackDetails) -> [String: String?] {
+        func list(_ values: [String]) -> String? { values.isEmpty ? nil : values.joined(separator: "\u{1F}") }
+        func gain(_ value: Double?) -> String? { value.map { String(format: "%.2f dB", $0) } }
+        func peak(_ value: Double?) -> String? { value.map { String(format: "%.6f", $0) } }
+        let mb = d.musicBrainz
+        return [
+            "ARTISTS": list(d.artists), "GENRE": list(d.genres), "MOOD": list(d.moods), "LABEL": list(d.labels),
+            "RELEASETYPE": list(d.releaseTypes), "ISRC": list(d.isrcs), "ORIGINALDATE": d.originalDate, "BPM": d.bpm.map(String.init),
+            "MUSICBRAINZ_TRACKID": mb.recordingID, "MUSICBRAINZ_RELEASETRACKID": mb.releaseTrackID, "MUSICBRAINZ_ALBUMID": mb.releaseID,
+            "MUSICBRAINZ_RELEASEGROUPID": mb.releaseGroupID, "MUSICBRAINZ_ARTISTID": list(mb.artistIDs),
+            "MUSICBRAINZ_ALBUMARTISTID": list(mb.albumArtistIDs),
+            "REPLAYGAIN_TRACK_GAIN": gain(d.replayGain?.trackGain), "REPLAYGAIN_TRACK_PEAK": peak(d.replayGain?.trackPeak),
+            "REPLAYGAIN_ALBUM_GAIN": gain(d.replayGain?.albumGain), "REPLAYGAIN_ALBUM_PEAK": peak(d.replayGain?.albumPeak),
+        ].filter { $0.value != nil }
     }
 
     static func fields(_ t: Track) -> [String: String?] {

@@ -17,7 +17,11 @@ import ShelfDatabase
 /// The index only grows during sync: a value no track has any more stays until the next build,
 /// and matches no row (its key finds none with that text); a value a track takes again after
 /// no other track held it is added again (a harmless duplicate). Values shorter than three characters
-/// have no trigram and are not indexed; queries that short scan instead (see `MirrorFilter`).
+/// have no trigram and are not in the trigram index.
+///
+/// Every distinct value, short ones too, is also a row of `mirror_value_text` by field: a one- or
+/// two-character contains-filter (`album:ab`), which no trigram serves, scans that field's distinct
+/// values (a few tens of thousands at 500,000 tracks) instead of every track's row.
 enum MirrorValues {
     /// The fields indexed, each a column of `mirror_value` named like its `f_` column.
     static let fields: [TextField] = [.title, .artist, .album, .albumArtist, .composer, .genre]
@@ -35,7 +39,16 @@ enum MirrorValues {
           \(fields.map { column($0) }.joined(separator: ", ")), key UNINDEXED, tokenize='trigram case_sensitive 1'
         );
         CREATE TABLE IF NOT EXISTS mirror_value_recent (field INTEGER NOT NULL, key BLOB NOT NULL, folded TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS mirror_value_text (
+          field INTEGER NOT NULL, folded TEXT NOT NULL, key BLOB NOT NULL, PRIMARY KEY (field, folded, key)
+        ) WITHOUT ROWID;
         """
+    }
+
+    /// The subquery of the keys whose distinct values of `field` hold the text (its one
+    /// argument), by a scan of the field's rows of `mirror_value_text`.
+    static func shortKeysSQL(_ field: TextField) -> String {
+        "SELECT key FROM mirror_value_text WHERE field = \(fields.firstIndex(of: field)!) AND instr(folded, ?) > 0"
     }
 
     /// Recent values beyond which they move into the trigram index (scanning them costs a
@@ -62,14 +75,20 @@ enum MirrorValues {
     static func build(in db: Connection, cancelled: () -> Bool) throws {
         try db.execute("DELETE FROM mirror_value")
         try db.execute("DELETE FROM mirror_value_recent")
-        for field in fields {
+        try db.execute("DELETE FROM mirror_value_text")
+        for (index, field) in fields.enumerated() {
             if cancelled() { throw CancellationError() }
             let name = column(field)
             try db.execute(
                 """
-                INSERT INTO mirror_value (\(name), key)
-                SELECT f_\(name), k_\(name) FROM mirror_track
+                INSERT INTO mirror_value_text (field, folded, key)
+                SELECT \(index), f_\(name), k_\(name) FROM mirror_track
                 WHERE f_\(name) IS NOT NULL GROUP BY k_\(name), f_\(name)
+                """)
+            try db.execute(
+                """
+                INSERT INTO mirror_value (\(name), key)
+                SELECT folded, key FROM mirror_value_text WHERE field = \(index) AND length(folded) >= 3
                 """)
         }
     }
@@ -95,8 +114,7 @@ enum MirrorValues {
             guard try statement.step() else { continue }
             let row = statement.currentRow
             for field in wanted {
-                guard let folded = row.optionalString(Int32(2 * field + 1)), indexable(folded),
-                      let key = row.optionalData(Int32(2 * field)) else { continue }
+                guard let folded = row.optionalString(Int32(2 * field + 1)), let key = row.optionalData(Int32(2 * field)) else { continue }
                 found[Value(field: field, key: key, folded: folded), default: 0] += 1
             }
         }
@@ -115,6 +133,8 @@ enum MirrorValues {
                 Int.self, "SELECT count(*) FROM (SELECT 1 FROM mirror_track WHERE k_\(name) = ? AND f_\(name) = ? LIMIT ?)",
                 [value.key, value.folded, takers + 1]) ?? 0
             if holders > takers { continue }
+            try db.execute("INSERT OR IGNORE INTO mirror_value_text (field, folded, key) VALUES (?, ?, ?)", [value.field, value.folded, value.key])
+            guard indexable(value.folded) else { continue }
             try db.execute("INSERT INTO mirror_value_recent (field, key, folded) VALUES (?, ?, ?)", [value.field, value.key, value.folded])
             added += 1
         }

@@ -483,9 +483,13 @@ extension MirrorFilter {
             // Three characters or more: the values holding the text come from the trigram
             // index and their rows from the field's sort index; `instr` then checks each row
             // as the scan would (a key may be shared by values that fold differently).
-            guard MirrorValues.fields.contains(field), MirrorValues.indexable(folded), let keyColumn = MirrorFilter.keyColumn(field),
+            guard MirrorValues.fields.contains(field), let keyColumn = MirrorFilter.keyColumn(field), !folded.isEmpty,
                   !denseContains(field, folded, db: db) else {
                 return (safe("instr(\(column), ?) > 0"), [folded])
+            }
+            // Shorter text has no trigram: the field's distinct values are scanned for it instead.
+            guard MirrorValues.indexable(folded) else {
+                return (safe("(\(keyColumn) IN (\(MirrorValues.shortKeysSQL(field))) AND instr(\(column), ?) > 0)"), [folded, folded])
             }
             return (safe("(\(keyColumn) IN (\(MirrorValues.keysSQL(field))) AND instr(\(column), ?) > 0)"),
                     [MirrorValues.match(field, folded), folded, folded])
@@ -522,9 +526,12 @@ extension MirrorFilter {
         let key = field.rawValue + "\u{0}" + folded
         if let known = densities.withLock({ $0[key] }) { return known }
         guard let db else { return false }
-        let count = (try? db.scalar(
-            Int.self, "SELECT count(*) FROM (SELECT 1 FROM mirror_value WHERE mirror_value MATCH ? LIMIT ?)",
-            [MirrorValues.match(field, folded), denseValues + 1])) ?? 0
+        // A short text counts its values in the distinct values' table (stopping at the limit).
+        let count = (MirrorValues.indexable(folded)
+            ? try? db.scalar(
+                Int.self, "SELECT count(*) FROM (SELECT 1 FROM mirror_value WHERE mirror_value MATCH ? LIMIT ?)",
+                [MirrorValues.match(field, folded), denseValues + 1])
+            : try? db.scalar(Int.self, "SELECT count(*) FROM (\(MirrorValues.shortKeysSQL(field)) LIMIT ?)", [folded, denseValues + 1])) ?? 0
         let dense = count > denseValues
         densities.withLock { cache in
             if cache.count >= 1_024 { cache.removeAll() }

@@ -21,8 +21,9 @@ struct GroupMember: Equatable {
     var compilation: Bool
     /// When the track was added, in whole seconds (the mirror's `n_date_added`).
     var added: Double
-    /// The artists, composers and genres the track's lists credit beyond its display values
-    /// (other keys only, each once, named as first listed): it counts under each of them too.
+    /// The artists, composers and genres the track's lists credit (each key once, named as first
+    /// listed): a track with a list counts under each of its values instead of its display value
+    /// ("A feat. B" is a credit, not an artist).
     var artists: [Credit] = []
     var composers: [Credit] = []
     var genres: [Credit] = []
@@ -33,9 +34,9 @@ struct GroupMember: Equatable {
         let name: String
     }
 
-    /// The values of `list` whose keys differ from `display`'s, once per key, in list order.
-    static func credits(_ list: [String], beyond display: [UInt8], options: SortKeyOptions) -> [Credit] {
-        var seen: Set<[UInt8]> = [display]
+    /// The values of `list`, once per key, in list order.
+    static func credits(_ list: [String], options: SortKeyOptions) -> [Credit] {
+        var seen: Set<[UInt8]> = []
         var credits: [Credit] = []
         for name in list where !SortKey.isBlank(name) {
             let key = SortKey.textKey(name, options: options)
@@ -45,9 +46,9 @@ struct GroupMember: Equatable {
     }
 
     mutating func addCredits(_ details: TrackDetails, options: SortKeyOptions) {
-        artists = Self.credits(details.artists, beyond: kArtist, options: options)
-        composers = Self.credits(details.composers, beyond: kComposer, options: options)
-        genres = Self.credits(details.genres, beyond: kGenre, options: options)
+        artists = Self.credits(details.artists, options: options)
+        composers = Self.credits(details.composers, options: options)
+        genres = Self.credits(details.genres, options: options)
     }
 
     static let variousArtists = "Various Artists"
@@ -146,12 +147,16 @@ struct GroupMember: Equatable {
     /// otherwise); other blank names belong to no group of their kind.
     var groups: [GroupKey] {
         var keys: [GroupKey] = [GroupKey(kind: .album, key: albumOwner.key, album: kAlbum)]
-        if kArtist != SortKey.missingKey { keys.append(GroupKey(kind: .artist, key: kArtist)) }
-        if kComposer != SortKey.missingKey { keys.append(GroupKey(kind: .composer, key: kComposer)) }
-        if kGenre != SortKey.missingKey { keys.append(GroupKey(kind: .genre, key: kGenre)) }
-        keys += artists.map { GroupKey(kind: .artist, key: $0.key) }
-        keys += composers.map { GroupKey(kind: .composer, key: $0.key) }
-        keys += genres.map { GroupKey(kind: .genre, key: $0.key) }
+        func add(_ kind: GroupKind, _ display: [UInt8], _ credits: [Credit]) {
+            if credits.isEmpty {
+                if display != SortKey.missingKey { keys.append(GroupKey(kind: kind, key: display)) }
+            } else {
+                keys += credits.map { GroupKey(kind: kind, key: $0.key) }
+            }
+        }
+        add(.artist, kArtist, artists)
+        add(.composer, kComposer, composers)
+        add(.genre, kGenre, genres)
         return keys
     }
 }
@@ -452,9 +457,10 @@ enum MirrorGroups {
         case .composer: ("k_composer = ? OR \(MirrorLists.credited(.composer))", [Data(key.key), Data(key.key)])
         case .genre: ("k_genre = ? OR \(MirrorLists.credited(.genre))", [Data(key.key), Data(key.key)])
         }
+        // The display value's rows include tracks whose lists credit others instead.
         return try db.query("SELECT \(GroupMember.columns) FROM mirror_track WHERE \(condition)", arguments) {
             try GroupMember(row: $0, options: options)
-        }
+        }.filter { $0.groups.contains(key) }
     }
 
     private static let ownerKey = "(CASE WHEN k_album_artist = x'FF' THEN k_artist ELSE k_album_artist END)"

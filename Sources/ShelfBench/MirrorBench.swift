@@ -16,9 +16,11 @@ struct MirrorBench {
     let writeRounds: Int
     /// Each scale measured twice, the plain catalogue then the tagged one (`DatasetGenerator.tagged`).
     let withTagged: Bool
+    /// Only the reads whose names contain one of these (every read when empty).
+    let only: [String]
 
     init(_ words: [String]) throws {
-        let flags = try Flags(words, known: ["--tracks", "--library", "--write-rounds"], switches: ["--writes-only", "--with-tagged"])
+        let flags = try Flags(words, known: ["--tracks", "--library", "--write-rounds", "--only"], switches: ["--writes-only", "--with-tagged"])
         let text = flags.string("--tracks") ?? "10000,50000,100000,500500"
         scales = try text.split(separator: ",").map { part in
             guard let value = Int(part.replacingOccurrences(of: "_", with: "")), value >= 1_000 else {
@@ -30,6 +32,7 @@ struct MirrorBench {
         writesOnly = flags.bool("--writes-only")
         writeRounds = max(3, Int(flags.string("--write-rounds") ?? "") ?? 11)
         withTagged = flags.bool("--with-tagged")
+        only = flags.string("--only")?.split(separator: ",").map(String.init) ?? []
     }
 
     struct Line {
@@ -326,7 +329,8 @@ struct MirrorBench {
                  }),
         ]
         var lines: [Line] = []
-        for item in writesOnly ? [] : cases + searchCases + viewCases {
+        let chosen = (cases + searchCases + viewCases).filter { item in only.isEmpty || only.contains { item.name.contains($0) } }
+        for item in writesOnly ? [] : chosen {
             log("  \(scale): \(item.name)")
             let directMs = try await Measure.median(runs: directRuns, warmup: 0) { try item.direct() }
             // Interleave mirror and raw runs so that noise hits both alike.

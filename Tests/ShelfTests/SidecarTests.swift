@@ -183,4 +183,32 @@ import Testing
         #expect(try await library.artworkData(fallback) == albumCover)
         #expect(try await library.artworkData(replaced) == nil)
     }
+
+    /// Two folders with an `artist.*` for one album artist, met by different chunks: the first
+    /// stored stays while its file is unchanged, so rescans neither flip between them nor write.
+    @Test func anArtistPictureDoesNotFlipBetweenFolders() async throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music")
+        let own = try TestPictures.jpeg(width: 30, height: 30, seed: 7)
+        let other = try TestPictures.jpeg(width: 31, height: 31, seed: 8)
+        _ = try ImportTests.wav(music.appendingPathComponent("B/Album/1.wav"), frequency: 300, tags: ["ALBUM": "One", "ALBUMARTIST": "B"])
+        _ = try ImportTests.wav(music.appendingPathComponent("A/Split/1.wav"), frequency: 310, tags: ["ALBUM": "Split", "ALBUMARTIST": "B"])
+        try own.write(to: music.appendingPathComponent("B/artist.jpg"))
+        try other.write(to: music.appendingPathComponent("A/artist.jpg"))
+        let library = Library(directory: dir.path("lib"))
+        _ = try await library.importFiles(at: [music], options: ImportOptions(chunkSize: 1))
+        let b = Library.artistID(named: "B")
+        let first = try #require(try await library.artistPictures([b], kind: .albumArtist)[b])
+        for _ in 0..<2 {
+            let again = try await library.importFiles(at: [music], options: ImportOptions(chunkSize: 1))
+            #expect(again.commits == 0, "\(again)")
+            #expect(try await library.artistPictures([b], kind: .albumArtist)[b] == first)
+        }
+        // Its file gone, the picture goes at the end of the next import (another folder's may follow).
+        let stored = try #require(try await library.artworkData(first))
+        let path = music.appendingPathComponent(stored == own ? "B/artist.jpg" : "A/artist.jpg")
+        try FileManager.default.removeItem(at: path)
+        _ = try await library.importFiles(at: [music], options: ImportOptions(chunkSize: 1))
+        #expect(try await library.artistPictures([b], kind: .albumArtist)[b] != first)
+    }
 }

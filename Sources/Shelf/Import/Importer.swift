@@ -126,6 +126,7 @@ extension Library {
             let rate = Double(done) / max(Date().timeIntervalSince(started), 1e-6)
             progress(ImportProgress(done: done, total: max(total, done), filesPerSecond: rate, secondsLeft: rate > 0 ? Double(max(0, total - done)) / rate : nil))
         }
+        try await pruneArtistPictures()
         // Playlist files last, so that their entries find the tracks this import added.
         if !scanner.playlists.isEmpty {
             try Task.checkCancellation()

@@ -100,7 +100,9 @@ struct FolderListing: Sendable {
 
     /// `entry:size:mtime` of a regular file, which changes whenever the file is replaced or rewritten.
     func stamp(_ entry: String) -> String? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(entry).path),
+        // A link counts as the file it names (attributesOfItem describes the link itself).
+        let path = directory.appendingPathComponent(entry).resolvingSymlinksInPath().path
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               (attributes[.type] as? FileAttributeType) == .typeRegular else { return nil }
         let size = (attributes[.size] as? Int) ?? 0
         let modified = ((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) * 1000
@@ -151,7 +153,7 @@ struct PictureFiles {
         var problems: [ImportReport.Failure] = []
         for entry in candidates(in: listing) {
             let path = listing.directory.appendingPathComponent(entry).path
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path),
                   (attributes[.type] as? FileAttributeType) == .typeRegular else { continue }
             if let size = attributes[.size] as? Int, size > Self.maxBytes {
                 problems.append(.init(path: path, error: "\(path): picture file of \(size) bytes is beyond \(Self.maxBytes); left out"))
@@ -293,7 +295,8 @@ enum ArtistPictures {
     }
 
     /// The pictures to store or forget for `owners`: a new, replaced or removed `artist.*` file
-    /// against what the library holds; an unchanged file is not read again.
+    /// against what the library holds; an unchanged file is not read again. A file that is no
+    /// picture is reported on every scan that meets it, as folder pictures are.
     static func changes(for owners: Owners, roots: [URL], listings: inout FolderListings, in library: Library) async throws -> Changes {
         guard !owners.byID.isEmpty else { return Changes() }
         let list = "[" + owners.byID.keys.map { String($0.rawValue) }.joined(separator: ",") + "]"
@@ -311,6 +314,12 @@ enum ArtistPictures {
             let oldFolder = old.map { URL(fileURLWithPath: $0.path).deletingLastPathComponent().path }
             var found: Picture?
             var unchanged = false
+            // The stored picture stays while its file is there unchanged: another folder's
+            // `artist.*` met by a later chunk does not take its place, so scans never flip-flop.
+            if let old, let oldFolder {
+                let folder = URL(fileURLWithPath: oldFolder)
+                if old.stamp == oldFolder + "|" + PictureFiles.artist.stamp(in: listings.of(folder)) { continue }
+            }
             for folder in candidates {
                 let listing = listings.of(folder)
                 let stamp = PictureFiles.artist.stamp(in: listing)
@@ -337,5 +346,18 @@ enum ArtistPictures {
             }
         }
         return changes
+    }
+}
+
+extension Library {
+    /// Forgets the `artist.*` pictures whose files are gone (their artists may have no tracks left
+    /// to look at them), so that their artwork is collected.
+    func pruneArtistPictures() async throws {
+        let rows = try await read { db in
+            try db.query("SELECT album_artist_id, path FROM artist_picture", []) { (GroupID(rawValue: try $0.int64(0)), try $0.string(1)) }
+        }
+        let gone = rows.filter { !FileManager.default.fileExists(atPath: $0.1) }.map(\.0)
+        guard !gone.isEmpty else { return }
+        try await write { batch in for id in gone { try batch.removeArtistPicture(albumArtist: id) } }
     }
 }

@@ -246,7 +246,7 @@ final class MirrorStore {
         if fresh || meta["state"] != "building" {
             try db.transaction {
                 // A contentless index cannot DELETE; 'delete-all' empties it.
-                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; DELETE FROM mirror_group_section; DELETE FROM mirror_value; DELETE FROM mirror_value_recent; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
+                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; DELETE FROM mirror_group_section; DELETE FROM mirror_value; DELETE FROM mirror_value_recent; DELETE FROM mirror_value_text; DELETE FROM mirror_list; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
                 try setMeta(db, ["store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
                                  "build_start_seq": String(try currentSeq()), "build_next_id": "0", "build_rows": "0",
                                  "build_phase": MirrorBuildPhase.rows.rawValue, "applied_seq": "0"])

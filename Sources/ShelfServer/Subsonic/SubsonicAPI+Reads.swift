@@ -77,7 +77,8 @@ extension SubsonicAPI {
         let details = track.details
         let ids = details.musicBrainz.albumArtistIDs
         if let index = details.albumArtists.firstIndex(of: item.name), index < ids.count { return ids[index] }
-        return ids.count == 1 ? ids[0] : nil
+        // One album artist with one ID, named as the view names it: nothing else is safe ("A feat. B" is not A).
+        return ids.count == 1 && details.albumArtists.count <= 1 && (details.albumArtists.first ?? item.name) == item.name ? ids[0] : nil
     }
 
     /// The album view row of `id`, or error 70.

@@ -231,6 +231,8 @@ struct SubsonicAlbum: SubsonicModel {
         // albums reads each album's first track only).
         let tracks = songs?.map(\.track) ?? release.map { [$0] } ?? []
         if !tracks.isEmpty {
+            // getAlbum: the first track in disc and track order; a list: the lowest-ID track, the
+            // one the view row names (for an album imported from its folder, the same track).
             let first = tracks.first?.details ?? TrackDetails()
             w.attribute("isCompilation", tracks.contains { $0.compilation })
             w.attribute("musicBrainzId", first.musicBrainz.releaseID)
@@ -238,8 +240,11 @@ struct SubsonicAlbum: SubsonicModel {
             let credited = first.albumArtists.isEmpty ? [SubsonicPlaceholder.name(item.artist, SubsonicPlaceholder.artist)] : first.albumArtists
             w.attribute("displayArtist", SubsonicPlaceholder.name(item.artist, SubsonicPlaceholder.artist))
             w.list("artists", credited.map { SubsonicArtistRef(name: $0) })
-            w.list("genres", Self.union(tracks.map { $0.details.genres.isEmpty ? ($0.genre.map { [$0] } ?? []) : $0.details.genres }).map { SubsonicNamed(name: $0) })
-            w.strings("moods", Self.union(tracks.map(\.details.moods)))
+            // Unions over every track: getAlbum only (a list reads one track per album).
+            if songs != nil {
+                w.list("genres", Self.union(tracks.map { $0.details.genres.isEmpty ? ($0.genre.map { [$0] } ?? []) : $0.details.genres }).map { SubsonicNamed(name: $0) })
+                w.strings("moods", Self.union(tracks.map(\.details.moods)))
+            }
             w.strings("releaseTypes", first.releaseTypes)
             w.list("recordLabels", first.labels.map { SubsonicNamed(name: $0) })
             if let date = first.originalDate.flatMap(SubsonicItemDate.init) { w.element("originalReleaseDate", date) }

@@ -20,6 +20,8 @@ struct ImportBench {
 
     struct Line {
         let files: Int
+        /// "plain" or "tagged" sample files (mutagen's line: the tagged ones).
+        let catalogue: String
         let run: String
         let seconds: Double
         let filesPerSecond: Double
@@ -46,7 +48,7 @@ struct ImportBench {
                       let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                       let seconds = values["seconds"] as? Double, let handled = values["files"] as? Int
                 else { throw BenchUsageError(message: "import probe failed: \(result.stderr)") }
-                lines.append(Line(files: handled, run: (tagged ? "tagged " : "plain ") + run, seconds: seconds,
+                lines.append(Line(files: handled, catalogue: tagged ? "tagged" : "plain", run: run, seconds: seconds,
                                   filesPerSecond: Double(handled) / seconds, peakRSSBytes: values["peak"] as? Int))
             }
         }
@@ -68,17 +70,18 @@ struct ImportBench {
         let mutagen = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, music.path])
         let parts = mutagen.stdout.split(whereSeparator: \.isWhitespace)
         if parts.count == 2, let count = Int(parts[0]), let seconds = Double(parts[1]) {
-            lines.append(Line(files: count, run: "mutagen (tags only)", seconds: seconds, filesPerSecond: Double(count) / seconds, peakRSSBytes: nil))
+            lines.append(Line(files: count, catalogue: "tagged", run: "mutagen (tags only)", seconds: seconds, filesPerSecond: Double(count) / seconds, peakRSSBytes: nil))
         } else {
             log("mutagen skipped: not installed (pip install mutagen)")
         }
-        if let plain = lines.first(where: { $0.run == "plain first import" }), let tagged = lines.first(where: { $0.run == "tagged first import" }) {
+        if let plain = lines.first(where: { $0.catalogue == "plain" && $0.run == "first import" }),
+           let tagged = lines.first(where: { $0.catalogue == "tagged" && $0.run == "first import" }) {
             results.sentence("tagged files import at \(figure: "taggedOverPlain", tagged.filesPerSecond / plain.filesPerSecond, decimals: 2)× the plain files' rate")
         }
         results.table(key: "runs", [
-            .init("files", "files"), .init("run", "run"), .init("seconds", "seconds", decimals: 2),
+            .init("files", "files"), .init("catalogue", "catalogue"), .init("run", "run"), .init("seconds", "seconds", decimals: 2),
             .init("files/s", "filesPerSecond"), .init("peak RSS MiB", "peakMiB", decimals: 1),
-        ], lines.map { [$0.files, $0.run, $0.seconds, $0.filesPerSecond, $0.peakRSSBytes.map { Double($0) / 1_048_576 }] })
+        ], lines.map { [$0.files, $0.catalogue, $0.run, $0.seconds, $0.filesPerSecond, $0.peakRSSBytes.map { Double($0) / 1_048_576 }] })
     }
 
     /// One import in this process: prints files handled, seconds and peak RSS as JSON.

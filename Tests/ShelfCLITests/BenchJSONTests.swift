@@ -74,13 +74,15 @@ import Testing
         let dir = try TemporaryDirectory()
         let document = try bench(["import", "--files", "5", "--dir", dir.url.path])
         let runs = try rows(document, "runs")
-        #expect(runs.count >= 2, "a first import and a rescan (and mutagen when installed)")
-        #expect(runs.prefix(2).map { $0["run"] as? String } == ["first import", "unchanged rescan"])
+        #expect(runs.count >= 4, "a first import and a rescan of plain and of tagged files (and mutagen when installed)")
+        #expect(runs.prefix(4).map { $0["run"] as? String } == ["first import", "unchanged rescan", "first import", "unchanged rescan"])
+        #expect(runs.prefix(4).map { $0["catalogue"] as? String } == ["plain", "plain", "tagged", "tagged"])
         for run in runs {
             #expect(run["files"] as? Int == 5)
             expectPositive(run, ["seconds", "filesPerSecond"])
         }
-        for run in runs.prefix(2) { expectPositive(run, ["peakMiB"]) }
+        for run in runs.prefix(4) { expectPositive(run, ["peakMiB"]) }
+        #expect((document["taggedOverPlain"] as? NSNumber)?.doubleValue ?? 0 > 0)
     }
 
     @Test func history() throws {

@@ -73,7 +73,7 @@ extension Library {
     public func buildMirror(wait: Bool = true) async throws {
         let store = try await store()
         guard let mirror = store.mirror else { return }
-        try mirror.rebuild(launch: true)
+        try await mirror.rebuild(launch: true)
         if wait { try await mirror.waitForBuild() }
     }
 
@@ -85,7 +85,7 @@ extension Library {
     public func completeMirror(fresh: Bool = false, progress: (@Sendable (MirrorBuildProgress) -> Void)? = nil) async throws -> MirrorStatus {
         let store = try await store()
         guard let mirror = store.mirror else { return try await mirrorStatus() }
-        if fresh { try mirror.rebuild(launch: false) }
+        if fresh { try await mirror.rebuild(launch: false) }
         try mirror.enableForBuild()
         try await mirror.complete(progress: progress)
         return mirror.status()

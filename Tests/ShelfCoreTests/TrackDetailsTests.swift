@@ -4,6 +4,27 @@ import Testing
 
 /// The stored form of a track's details and the rules that split single-value tags.
 @Suite struct TrackDetailsTests {
+    /// The credit lists read from the stored text alone agree with a full decode, with every
+    /// other field present or absent.
+    @Test func creditListsAreReadWithoutTheRest() {
+        var full = TrackDetails()
+        full.artists = ["A", "B"]
+        full.albumArtists = ["A"]
+        full.genres = ["Rock", "Pop"]
+        full.composers = ["C"]
+        full.labels = ["Warp"]
+        full.replayGain = ReplayGain(trackGain: -3)
+        var sparse = TrackDetails()
+        sparse.composers = ["Only"]
+        sparse.bpm = 120
+        var none = TrackDetails()
+        none.labels = ["L"]
+        for details in [full, sparse, none] {
+            let lists = TrackDetails.creditLists(encoded: details.encoded ?? "")
+            #expect(lists.artists == details.artists && lists.genres == details.genres && lists.composers == details.composers, "\(details)")
+        }
+    }
+
     @Test func theStandardSeparatorsSplitListsAndKeepNamesWhole() {
         let names = TagSeparators.standard.names
         #expect(TagSeparators.split("A; B", on: names) == ["A", "B"])

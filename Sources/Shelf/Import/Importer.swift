@@ -76,6 +76,8 @@ struct ParsedFile: Sendable {
     var lyricsFile: String?
     /// What was beside it (`SidecarStamp`).
     var sidecars = ""
+    /// The track its tags make, and what in them was malformed (read with the parse, on every core).
+    var reading: (track: Track, problems: [String])?
 }
 
 /// What the library knows of a path before its chunk is read.
@@ -175,13 +177,13 @@ extension Library {
                 stamps[file.0.path] = stamp
             }
         }
-        var parsed = toParse.isEmpty ? [] : await Self.parse(toParse)
+        var parsed = toParse.isEmpty ? [] : await Self.parse(toParse, separators: settings.separators)
         // What the files beside the audio give: the folder's picture (read once per folder) and
         // the lyrics file, before or after the file's own as the settings say.
         var folders: [String: Data?] = [:]
         for index in parsed.indices {
             parsed[index].sidecars = stamps[parsed[index].url.path] ?? ""
-            guard case .success(let value) = parsed[index].result else { continue }
+            guard case .success(let value) = parsed[index].result, let own = parsed[index].reading?.track else { continue }
             let directory = parsed[index].url.deletingLastPathComponent()
             let listing = listings.of(directory)
             if settings.pictures == .files || value.0.picture == nil {
@@ -192,13 +194,12 @@ extension Library {
                 }
                 parsed[index].folderPicture = folders[directory.path] ?? nil
             }
-            if settings.lyrics == .files || SortKey.isBlank(value.0.track(path: "").lyrics) {
+            if settings.lyrics == .files || SortKey.isBlank(own.lyrics) {
                 let found = LyricsFile.find(beside: parsed[index].url, in: listing)
                 parsed[index].lyricsFile = found.text
                 if let problem = found.problem { report.warnings.append(problem) }
             }
-            let tags = value.0.track(path: "")
-            if !tags.compilation, let owner = ArtistPictures.owner(albumArtist: tags.albumArtist, artist: tags.artist) {
+            if !own.compilation, let owner = ArtistPictures.owner(albumArtist: own.albumArtist, artist: own.artist) {
                 owners.add(owner, folder: directory)
             }
         }
@@ -217,7 +218,7 @@ extension Library {
                     continue
                 case .success(let value): (tags, identity) = value
                 }
-                var (track, problems) = tags.reading(path: path, separators: settings.separators)
+                var (track, problems) = file.reading ?? tags.reading(path: path, separators: settings.separators)
                 outcome.warnings += problems.map { .init(path: path, error: "\(path): \($0)") }
                 track.fileSize = file.size
                 track.fileModified = file.modified
@@ -278,7 +279,7 @@ extension Library {
     }
 
     /// Tags and audio identity of each file, on every core, off the actor and the cooperative pool.
-    private static func parse(_ files: [(URL, Int64, Date)]) async -> [ParsedFile] {
+    private static func parse(_ files: [(URL, Int64, Date)], separators: TagSeparators) async -> [ParsedFile] {
         await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
                 // One file per part: files differ widely in cost, so small parts balance the cores.
@@ -294,7 +295,9 @@ extension Library {
                     } catch {
                         result = .failure(TagReadFailure(message: "cannot read \(url.path): \(error.localizedDescription)"))
                     }
-                    return ParsedFile(url: url, size: size, modified: modified, result: result)
+                    var file = ParsedFile(url: url, size: size, modified: modified, result: result)
+                    if case .success(let value) = result { file.reading = value.0.reading(path: url.path, separators: separators) }
+                    return file
                 }
                 continuation.resume(returning: results)
             }

@@ -46,9 +46,13 @@ struct GroupMember: Equatable {
     }
 
     mutating func addCredits(_ details: TrackDetails, options: SortKeyOptions) {
-        artists = Self.credits(details.artists, options: options)
-        composers = Self.credits(details.composers, options: options)
-        genres = Self.credits(details.genres, options: options)
+        addCredits(artists: details.artists, genres: details.genres, composers: details.composers, options: options)
+    }
+
+    mutating func addCredits(artists: [String], genres: [String], composers: [String], options: SortKeyOptions) {
+        self.artists = Self.credits(artists, options: options)
+        self.composers = Self.credits(composers, options: options)
+        self.genres = Self.credits(genres, options: options)
     }
 
     static let variousArtists = "Various Artists"
@@ -130,7 +134,10 @@ struct GroupMember: Equatable {
         hasArtwork = try row.int64(23) != 0
         compilation = try row.int64(24) != 0
         added = try row.double(25)
-        if let encoded = row.optionalString(26) { addCredits(TrackDetails(encoded: encoded), options: options) }
+        if let encoded = row.optionalString(26) {
+            let lists = TrackDetails.creditLists(encoded: encoded)
+            addCredits(artists: lists.artists, genres: lists.genres, composers: lists.composers, options: options)
+        }
     }
 
     /// The album artist an album files under: "Various Artists" for a compilation, else the album

@@ -703,7 +703,14 @@ final class MirrorStore {
 
     /// Starts again from nothing; `launch` runs the build now, else `complete` (or the
     /// background build) runs it.
-    func rebuild(launch: Bool) throws {
+    func rebuild(launch: Bool) async throws {
+        // A build still running (the one opening started) is stopped at its next step and
+        // waited for first: deleting the file under a builder that is opening it fails that
+        // builder with an I/O error, or lets it write into the new file.
+        if let running = buildTask {
+            control.cancelled.withLock { $0 = true }
+            _ = try? await running.value
+        }
         try setEnabled(true)
         try startBuild(fresh: true, launch: launch)
     }

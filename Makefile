@@ -89,8 +89,10 @@ demo: release
 	.build/release/shelf --library $(DEMO_DIR)/library tracks --filter 'label:=warp bpm:120..140 replayGain:yes' --limit 5
 	.build/release/shelf --library $(DEMO_DIR)/library playlist list
 	.build/release/shelf --library $(DEMO_DIR)/library albums --limit 8
-	.build/release/shelf --library $(DEMO_DIR)/library smart create 'Loved nineties' --rule 'year:1990..1999 , genre:=Rock' --limit 60m --by mostPlayed
-	.build/release/shelf --library $(DEMO_DIR)/library smart show 1 --limit 5
+	# The smart playlist's ID follows the playlists the import made from .m3u8 files.
+	id=$$(.build/release/shelf --library $(DEMO_DIR)/library smart create 'Loved nineties' --rule 'year:1990..1999 , genre:=Rock' --limit 60m --by mostPlayed --json \
+	  | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])') && echo "created smart playlist $$id 'Loved nineties'" \
+	  && .build/release/shelf --library $(DEMO_DIR)/library smart show $$id --limit 5
 	.build/release/shelf --library $(DEMO_DIR)/library edit 1 2 --set genre=Jazz --set year=1999
 	.build/release/shelf --library $(DEMO_DIR)/library draft 1
 	.build/release/shelf --library $(DEMO_DIR)/library export 1 2 3 --to $(DEMO_DIR)/export --format mp3 --bitrate 128

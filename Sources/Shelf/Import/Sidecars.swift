@@ -82,6 +82,9 @@ struct FolderListing: Sendable {
     let directory: URL
     /// Entry names as the file system spells them, by their lower-cased name.
     let entries: [String: String]
+    /// The album pictures' stamp (`PictureFiles.stamp`), taken once: every track of the folder's
+    /// `SidecarStamp` holds it.
+    private(set) var albumPictures = ""
 
     /// The entries of `directory` (none when it cannot be read).
     init(_ directory: URL) {
@@ -93,6 +96,7 @@ struct FolderListing: Sendable {
             entries[name.lowercased()] = name
         }
         self.entries = entries
+        albumPictures = PictureFiles.album.stamp(in: self)
     }
 
     /// The entry named `name` in any case, as spelled on disk.
@@ -221,7 +225,7 @@ enum SidecarStamp {
     /// The stamp of `audio` under `settings` ("" when nothing beside it could count, as for a
     /// track imported before stamps were kept).
     static func of(_ audio: URL, in listing: FolderListing, settings: ImportSettings) -> String {
-        let picture = PictureFiles.album.stamp(in: listing)
+        let picture = listing.albumPictures
         let lyrics = LyricsFile.stamp(beside: audio, in: listing)
         if picture.isEmpty, lyrics.isEmpty { return "" }
         // The order is part of it: changing the setting re-reads the tracks it can change.

@@ -153,6 +153,30 @@ check(conn.ping(), "ping after 70 idle connections")
 for c in leaked:
     c.close()
 
+# Users, bookmarks, the queue by index, radio and playback reports (issue 25), in strict models.
+me = conn.get_user(user)
+check(me.admin_role and me.stream_role, "getUser")
+check(user in [u.username for u in conn.get_users()], "getUsers")
+check(conn.create_user("pyuser", "py-pass", "py@example.org"), "createUser")
+check(not conn.get_user("pyuser").admin_role, "createUser: not an admin")
+check(conn.update_user("pyuser", email="py2@example.org", download_role=True), "updateUser")
+check(conn.get_user("pyuser").download_role, "updateUser role")
+check(conn.change_password("pyuser", "py-pass-2"), "changePassword")
+check(conn.delete_user("pyuser"), "deleteUser")
+check(conn.get_avatar(user).status == 200, "getAvatar")
+check(conn.create_bookmark(song.id, 12_000, comment="from python"), "createBookmark")
+marks = conn.get_bookmarks()
+check(any(b.entry.id == song.id and b.position == 12_000 for b in marks), f"getBookmarks: {marks}")
+check(conn.delete_bookmark(song.id), "deleteBookmark")
+check(conn.save_play_queue_by_index([song.id, song.id], current_index=1, position=5), "savePlayQueueByIndex")
+queue = conn.get_play_queue_by_index()
+check(queue.current_index == 1 and len(queue.entry or []) == 2, f"getPlayQueueByIndex: {queue}")
+check(conn.create_internet_radio_station("https://radio.example/live", "Live", homepage_url="https://radio.example"), "createInternetRadioStation")
+stations = conn.get_internet_radio_stations()
+check(any(s.name == "Live" and s.home_page_url == "https://radio.example" for s in stations), f"getInternetRadioStations: {stations}")
+check(conn.report_playback(song.id, "song", 0, "starting"), "reportPlayback")
+check(conn.report_playback(song.id, "song", 10, "stopped"), "reportPlayback stopped")
+
 # Not get_music_folders: py-opensonic 10.4 iterates the musicFolders object itself instead of
 # its musicFolder list, which the spec (and Shelf's XML/JSON) nest one level deeper.
 print("py-opensonic: all checks passed")

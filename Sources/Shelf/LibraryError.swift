@@ -48,6 +48,8 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidPassword(reason: String)
     /// No API key has this ID.
     case apiKeyNotFound(String)
+    /// No bookmark, radio station or share (`kind`: "bookmark", "station", "share") has this ID.
+    case objectNotFound(kind: String, id: String)
     /// The change would leave the library without an admin.
     case lastAdmin(String)
     /// The per-library key file `secret.key` is missing, of the wrong size, or readable by others.
@@ -81,6 +83,7 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidUserName: "invalidUserName"
         case .invalidPassword: "invalidPassword"
         case .apiKeyNotFound: "apiKeyNotFound"
+        case .objectNotFound(let kind, _): "\(kind)NotFound"
         case .lastAdmin: "lastAdmin"
         case .secretKeyFile: "secretKeyFile"
         case .passwordUnreadable: "passwordUnreadable"
@@ -115,6 +118,7 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidUserName(let name, let reason): "invalid user name \"\(name)\": \(reason)"
         case .invalidPassword(let reason): "invalid password: \(reason)"
         case .apiKeyNotFound(let id): "no API key with ID \(id)"
+        case .objectNotFound(let kind, let id): "no \(kind) \(id)"
         case .lastAdmin(let name): "'\(name)' is the last admin; make another user an admin first"
         case .secretKeyFile(let path, let reason): "the key file \(path) \(reason)"
         case .passwordUnreadable(let user, let keyPath):

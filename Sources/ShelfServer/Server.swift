@@ -39,6 +39,8 @@ public final class ShelfServer: Sendable {
         public var limits = HTTPLimits()
         /// Transcodes at once (the core count unless said).
         public var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
+        /// Whether share links may be made and opened (`sharing` in the config).
+        public var sharing = true
         /// Bytes that may wait for an event-stream client.
         public var eventBufferBytes = 1 << 20
         /// How long an event-stream client may leave a full buffer unread before it is dropped.
@@ -86,9 +88,9 @@ public final class ShelfServer: Sendable {
             scans: ScanScheduler(imports: imports, roots: options.musicRoots, interval: options.scanInterval, log: log))
         self.context = context
         let router = Router(
-            routes: NativeAPI(context: context).routes + WebPage().routes,
+            routes: NativeAPI(context: context).routes + WebPage().routes + SharePages(context: context, enabled: options.sharing).routes,
             authenticator: SessionAuthenticator(library: library, throttle: context.throttle), report: log)
-        let subsonic = SubsonicAPI(context: context, report: log)
+        let subsonic = SubsonicAPI(context: context, sharing: options.sharing, report: log)
         http = try HTTPServer(
             address: options.address, port: options.port, limits: options.limits, tls: options.tls,
             bodyLimit: { method, path in router.bodyLimit(method: method, path: path) },

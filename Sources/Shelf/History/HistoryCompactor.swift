@@ -140,6 +140,7 @@ struct HistoryCompactor {
         try db.execute("DELETE FROM change_log WHERE tx > ? AND tx <= ?", [from, through])
         try db.execute("DELETE FROM change_transaction WHERE id > ? AND id <= ?", [from, through])
         try db.execute("DELETE FROM playlist_item_log WHERE tx > ? AND tx <= ?", [from, through])
+        try db.execute("DELETE FROM group_log WHERE tx > ? AND tx <= ?", [from, through])
         try setMeta("history_compacted_tx", through)
         return (transactions, entries)
     }

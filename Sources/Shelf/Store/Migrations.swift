@@ -34,6 +34,9 @@ enum Migrations {
         Step(name: "addSidecars", from: 6, to: 7) { db in
             try db.execute(script: Schema.version7Additions)
         },
+        Step(name: "addBookmarksRadioSharesGroupLog", from: 7, to: 8) { db in
+            try db.execute(script: Schema.version8Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

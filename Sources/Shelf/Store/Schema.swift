@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 7
+    static let currentVersion = 8
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -191,6 +191,61 @@ enum Schema {
           group_id INTEGER NOT NULL,
           starred  REAL    NOT NULL,
           PRIMARY KEY (user_id, kind, group_id)
+        ) WITHOUT ROWID;
+        """
+
+    /// Version 8: what users keep beyond their track data — an email, the roles Subsonic apps set,
+    /// bookmarks (a position in a track, with a comment), the index of the queue's current song
+    /// (a queue may hold a song twice) — and the library's internet radio stations, public
+    /// shares of tracks, and which albums and album artists each transaction touched (`group_log`,
+    /// so a client syncing by token learns of deleted albums without the server keeping old rows).
+    static let version8Additions = """
+        ALTER TABLE user ADD COLUMN email TEXT NOT NULL DEFAULT '';
+        ALTER TABLE user ADD COLUMN roles TEXT NOT NULL DEFAULT 'stream,download,playlist,share,podcast,settings,coverArt,comment,scrobbling';
+        ALTER TABLE user ADD COLUMN max_bit_rate INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE play_queue ADD COLUMN current_index INTEGER;
+        CREATE TABLE bookmark (
+          user_id  INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+          track_id INTEGER NOT NULL REFERENCES track(id) ON DELETE CASCADE,
+          position INTEGER NOT NULL,
+          comment  TEXT    NOT NULL DEFAULT '',
+          created  REAL    NOT NULL,
+          changed  REAL    NOT NULL,
+          PRIMARY KEY (user_id, track_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX bookmark_track ON bookmark(track_id);
+        CREATE TABLE radio_station (
+          id            INTEGER PRIMARY KEY AUTOINCREMENT,
+          name          TEXT    NOT NULL,
+          stream_url    TEXT    NOT NULL,
+          home_page_url TEXT,
+          created       REAL    NOT NULL
+        );
+        -- A share's token is its public link; it is kept as written because getShares shows the
+        -- link again (it is a capability, like a bookmarkable URL, and revoked by deleting the row).
+        CREATE TABLE share (
+          id           INTEGER PRIMARY KEY AUTOINCREMENT,
+          token        TEXT    NOT NULL UNIQUE,
+          user_id      INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+          description  TEXT    NOT NULL DEFAULT '',
+          created      REAL    NOT NULL,
+          expires      REAL,
+          last_visited REAL,
+          visit_count  INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX share_user ON share(user_id);
+        CREATE TABLE share_item (
+          share_id INTEGER NOT NULL REFERENCES share(id) ON DELETE CASCADE,
+          position INTEGER NOT NULL,
+          track_id INTEGER NOT NULL REFERENCES track(id) ON DELETE CASCADE,
+          PRIMARY KEY (share_id, position)
+        ) WITHOUT ROWID;
+        CREATE INDEX share_item_track ON share_item(track_id);
+        CREATE TABLE group_log (
+          tx       INTEGER NOT NULL,
+          kind     INTEGER NOT NULL,
+          group_id INTEGER NOT NULL,
+          PRIMARY KEY (tx, kind, group_id)
         ) WITHOUT ROWID;
         """
 

@@ -27,6 +27,8 @@ public final class WriteBatch {
     /// Net change in how many times each track appears in each playlist during this batch.
     private var membership: [PlaylistID: [TrackID: Int]] = [:]
     private var artworkToCollect: Set<ArtworkID> = []
+    /// The albums and album artists whose tracks this batch added, changed or removed (`group_log`).
+    private var touchedGroups: Set<LoggedGroup> = []
     /// Each track this batch touched, as it was before the batch and as it is now, so that the
     /// mirror can follow the batch without reading rows back.
     private(set) var trackStates: [TrackID: TrackState] = [:]
@@ -64,6 +66,7 @@ public final class WriteBatch {
         record(.track(id), .insert)
         var stored = track
         stored.id = id
+        touchedGroups.formUnion(LoggedGroup.groups(of: stored))
         trackStates[id] = TrackState(before: nil, beforeKnown: true, after: stored)
         return id
     }
@@ -99,6 +102,10 @@ public final class WriteBatch {
             throw error
         }
         if groups.contains(.artwork), let released = old.artworkID { artworkToCollect.insert(released) }
+        if !groups.isDisjoint(with: [.metadata, .artwork]) {
+            touchedGroups.formUnion(LoggedGroup.groups(of: old))
+            touchedGroups.formUnion(LoggedGroup.groups(of: new))
+        }
         record(.track(new.id), .update, groups)
         trackStates[new.id, default: TrackState(before: old, beforeKnown: true, after: nil)].after = new
         return groups
@@ -122,6 +129,7 @@ public final class WriteBatch {
         let appearances = try db.query(
             "SELECT playlist_id, count(*) FROM playlist_item WHERE track_id = ? GROUP BY playlist_id", [id.rawValue]
         ) { (PlaylistID(try $0.int64(0)), Int(try $0.int64(1))) }
+        if let old = try track(id) { touchedGroups.formUnion(LoggedGroup.groups(of: old)) }
         try db.execute("DELETE FROM track WHERE id = ?", [id.rawValue])
         for (playlist, count) in appearances {
             record(.playlist(playlist), .update, .items)
@@ -483,9 +491,28 @@ public final class WriteBatch {
                 try membershipStatement.run()
             }
         }
+        let groupStatement = try db.cachedStatement("INSERT OR IGNORE INTO group_log (tx, kind, group_id) VALUES (?, ?, ?)")
+        for group in touchedGroups {
+            try groupStatement.bind([tx, group.kind, group.id])
+            try groupStatement.run()
+        }
         pending.removeAll()
         order.removeAll()
         membership.removeAll()
+        touchedGroups.removeAll()
+    }
+}
+
+/// An album or album artist a transaction touched, by its view kind code and ID.
+struct LoggedGroup: Hashable {
+    let kind: Int64
+    let id: Int64
+
+    /// The album and the album artist `track` files under (the IDs Subsonic's albumId and artistId carry).
+    static func groups(of track: Track) -> [LoggedGroup] {
+        let ids = Library.groupIDs(of: track)
+        return [LoggedGroup(kind: GroupKind.album.code, id: ids.album?.rawValue ?? 0), LoggedGroup(kind: GroupKind.albumArtist.code, id: ids.albumArtist?.rawValue ?? 0)]
+            .filter { $0.id != 0 }
     }
 }
 

@@ -31,8 +31,8 @@ extension Library {
         let directory = self.directory
         return try await read { db in
             guard let (user, blob) = try db.queryOne(
-                "SELECT id, name, is_admin, is_owner, created, password FROM user WHERE name = ?", [name],
-                { (try UserRows.decode($0), try $0.data(5)) })
+                "SELECT \(UserRows.columns), password FROM user WHERE name = ?", [name],
+                { (try UserRows.decode($0), try $0.data(UserRows.columnCount)) })
             else { return nil }
             let stored = try Self.decrypt(blob, of: user, directory: directory)
             return Secrets.constantTimeEqual(Data(stored.utf8), Data(password.utf8)) ? user : nil
@@ -44,8 +44,8 @@ extension Library {
         let directory = self.directory
         return try await read { db in
             guard let (user, blob) = try db.queryOne(
-                "SELECT id, name, is_admin, is_owner, created, password FROM user WHERE id = ?", [id.rawValue],
-                { (try UserRows.decode($0), try $0.data(5)) })
+                "SELECT \(UserRows.columns), password FROM user WHERE id = ?", [id.rawValue],
+                { (try UserRows.decode($0), try $0.data(UserRows.columnCount)) })
             else { throw LibraryError.userNotFound("ID \(id)") }
             return try Self.decrypt(blob, of: user, directory: directory)
         }
@@ -66,10 +66,10 @@ extension Library {
         guard let (user, keyID, lastUsed) = try await read({ db in
             try db.queryOne(
                 """
-                SELECT user.id, user.name, user.is_admin, user.is_owner, user.created, api_key.id, api_key.last_used
+                SELECT \(UserRows.columns), api_key.id, api_key.last_used
                 FROM api_key JOIN user ON user.id = api_key.user_id WHERE api_key.sha256 = ?
                 """, [hash]
-            ) { (try UserRows.decode($0), try $0.string(5), try $0.get(6, as: Date?.self)) }
+            ) { (try UserRows.decode($0), try $0.string(UserRows.columnCount), try $0.get(UserRows.columnCount + 1, as: Date?.self)) }
         }) else { return nil }
         if lastUsed.map({ now.timeIntervalSince($0) >= UserRows.apiKeyTouchInterval }) ?? true {
             // Bookkeeping only: a busy store must not turn a valid key away.
@@ -84,7 +84,7 @@ extension Library {
         return try await read { db in
             try db.queryOne(
                 """
-                SELECT user.id, user.name, user.is_admin, user.is_owner, user.created
+                SELECT \(UserRows.columns)
                 FROM user_session JOIN user ON user.id = user_session.user_id
                 WHERE user_session.sha256 = ? AND user_session.expires > ?
                 """, [hash, now], UserRows.decode)
@@ -126,13 +126,20 @@ extension Library {
         try await read { db in
             try db.transaction(.deferred) {
                 guard let head = try db.queryOne(
-                    "SELECT current, position, changed, changed_by FROM play_queue WHERE user_id = ?", [user.rawValue], {
-                        (current: $0.optionalInt64(0), position: Int(try $0.int64(1)), changed: try $0.get(2, as: Date.self), by: try $0.get(3, as: String.self))
+                    "SELECT current, position, changed, changed_by, current_index FROM play_queue WHERE user_id = ?", [user.rawValue], {
+                        (current: $0.optionalInt64(0), position: Int(try $0.int64(1)), changed: try $0.get(2, as: Date.self),
+                         by: try $0.get(3, as: String.self), index: $0.optionalInt64(4))
                     }) else { return nil }
-                let tracks = try db.query(
-                    "SELECT track_id FROM play_queue_item WHERE user_id = ? ORDER BY position", [user.rawValue]) { TrackID(try $0.int64(0)) }
-                let current = head.current.map { TrackID($0) }.flatMap { tracks.contains($0) ? $0 : nil }
-                return PlayQueue(tracks: tracks, current: current, position: head.position, changed: head.changed, changedBy: head.by)
+                // Positions keep the gaps a deleted track leaves; the current song is found by its own.
+                let items = try db.query(
+                    "SELECT position, track_id FROM play_queue_item WHERE user_id = ? ORDER BY position", [user.rawValue]
+                ) { (position: try $0.int64(0), track: TrackID(try $0.int64(1))) }
+                let tracks = items.map(\.track)
+                var index = head.index.flatMap { stored in items.firstIndex { $0.position == stored } }
+                if head.index == nil, let current = head.current { index = tracks.firstIndex(of: TrackID(current)) }
+                let current = index.map { tracks[$0] }
+                return PlayQueue(tracks: tracks, current: current, position: head.position, changed: head.changed, changedBy: head.by,
+                                 currentIndex: index)
             }
         }
     }

@@ -4,7 +4,10 @@ import ShelfDatabase
 
 /// The rules names and passwords must follow, and how a `user` row becomes a `User`.
 enum UserRows {
-    static let select = "SELECT id, name, is_admin, is_owner, created FROM user"
+    /// The columns `decode` reads, first in every query that returns users (extra columns follow from index `columnCount`).
+    static let columns = "user.id, user.name, user.is_admin, user.is_owner, user.created, user.email, user.roles, user.max_bit_rate"
+    static let columnCount: Int32 = 8
+    static let select = "SELECT \(columns) FROM user"
     static let maximumNameLength = 64
     static let maximumPasswordBytes = 1_024
     /// How long a session token stays valid after it is created.
@@ -13,7 +16,8 @@ enum UserRows {
     static let apiKeyTouchInterval: TimeInterval = 60
 
     static func decode(_ row: Row) throws -> User {
-        User(id: UserID(try row.int64(0)), name: try row.string(1), isAdmin: try row.get(2), isOwner: try row.get(3), created: try row.get(4))
+        User(id: UserID(try row.int64(0)), name: try row.string(1), isAdmin: try row.get(2), isOwner: try row.get(3), created: try row.get(4),
+             email: try row.string(5), roles: UserRoles(stored: try row.string(6)), maxBitRate: Int(try row.int64(7)))
     }
 
     /// Names appear in logs, URLs and lists, and must compare the same however they are typed:

@@ -31,22 +31,98 @@ public struct User: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The one user whose ratings and plays are also the library's own (written through to the track).
     public var isOwner: Bool
     public var created: Date
+    /// An address for people (Subsonic's `email`); "" when none was given. Shelf sends no mail.
+    public var email: String
+    /// What the user may do beyond browsing (admins may do everything whatever these say).
+    public var roles: UserRoles
+    /// The highest bit rate (kbit/s) the user's streams are transcoded to; 0: no limit.
+    public var maxBitRate: Int
 
     /// Builds a value; the store creates users through `addUser`.
-    public init(id: UserID, name: String, isAdmin: Bool, isOwner: Bool, created: Date) {
+    public init(id: UserID, name: String, isAdmin: Bool, isOwner: Bool, created: Date, email: String = "",
+                roles: UserRoles = .defaults, maxBitRate: Int = 0) {
         self.id = id
         self.name = name
         self.isAdmin = isAdmin
         self.isOwner = isOwner
         self.created = created
+        self.email = email
+        self.roles = roles
+        self.maxBitRate = maxBitRate
     }
 
     /// `admin` and `owner` in JSON, the words the command line and the API print.
     enum CodingKeys: String, CodingKey {
-        case id, name, isAdmin = "admin", isOwner = "owner", created
+        case id, name, isAdmin = "admin", isOwner = "owner", created, email, roles, maxBitRate
     }
 
+    /// Whether the user may do what `role` allows (admins may do everything).
+    public func may(_ role: UserRoles) -> Bool { isAdmin || roles.isSuperset(of: role) }
+
     public var description: String { "\(name) (\(id))\(isOwner ? " owner" : isAdmin ? " admin" : "")" }
+}
+
+/// The permissions a user may be given one by one, named as Subsonic's user roles name them
+/// (`streamRole` is `stream`). Stored as the names, comma-separated, so a role added later
+/// cannot change what an old number meant.
+public struct UserRoles: OptionSet, Sendable, Hashable, Codable, CustomStringConvertible {
+    public let rawValue: Int
+    /// Wraps a bit set.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Play songs (stream, getTranscodeStream).
+    public static let stream = UserRoles(rawValue: 1 << 0)
+    /// Download the original files.
+    public static let download = UserRoles(rawValue: 1 << 1)
+    /// Create and edit playlists.
+    public static let playlist = UserRoles(rawValue: 1 << 2)
+    /// Create public share links.
+    public static let share = UserRoles(rawValue: 1 << 3)
+    /// Control the server's own audio output (jukeboxControl).
+    public static let jukebox = UserRoles(rawValue: 1 << 4)
+    /// Subscribe to and manage podcasts.
+    public static let podcast = UserRoles(rawValue: 1 << 5)
+    /// Change their own password and settings.
+    public static let settings = UserRoles(rawValue: 1 << 6)
+    /// Kept for Subsonic apps; Shelf has no separate cover-art, comment, upload or scrobbling permission.
+    public static let coverArt = UserRoles(rawValue: 1 << 7)
+    public static let comment = UserRoles(rawValue: 1 << 8)
+    public static let upload = UserRoles(rawValue: 1 << 9)
+    public static let scrobbling = UserRoles(rawValue: 1 << 10)
+
+    /// Every role by its stored and printed name.
+    public static let named: [(UserRoles, String)] = [
+        (.stream, "stream"), (.download, "download"), (.playlist, "playlist"), (.share, "share"), (.jukebox, "jukebox"),
+        (.podcast, "podcast"), (.settings, "settings"), (.coverArt, "coverArt"), (.comment, "comment"), (.upload, "upload"),
+        (.scrobbling, "scrobbling"),
+    ]
+
+    /// A new user's: everything but the jukebox (the server's speakers) and uploads (Shelf takes none).
+    public static let defaults: UserRoles = [.stream, .download, .playlist, .share, .podcast, .settings, .coverArt, .comment, .scrobbling]
+
+    /// The names, comma-separated, in `named` order.
+    public var stored: String { Self.named.filter { contains($0.0) }.map(\.1).joined(separator: ",") }
+
+    /// Parses `stored`; unknown names are dropped (a newer version's role an older one cannot grant).
+    public init(stored: String) {
+        var roles: UserRoles = []
+        for name in stored.split(separator: ",") {
+            if let role = Self.named.first(where: { $0.1 == name })?.0 { roles.insert(role) }
+        }
+        self = roles
+    }
+
+    /// The role named `name`, or nil.
+    public static func role(named name: String) -> UserRoles? { named.first { $0.1 == name }?.0 }
+
+    public var description: String { stored }
+    public init(from decoder: any Decoder) throws {
+        self.init(stored: try decoder.singleValueContainer().decode([String].self).joined(separator: ","))
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(stored.split(separator: ",").map(String.init))
+    }
 }
 
 /// An API key as it may be shown after creation: its public ID and times, never the secret
@@ -92,14 +168,17 @@ public struct PlayQueue: Sendable, Hashable {
     public var changed: Date
     /// The client that saved it (Subsonic's `c`).
     public var changedBy: String
+    /// The place in `tracks` of the song playing (a queue may hold a song twice); nil with `current`.
+    public var currentIndex: Int?
 
     /// Builds a value.
-    public init(tracks: [TrackID], current: TrackID?, position: Int, changed: Date, changedBy: String) {
+    public init(tracks: [TrackID], current: TrackID?, position: Int, changed: Date, changedBy: String, currentIndex: Int? = nil) {
         self.tracks = tracks
         self.current = current
         self.position = position
         self.changed = changed
         self.changedBy = changedBy
+        self.currentIndex = currentIndex ?? current.flatMap { tracks.firstIndex(of: $0) }
     }
 }
 

@@ -17,7 +17,7 @@ extension WriteBatch {
         try db.queryOne(UserRows.select + " WHERE name = ?", [name], UserRows.decode)
     }
 
-    private func requireUser(_ id: UserID) throws -> User {
+    func requireUser(_ id: UserID) throws -> User {
         guard let user = try user(id) else { throw LibraryError.userNotFound("ID \(id)") }
         return user
     }
@@ -131,27 +131,58 @@ extension WriteBatch {
     // MARK: Play queues
 
     /// Saves `user`'s play queue (replacing the last), stamped with this batch's time; every track
-    /// must exist, and `current`, when given, must be one of them. An empty queue clears it.
-    public func savePlayQueue(of user: UserID, tracks: [TrackID], current: TrackID?, position: Int, changedBy: String) throws {
+    /// must exist. The song playing is `currentIndex` (its place in `tracks`) or, without one, the
+    /// first place of `current`. An empty queue clears it.
+    public func savePlayQueue(of user: UserID, tracks: [TrackID], current: TrackID?, currentIndex: Int? = nil, position: Int, changedBy: String) throws {
         _ = try requireUser(user)
         try db.execute("DELETE FROM play_queue WHERE user_id = ?", [user.rawValue])
         guard !tracks.isEmpty else { return }
         for track in Set(tracks) { try requireTrack(track) }
-        if let current, !tracks.contains(current) {
-            throw LibraryError.invalidValue(field: "current", value: "\(current)", reason: "that track is not in the queue")
+        var index = currentIndex
+        if let currentIndex {
+            guard tracks.indices.contains(currentIndex) else {
+                throw LibraryError.invalidValue(field: "currentIndex", value: "\(currentIndex)", reason: "the queue has \(tracks.count) songs, counted from 0")
+            }
+            if let current, tracks[currentIndex] != current {
+                throw LibraryError.invalidValue(field: "current", value: "\(current)", reason: "it is not the song at currentIndex \(currentIndex)")
+            }
+        } else if let current {
+            guard let first = tracks.firstIndex(of: current) else {
+                throw LibraryError.invalidValue(field: "current", value: "\(current)", reason: "that track is not in the queue")
+            }
+            index = first
         }
         guard position >= 0 else { throw LibraryError.invalidValue(field: "position", value: "\(position)", reason: "a position is 0 or more milliseconds") }
         try db.execute(
-            "INSERT INTO play_queue (user_id, current, position, changed, changed_by) VALUES (?, ?, ?, ?, ?)",
-            [user.rawValue, current?.rawValue, Int64(position), now, changedBy])
+            "INSERT INTO play_queue (user_id, current, position, changed, changed_by, current_index) VALUES (?, ?, ?, ?, ?, ?)",
+            [user.rawValue, index.map { tracks[$0].rawValue }, Int64(position), now, changedBy, index.map { Int64($0) }])
         for (index, track) in tracks.enumerated() {
             try db.execute("INSERT INTO play_queue_item (user_id, position, track_id) VALUES (?, ?, ?)", [user.rawValue, Int64(index), track.rawValue])
         }
     }
 
+    /// Sets what `shelf user` and Subsonic's updateUser change beside the password: email, roles
+    /// and the bit-rate limit (nil leaves a value as it is).
+    public func setProfile(_ user: UserID, email: String? = nil, roles: UserRoles? = nil, maxBitRate: Int? = nil) throws {
+        _ = try requireUser(user)
+        if let email {
+            guard email.utf8.count <= 320, !email.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw LibraryError.invalidValue(field: "email", value: email.debugDescription, reason: "an address of at most 320 bytes without control characters")
+            }
+            try db.execute("UPDATE user SET email = ? WHERE id = ?", [email, user.rawValue])
+        }
+        if let roles { try db.execute("UPDATE user SET roles = ? WHERE id = ?", [roles.stored, user.rawValue]) }
+        if let maxBitRate {
+            guard (0...10_000).contains(maxBitRate) else {
+                throw LibraryError.invalidValue(field: "maxBitRate", value: "\(maxBitRate)", reason: "kbit/s from 0 (no limit) to 10000")
+            }
+            try db.execute("UPDATE user SET max_bit_rate = ? WHERE id = ?", [Int64(maxBitRate), user.rawValue])
+        }
+    }
+
     // MARK: Per-user track data
 
-    private func requireTrack(_ id: TrackID) throws {
+    func requireTrack(_ id: TrackID) throws {
         guard try db.scalar(Int.self, "SELECT 1 FROM track WHERE id = ?", [id.rawValue]) != nil else {
             throw LibraryError.trackNotFound(id)
         }

@@ -9,7 +9,7 @@ import ShelfServer
 struct ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Serve the library over HTTP (JSON API, artwork, streaming, live events) until SIGINT/SIGTERM; 127.0.0.1:4040 unless --listen or the config file says otherwise."
-    static let synopsis = "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--log-format text|json] [--log-file FILE]"
+    static let synopsis = "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--sharing on|off] [--log-format text|json] [--log-file FILE]"
 
     /// What the flags set; nil (empty for `music`) where they are silent, so the file or the default applies.
     struct Flags: Sendable {
@@ -20,6 +20,7 @@ struct ServeCommand: Command {
         var scanInterval: ScanInterval?
         var logFormat: ServerLog.Format?
         var logFile: String?
+        var sharing: Bool?
     }
 
     /// Everything the server runs with: flags over the config file over the defaults.
@@ -33,6 +34,7 @@ struct ServeCommand: Command {
         var logFile: String?
         var presets: [String: TranscodePreset] = [:]
         var library: String?
+        var sharing = true
 
         /// The certificate and key files of HTTPS.
         struct TLSFiles: Sendable, Equatable {
@@ -55,6 +57,7 @@ struct ServeCommand: Command {
             logFile = flags.logFile ?? config.logFile
             presets = config.presets
             library = config.library
+            sharing = flags.sharing ?? config.sharing ?? sharing
         }
 
         /// What SIGHUP cannot change, named for the line that says a restart is needed.
@@ -88,6 +91,10 @@ struct ServeCommand: Command {
         default: throw UsageError("--tls-cert and --tls-key go together")
         }
         flags.maxTranscodes = try arguments.intOption("--max-transcodes", in: 1...256)
+        if let text = try arguments.option("--sharing") {
+            guard text == "on" || text == "off" else { throw UsageError("--sharing expects on or off, got '\(text)'") }
+            flags.sharing = text == "on"
+        }
         while let folder = try arguments.firstOption("--music") {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -142,6 +149,7 @@ struct ServeCommand: Command {
         options.musicRoots = settings.music
         options.scanInterval = settings.scanInterval.duration
         options.transcodePresets = settings.presets
+        options.sharing = settings.sharing
         options.log = { line in log.message(line, level: Self.level(of: line)) }
         options.accessLog = { entry in log.request(entry) }
         // A tuning knob (and how tests make a stuck reader overflow quickly).
@@ -306,6 +314,8 @@ extension ServeCommand {
                  default: "off"),
         FlagHelp("--log-format", "text|json", "One plain line per event, or one JSON object per line.", default: "text",
                  completes: .choices(ServerLog.Format.allCases.map(\.rawValue))),
+        FlagHelp("--sharing", "on|off", "Whether users may make public share links; off also closes the existing ones.", default: "on",
+                 completes: .choices(["on", "off"])),
         FlagHelp("--log-file", "FILE", "Append the log to FILE instead of stderr (reopened on SIGHUP, for log rotation).", default: "stderr", completes: .file),
     ]
     static let examples = [

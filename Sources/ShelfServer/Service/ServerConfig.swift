@@ -22,6 +22,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var logFormat: ServerLog.Format?
     /// `log-file`: where the log goes instead of stderr.
     public var logFile: String?
+    /// `sharing`: whether users may make public share links (and existing links open); true unless false.
+    public var sharing: Bool?
     /// `[presets]`: named transcodes (`mobile = "opus:96"`) a stream request may ask for by name.
     public var presets: [String: TranscodePreset] = [:]
 
@@ -39,6 +41,7 @@ public struct ServerConfig: Sendable, Equatable {
         ("scan-interval", "seconds (an integer), a string such as \"90s\", \"30m\", \"6h\" or \"1d\", or 0 / \"off\""),
         ("log-format", "\"text\" or \"json\""),
         ("log-file", "an absolute file path"),
+        ("sharing", "true or false"),
     ]
 
     /// The tables a file may have.
@@ -94,6 +97,9 @@ public struct ServerConfig: Sendable, Equatable {
                 case "tls-key":
                     config.tlsKey = try absolutePath(entry, directory: false)
                     tlsLines.key = entry.line
+                case "sharing":
+                    guard case .boolean(let value) = entry.value else { throw ConfigValueError("sharing expects true or false, got \(describe(entry.value))") }
+                    config.sharing = value
                 case "max-transcodes":
                     guard case .integer(let value) = entry.value, (1...256).contains(value) else {
                         throw ConfigValueError("max-transcodes expects an integer from 1 to 256, got \(describe(entry.value))")

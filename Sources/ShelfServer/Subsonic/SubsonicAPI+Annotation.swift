@@ -57,9 +57,43 @@ extension SubsonicAPI {
             if let last = ids.last { nowPlaying.record(last, user: user, player: p.value("c") ?? "") }
             return .empty
         }
-        try await context.write { batch in
-            for (index, id) in ids.enumerated() { try batch.recordPlay(id, by: user.id, at: index < times.count ? times[index] : Date()) }
+        // A listen reportPlayback already counted is not counted again.
+        var counted: [(TrackID, Date)] = []
+        for (index, id) in ids.enumerated() {
+            guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
+            if listens.scrobble(user: user.id, track: id, duration: track.duration) { counted.append((id, index < times.count ? times[index] : Date())) }
         }
+        try await context.write { [counted] batch in
+            for (id, date) in counted { try batch.recordPlay(id, by: user.id, at: date) }
+        }
+        return .empty
+    }
+
+    /// reportPlayback (the `playbackReport` extension): `mediaId`, `mediaType` song, `positionMs`,
+    /// `state` starting|playing|paused|stopped, `playbackRate`, `ignoreScrobble`. Now playing
+    /// follows the state; a play is counted once per listen by the rule of `SubsonicListens`.
+    func reportPlayback(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let user = try call.signedIn
+        let p = call.parameters
+        let id = try SubsonicParameters.track(try p.required("mediaId"), "mediaId")
+        let type = try p.required("mediaType")
+        guard type == "song" else {
+            throw type == "podcast" ? SubsonicError.notFound("podcast episode '\(p.value("mediaId") ?? "")'") : SubsonicError.invalid("mediaType", type, "song or podcast")
+        }
+        guard let position = try p.int("positionMs", in: 0...Int(Int64.max)) else { throw SubsonicError.missing("positionMs") }
+        let state = try p.required("state")
+        guard ["starting", "playing", "paused", "stopped"].contains(state) else {
+            throw SubsonicError.invalid("state", state, "starting, playing, paused or stopped")
+        }
+        if let rate = p.value("playbackRate"), !(Double(rate).map { $0 > 0 && $0 <= 16 } ?? false) {
+            throw SubsonicError.invalid("playbackRate", rate, "a number above 0 and at most 16")
+        }
+        let ignore = try p.bool("ignoreScrobble") ?? false
+        guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
+        if state == "stopped" { nowPlaying.remove(user.id) } else { nowPlaying.record(id, user: user, player: p.value("c") ?? "") }
+        let count = listens.report(user: user.id, track: id, state: state, position: position, duration: track.duration,
+                                   countable: !ignore)
+        if count { try await context.write { batch in try batch.recordPlay(id, by: user.id, at: Date()) } }
         return .empty
     }
 }

@@ -7,10 +7,13 @@ extension SubsonicAPI {
     /// `stream`: the file itself (ranges and all) unless a transcode is asked for by `format`
     /// or a `maxBitRate` below the file's (then mp3, which every player takes); `timeOffset` seeks a transcode.
     func stream(_ call: SubsonicCall) async throws -> SubsonicReply {
-        _ = try call.signedIn
+        let user = try call.signedIn
+        try Self.require(.stream, of: user, for: "stream")
         let p = call.parameters
         let id = try p.trackID()
-        let maxBitRate = try p.int("maxBitRate", default: 0, in: 0...10_000) ?? 0
+        var maxBitRate = try p.int("maxBitRate", default: 0, in: 0...10_000) ?? 0
+        // The user's own limit caps what the client asks for (0 on either side: no limit there).
+        if user.maxBitRate > 0 { maxBitRate = maxBitRate == 0 ? user.maxBitRate : min(maxBitRate, user.maxBitRate) }
         let timeOffset = try p.int("timeOffset", default: 0, in: 0...86_400) ?? 0
         let formatText = p.value("format") ?? ""
         guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
@@ -58,7 +61,8 @@ extension SubsonicAPI {
 
     /// download: the file as it is, ranges and all.
     func download(_ call: SubsonicCall) async throws -> SubsonicReply {
-        .binary(try await context.streams.file(try call.parameters.trackID(), request: call.http))
+        try Self.require(.download, of: try call.signedIn, for: "download files")
+        return .binary(try await context.streams.file(try call.parameters.trackID(), request: call.http))
     }
 
     /// `[mm:ss.xx]text` lines (LRC) as (milliseconds, text); nil when the lyrics are plain.

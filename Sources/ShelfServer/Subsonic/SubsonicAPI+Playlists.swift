@@ -78,6 +78,7 @@ extension SubsonicAPI {
     /// createPlaylist: a new one (`name`), or the songs of `playlistId` replaced.
     func createPlaylist(_ call: SubsonicCall) async throws -> SubsonicReply {
         let user = try call.signedIn
+        try Self.require(.playlist, of: user, for: "edit playlists")
         let songs = try songIDs(call, "songId")
         for id in songs where try await library.track(id) == nil { throw SubsonicError.notFound("song tr-\(id)") }
         if call.parameters.has("playlistId") {
@@ -107,6 +108,7 @@ extension SubsonicAPI {
     /// and removed by their 0-based positions.
     func updatePlaylist(_ call: SubsonicCall) async throws -> SubsonicReply {
         let user = try call.signedIn
+        try Self.require(.playlist, of: user, for: "edit playlists")
         let p = call.parameters
         let id = try playlistID(call, "playlistId")
         try await ownedPlaylist(id, user)

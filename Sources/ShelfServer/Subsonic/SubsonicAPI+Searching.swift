@@ -2,7 +2,7 @@ import Foundation
 import Shelf
 import ShelfCore
 
-/// Searching: search2 and search3 (the first search, of Subsonic 1.0, is not served).
+/// Searching: search2 and search3, and the deprecated first search answered by the same search.
 extension SubsonicAPI {
     /// search2/search3: artists, albums and songs matching `query`; an empty query lists
     /// everything in the views' orders, which is how apps sync a whole library.
@@ -59,6 +59,39 @@ extension SubsonicAPI {
             w.list("artist", artists)
             w.list("album", albums)
             w.list("song", songs)
+            w.close()
+        }
+    }
+
+    /// search (Subsonic 1.0, deprecated): songs matching `artist`, `album`, `title` and `any`
+    /// together, `count` from `offset`, optionally only those added after `newerThan` (ms).
+    func searchV1(_ call: SubsonicCall) async throws -> SubsonicReply {
+        let user = try call.signedIn
+        let p = call.parameters
+        let words = ["artist", "album", "title", "any"].compactMap { p.value($0) }.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        guard !words.isEmpty else { throw SubsonicError.missing("any") }
+        let count = try p.int("count", default: 20, in: 0...500) ?? 20
+        let offset = try p.int("offset", default: 0, in: 0...Int(Int32.max)) ?? 0
+        let newer = try p.int("newerThan", in: 0...Int(Int64.max)).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        let text = words.joined(separator: " ")
+        var ids: [TrackID]
+        let total: Int
+        if let newer {
+            // Filtered by date: the hits are read once and cut here (a rare, old call).
+            let hits = try await trackRows(LibraryQuery(), search: text, offset: 0, limit: 10_000)
+            let added = try await library.tracks(ids: hits, fields: .song).tracks.filter { $0.dateAdded > newer }.map(\.id)
+            total = added.count
+            ids = Array(added.dropFirst(offset).prefix(count))
+        } else {
+            ids = try await trackRows(LibraryQuery(), search: text, offset: offset, limit: count)
+            total = try await library.search(text, after: nil, limit: 1).total
+        }
+        let songs = try await self.songs(ids, for: user)
+        return .body { w in
+            w.open("searchResult")
+            w.attribute("offset", offset)
+            w.attribute("totalHits", total)
+            w.list("match", songs)
             w.close()
         }
     }

@@ -30,12 +30,18 @@ final class SubsonicAPI: Sendable {
     let cursors = SubsonicCursors()
     /// What each user is playing now.
     let nowPlaying = SubsonicNowPlaying()
+    /// Each user's current listen, so a play is counted once (reportPlayback and scrobble).
+    let listens = SubsonicListens()
     /// Rendered artist indexes, per library state.
     let indexCache = SubsonicIndexCache()
 
+    /// Whether users may make share links (`shelf serve --sharing`).
+    let sharing: Bool
+
     /// The API over `context`; `report` receives the details of internal errors.
-    init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {
+    init(context: ServerContext, sharing: Bool = true, report: @escaping @Sendable (String) -> Void) {
         self.context = context
+        self.sharing = sharing
         self.report = report
     }
 
@@ -99,8 +105,8 @@ final class SubsonicAPI: Sendable {
             failure = SubsonicError(error.status == 404 ? 70 : error.status == 403 ? 50 : 0, error.message, status: error.status == 429 ? 429 : 200)
         case let error as LibraryError:
             switch error {
-            case .trackNotFound, .playlistNotFound, .artworkNotFound: failure = SubsonicError(70, error.description)
-            case .invalidValue: failure = SubsonicError(0, error.description)
+            case .trackNotFound, .playlistNotFound, .artworkNotFound, .userNotFound: failure = SubsonicError(70, error.description)
+            case .invalidValue, .userExists, .invalidUserName, .invalidPassword, .lastAdmin: failure = SubsonicError(0, error.description)
             default:
                 if error.code.hasSuffix("NotFound") {
                     failure = SubsonicError(70, error.description)

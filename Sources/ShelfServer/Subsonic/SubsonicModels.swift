@@ -464,6 +464,8 @@ struct SubsonicStructuredLyrics: SubsonicModel {
 /// A saved play queue: the song playing, where in it, who saved it when from which client, the songs.
 struct SubsonicPlayQueue: SubsonicModel {
     var current: TrackID?
+    /// getPlayQueueByIndex's place of the current song instead of its ID.
+    var currentIndex: Int? = nil
     let position: Int
     let username: String
     let changed: Date
@@ -472,6 +474,7 @@ struct SubsonicPlayQueue: SubsonicModel {
 
     func write(to w: inout SubsonicWriter) {
         w.attribute("current", current.map { SubsonicID.track($0) })
+        w.attribute("currentIndex", currentIndex)
         w.attribute("position", position)
         w.attribute("username", username)
         w.attribute("changed", changed)

@@ -42,6 +42,8 @@ extension SubsonicAPI {
         case users = "User management"
         case bookmarks = "Bookmarks"
         case scanning = "Media library scanning"
+        /// Not the spec's: Shelf's own extensions.
+        case extensions = "Shelf extensions"
     }
 
     /// One endpoint: its name (served as `/rest/NAME` and `/rest/NAME.view`), section, access and policy.
@@ -56,6 +58,9 @@ extension SubsonicAPI {
     static let extensions: [SubsonicExtension] = [
         SubsonicExtension(name: "formPost", versions: [1]), SubsonicExtension(name: "apiKeyAuthentication", versions: [1]),
         SubsonicExtension(name: "transcodeOffset", versions: [1]), SubsonicExtension(name: "songLyrics", versions: [1]),
+        SubsonicExtension(name: "indexBasedQueue", versions: [1]), SubsonicExtension(name: "playbackReport", versions: [1]),
+        // Shelf's own (docs/extension-shelfSync.md, docs/extension-shelfAlphabetIndex.md).
+        SubsonicExtension(name: "shelfSync", versions: [1]), SubsonicExtension(name: "shelfAlphabetIndex", versions: [1]),
     ]
 
     private static let video = "Shelf is a music library; it keeps no video"
@@ -105,7 +110,7 @@ extension SubsonicAPI {
             served("getStarred", .lists) { api, call in try await api.starred(call, element: "starred") },
             served("getStarred2", .lists) { api, call in try await api.starred(call, element: "starred2") },
             // Searching
-            later("search", .searching),
+            served("search", .searching) { api, call in try await api.searchV1(call) },
             served("search2", .searching) { api, call in try await api.search(call, element: "searchResult2", child: true) },
             served("search3", .searching) { api, call in try await api.search(call, element: "searchResult3", child: false) },
             // Playlists
@@ -121,16 +126,19 @@ extension SubsonicAPI {
             never("getCaptions", .mediaRetrieval, video),
             served("getCoverArt", .mediaRetrieval) { api, call in try await api.coverArt(call) },
             served("getLyrics", .mediaRetrieval) { api, call in try await api.lyrics(call) },
-            later("getAvatar", .mediaRetrieval),
+            served("getAvatar", .mediaRetrieval) { api, call in try await api.avatar(call) },
             served("getLyricsBySongId", .mediaRetrieval) { api, call in try await api.lyricsBySongID(call) },
             // Media annotation
             served("star", .annotation) { api, call in try await api.star(call, true) },
             served("unstar", .annotation) { api, call in try await api.star(call, false) },
             served("setRating", .annotation) { api, call in try await api.setRating(call) },
             served("scrobble", .annotation) { api, call in try await api.scrobble(call) },
-            later("reportPlayback", .annotation),
+            served("reportPlayback", .annotation) { api, call in try await api.reportPlayback(call) },
             // Sharing
-            later("getShares", .sharing), later("createShare", .sharing), later("updateShare", .sharing), later("deleteShare", .sharing),
+            served("getShares", .sharing) { api, call in try await api.getShares(call) },
+            served("createShare", .sharing) { api, call in try await api.createShare(call) },
+            served("updateShare", .sharing) { api, call in try await api.updateShare(call) },
+            served("deleteShare", .sharing) { api, call in try await api.deleteShare(call) },
             // Podcast
             later("getPodcasts", .podcast), later("getNewestPodcasts", .podcast), later("refreshPodcasts", .podcast, .admin),
             later("createPodcastChannel", .podcast, .admin), later("deletePodcastChannel", .podcast, .admin),
@@ -139,19 +147,31 @@ extension SubsonicAPI {
             // Jukebox
             later("jukeboxControl", .jukebox, .admin),
             // Internet radio
-            later("getInternetRadioStations", .radio), later("createInternetRadioStation", .radio, .admin),
-            later("updateInternetRadioStation", .radio, .admin), later("deleteInternetRadioStation", .radio, .admin),
+            served("getInternetRadioStations", .radio) { api, call in try await api.radioStations(call) },
+            served("createInternetRadioStation", .radio, .admin) { api, call in try await api.createRadioStation(call) },
+            served("updateInternetRadioStation", .radio, .admin) { api, call in try await api.updateRadioStation(call) },
+            served("deleteInternetRadioStation", .radio, .admin) { api, call in try await api.deleteRadioStation(call) },
             // Chat
             never("getChatMessages", .chat, chatReason),
             never("addChatMessage", .chat, chatReason),
             // User management
-            later("getUser", .users), later("getUsers", .users, .admin), later("createUser", .users, .admin),
-            later("updateUser", .users, .admin), later("deleteUser", .users, .admin), later("changePassword", .users),
+            served("getUser", .users) { api, call in try await api.getUser(call) },
+            served("getUsers", .users, .admin) { api, call in try await api.getUsers(call) },
+            served("createUser", .users, .admin) { api, call in try await api.createUser(call) },
+            served("updateUser", .users, .admin) { api, call in try await api.updateUser(call) },
+            served("deleteUser", .users, .admin) { api, call in try await api.deleteUser(call) },
+            served("changePassword", .users) { api, call in try await api.changePassword(call) },
             // Bookmarks
-            later("getBookmarks", .bookmarks), later("createBookmark", .bookmarks), later("deleteBookmark", .bookmarks),
+            served("getBookmarks", .bookmarks) { api, call in try await api.getBookmarks(call) },
+            served("createBookmark", .bookmarks) { api, call in try await api.createBookmark(call) },
+            served("deleteBookmark", .bookmarks) { api, call in try await api.deleteBookmark(call) },
             served("getPlayQueue", .bookmarks) { api, call in try await api.getPlayQueue(call) },
             served("savePlayQueue", .bookmarks) { api, call in try await api.savePlayQueue(call) },
-            later("getPlayQueueByIndex", .bookmarks), later("savePlayQueueByIndex", .bookmarks),
+            served("getPlayQueueByIndex", .bookmarks) { api, call in try await api.getPlayQueueByIndex(call) },
+            served("savePlayQueueByIndex", .bookmarks) { api, call in try await api.savePlayQueueByIndex(call) },
+            // Shelf's own extensions
+            served("getLibraryChanges", .extensions) { api, call in try await api.libraryChanges(call) },
+            served("getAlphabetIndex", .extensions) { api, call in try await api.alphabetIndex(call) },
             // Media library scanning
             served("getScanStatus", .scanning) { api, _ in try await api.scanStatus() },
             served("startScan", .scanning, .admin) { api, _ in try await api.startScan() },

@@ -22,6 +22,11 @@ final class SubsonicNowPlaying: Sendable {
         entries.withLock { $0[user.id] = Entry(track: track, user: user, since: date, player: player) }
     }
 
+    /// `user` stopped playing.
+    func remove(_ user: UserID) {
+        _ = entries.withLock { $0.removeValue(forKey: user) }
+    }
+
     /// The current entries, most recent first.
     func current(now: Date = Date()) -> [Entry] {
         entries.withLock { entries in

@@ -36,6 +36,8 @@ enum Migrations {
         },
         Step(name: "addBookmarksRadioSharesGroupLog", from: 7, to: 8) { db in
             try db.execute(script: Schema.version8Additions)
+            // `group_log` starts here: tokens from before cannot learn which albums went away.
+            try db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('group_log_start', (SELECT coalesce(max(id), 0) FROM change_transaction))")
         },
     ]
 

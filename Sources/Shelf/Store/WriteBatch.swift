@@ -102,7 +102,8 @@ public final class WriteBatch {
             throw error
         }
         if groups.contains(.artwork), let released = old.artworkID { artworkToCollect.insert(released) }
-        if !groups.isDisjoint(with: [.metadata, .artwork]) {
+        // What albums and artists show: names, pictures, durations, play counts.
+        if !groups.isDisjoint(with: [.metadata, .artwork, .file, .playStats]) {
             touchedGroups.formUnion(LoggedGroup.groups(of: old))
             touchedGroups.formUnion(LoggedGroup.groups(of: new))
         }
@@ -178,6 +179,7 @@ public final class WriteBatch {
             "INSERT OR REPLACE INTO artist_picture (album_artist_id, artist_id, name, artwork_id, path, stamp) VALUES (?, ?, ?, ?, ?, ?)",
             [albumArtist.rawValue, artist.rawValue, name, id.rawValue, path, stamp])
         if let old { artworkToCollect.insert(ArtworkID(old)) }
+        touchedGroups.insert(LoggedGroup(kind: GroupKind.albumArtist.code, id: albumArtist.rawValue))
     }
 
     /// Forgets an album artist's `artist.*` picture (its file is gone).
@@ -185,6 +187,7 @@ public final class WriteBatch {
         if let old = try db.scalar(UUID.self, "SELECT artwork_id FROM artist_picture WHERE album_artist_id = ?", [albumArtist.rawValue]) {
             try db.execute("DELETE FROM artist_picture WHERE album_artist_id = ?", [albumArtist.rawValue])
             artworkToCollect.insert(ArtworkID(old))
+            touchedGroups.insert(LoggedGroup(kind: GroupKind.albumArtist.code, id: albumArtist.rawValue))
         }
     }
 

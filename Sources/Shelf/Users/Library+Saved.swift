@@ -74,6 +74,11 @@ extension Library {
         }
     }
 
+    /// The transaction `group_log` starts after (the last one before the store reached schema 8).
+    public func groupLogStart() async throws -> Int64 {
+        try await read { db in Int64(try db.scalar(String.self, "SELECT value FROM meta WHERE key = 'group_log_start'") ?? "0") ?? 0 }
+    }
+
     /// When transaction `tx` committed (nil for 0 or a compacted one).
     public func commitDate(ofTransaction tx: Int64) async throws -> Date? {
         try await read { db in

@@ -37,6 +37,8 @@ extension NativeAPI {
     }
 
     func stream(_ request: RouteRequest) async throws -> HTTPResponse {
+        // The stream role is the user's whichever API asks.
+        guard try request.signedIn.may(.stream) else { throw HTTPError.forbidden("this user may not stream") }
         let id = TrackID(try request.id("id", what: "track"))
         guard let formatText = request.query("format"), formatText != "raw" else {
             if request.query("bitRate") != nil || request.query("timeOffset") != nil {

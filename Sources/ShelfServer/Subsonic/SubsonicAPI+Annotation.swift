@@ -61,7 +61,8 @@ extension SubsonicAPI {
         var counted: [(TrackID, Date)] = []
         for (index, id) in ids.enumerated() {
             guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
-            if listens.scrobble(user: user.id, track: id, duration: track.duration) { counted.append((id, index < times.count ? times[index] : Date())) }
+            let date = index < times.count ? times[index] : Date()
+            if listens.scrobble(user: user.id, track: id, duration: track.duration, at: date) { counted.append((id, date)) }
         }
         try await context.write { [counted] batch in
             for (id, date) in counted { try batch.recordPlay(id, by: user.id, at: date) }

@@ -26,6 +26,10 @@ extension SubsonicAPI {
             }
         }
         guard let token = ChangeToken(text) else { throw SubsonicError.invalid("token", text, "a token from getLibraryChanges") }
+        // Albums and artists are known from schema 8 on: an older token cannot learn their deletions.
+        if token.transaction < (try await library.groupLogStart()) {
+            throw SubsonicError(Self.resyncCode, "the token is from before this library recorded album changes; sync in full from a new token")
+        }
         let feed: ChangeFeed
         do {
             feed = try await library.changes(since: token, limit: limit)
@@ -76,6 +80,8 @@ extension SubsonicAPI {
         for id in playlists.inserted + playlists.updated {
             if let found = try await library.visiblePlaylist(PlaylistID(id), for: user), found.playlist.kind != .folder { visible.append(id) }
         }
+        // One made private or given away is gone for this user: deleted, so the copy drops it.
+        playlists.deleted += playlists.updated.filter { !visible.contains($0) }
         playlists.inserted = playlists.inserted.filter(visible.contains)
         playlists.updated = playlists.updated.filter(visible.contains)
         let since = token.transaction == 0 ? nil : try await library.commitDate(ofTransaction: token.transaction)

@@ -139,6 +139,7 @@ extension SubsonicAPI {
     /// deletePlaylist.
     func deletePlaylist(_ call: SubsonicCall) async throws -> SubsonicReply {
         let user = try call.signedIn
+        try Self.require(.playlist, of: user, for: "edit playlists")
         let id = try playlistID(call)
         try await ownedPlaylist(id, user)
         try await context.write { batch in try batch.deletePlaylist(id) }

@@ -53,7 +53,8 @@ extension SubsonicAPI {
         let name = try p.required("username")
         let password = try Self.decodeNewPassword(try p.required("password"))
         let admin = try p.bool("adminRole") ?? false
-        let roles = try roles(call, from: .defaults)
+        // The spec's defaults: settings and streaming on, everything else off unless sent.
+        let roles = try roles(call, from: [.settings, .stream, .scrobbling])
         let email = p.value("email")
         let maxBitRate = try p.int("maxBitRate", in: 0...10_000)
         if try p.bool("ldapAuthenticated") == true { throw SubsonicError(0, "ldapAuthenticated: Shelf has no LDAP") }

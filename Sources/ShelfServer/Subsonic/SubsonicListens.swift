@@ -43,13 +43,14 @@ final class SubsonicListens: Sendable {
         }
     }
 
-    /// A scrobble submission of `track`: whether to count it (false when the user's listen of it
-    /// was counted already, within the song's length of its start).
-    func scrobble(user: UserID, track: TrackID, duration: Double?, now: Date = Date()) -> Bool {
+    /// A scrobble submission of `track` played at `date`: whether to count it (false when the
+    /// user's listen of it, begun around then, was counted already).
+    func scrobble(user: UserID, track: TrackID, duration: Double?, at date: Date = Date()) -> Bool {
         listens.withLock { listens in
             guard var listen = listens[user], listen.track == track else { return true }
+            // A scrobble of a play before this listen began (an offline queue) is its own play.
             let window = max(duration ?? 0, 240) + 300
-            guard now.timeIntervalSince(listen.started) < window else { return true }
+            guard date >= listen.started.addingTimeInterval(-60), date.timeIntervalSince(listen.started) < window else { return true }
             if listen.counted { return false }
             listen.counted = true
             listens[user] = listen

@@ -129,6 +129,28 @@ import Testing
         ("playQueue", { w in
             w.element("playQueue", SubsonicPlayQueue(current: TrackID(42), position: 61_500, username: "ann", changed: played, changedBy: "Tempo", entries: [song]))
         }),
+        ("playQueueByIndex", { w in
+            w.element("playQueueByIndex", SubsonicPlayQueue(
+                current: nil, currentIndex: 1, position: 500, username: "ann", changed: played, changedBy: "Symfonium", entries: [song, song]))
+        }),
+        ("user", { w in
+            w.element("user", SubsonicUser(user: User(
+                id: UserID(2), name: "bob <b>", isAdmin: false, isOwner: false, created: played, email: "bob@example.org",
+                roles: [.stream, .share], maxBitRate: 128)))
+        }),
+        ("bookmarks", { w in
+            let mark = Bookmark(user: UserID(1), track: TrackID(42), position: 90_000, comment: "chapter \"2\"\nnext", created: played, changed: played)
+            w.container("bookmarks", "bookmark", [SubsonicBookmark(bookmark: mark, username: "ann", entry: song)])
+        }),
+        ("internetRadioStations", { w in
+            let station = RadioStation(id: SavedID(3), name: "Jazz & Blues", streamURL: "https://radio.example/jazz?x=1&y=2", homePageURL: nil, created: played)
+            w.container("internetRadioStations", "internetRadioStation", [SubsonicRadioStation(station)])
+        }),
+        ("shares", { w in
+            let share = Share(id: SavedID(5), token: "AAAAAAAAAAAAAAAAAAAAAA", user: UserID(1), description: "for you", created: played,
+                              expires: played.addingTimeInterval(86_400), lastVisited: nil, visitCount: 2, tracks: [TrackID(42)])
+            w.container("shares", "share", [SubsonicShare(share: share, url: "http://host:4040/share/AAAAAAAAAAAAAAAAAAAAAA", username: "ann", entries: [song])])
+        }),
         ("scanStatus", { $0.element("scanStatus", SubsonicScanStatus(scanning: true, count: 120, total: 500)) }),
         ("scanStatus-idle", { $0.element("scanStatus", SubsonicScanStatus(scanning: false, count: 500_500)) }),
         ("openSubsonicExtensions", { $0.list("openSubsonicExtensions", SubsonicAPI.extensions) }),

@@ -33,6 +33,9 @@ import Testing
         // A role taken away is enforced: no download, but streaming still works.
         #expect(try cy.errorCode("download", [("id", "tr-1")]) == 50)
         #expect(try cy.raw("stream", [("id", "tr-1"), ("format", "raw")]).status == 200)
+        // Roles not sent are the spec's defaults: off, but for settings and streaming.
+        #expect(cyUser["playlistRole"] as? Bool == false && cyUser["settingsRole"] as? Bool == true)
+        #expect(try cy.errorCode("createPlaylist", [("name", "cy's")]) == 50)
         #expect(try ann.errorCode("createUser", [("username", "CY"), ("password", "x")]) == 0)
         #expect(try ann.errorCode("createUser", [("username", "dee"), ("password", "")]) == 0)
         #expect(try ann.errorCode("createUser", [("username", "dee"), ("password", "x"), ("videoConversionRole", "true")]) == 0)

@@ -113,9 +113,15 @@ extension NativeAPI {
         return id
     }
 
+    /// The playlist role (`shelf user`, Subsonic's playlistRole) holds on `/api/` too.
+    static func requirePlaylistRole(_ user: User) throws(HTTPError) {
+        guard user.may(.playlist) else { throw HTTPError.forbidden("\(user.name) may not edit playlists") }
+    }
+
     func ownedPlaylist(_ request: RouteRequest) async throws -> PlaylistID {
         let id = try await visiblePlaylist(request)
         let user = try request.signedIn
+        try Self.requirePlaylistRole(user)
         guard try await library.visiblePlaylist(id, for: user)?.canChange == true else {
             throw HTTPError.forbidden("playlist \(id) belongs to someone else; \(user.name) may read it but not change it")
         }
@@ -132,6 +138,7 @@ extension NativeAPI {
 
     func createPlaylist(_ request: RouteRequest) async throws -> HTTPResponse {
         let user = try request.signedIn
+        try Self.requirePlaylistRole(user)
         let body = try request.json(CreatePlaylistBody.self)
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 500 else { throw HTTPError.badRequest("name must be 1 to 500 characters", code: "invalidValue") }
@@ -154,6 +161,7 @@ extension NativeAPI {
 
     func createSmart(_ request: RouteRequest) async throws -> HTTPResponse {
         let user = try request.signedIn
+        try Self.requirePlaylistRole(user)
         let body = try request.json(SmartBody.self)
         let condition: SmartCondition
         do { condition = try SmartRules.parseCondition(body.rule) } catch { throw HTTPError.badRequest("rule: \(error)", code: "invalidValue") }

@@ -24,6 +24,7 @@ public struct Bookmark: Sendable, Hashable, Codable {
 
 /// The stable ID of an internet radio station or a share (row IDs, never reused).
 public struct SavedID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The stored row ID.
     public let rawValue: Int64
     /// Wraps a stored integer.
     public init(rawValue: Int64) { self.rawValue = rawValue }

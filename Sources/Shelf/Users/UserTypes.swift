@@ -84,10 +84,13 @@ public struct UserRoles: OptionSet, Sendable, Hashable, Codable, CustomStringCon
     public static let podcast = UserRoles(rawValue: 1 << 5)
     /// Change their own password and settings.
     public static let settings = UserRoles(rawValue: 1 << 6)
-    /// Kept for Subsonic apps; Shelf has no separate cover-art, comment, upload or scrobbling permission.
+    /// Subsonic's coverArtRole: kept and shown; Shelf has no separate cover-art permission.
     public static let coverArt = UserRoles(rawValue: 1 << 7)
+    /// Subsonic's commentRole: kept and shown; Shelf has no comments.
     public static let comment = UserRoles(rawValue: 1 << 8)
+    /// Subsonic's uploadRole: kept and shown; Shelf takes no uploads.
     public static let upload = UserRoles(rawValue: 1 << 9)
+    /// Subsonic's scrobblingEnabled: kept and shown; plays are counted either way.
     public static let scrobbling = UserRoles(rawValue: 1 << 10)
 
     /// Every role by its stored and printed name.

@@ -30,6 +30,10 @@ let package = Package(
         .target(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD",
             linkerSettings: [.linkedLibrary("microhttpd")]),
+        // libcurl behind one call that fetches a URL within the limits of a server fetching strangers' URLs (podcasts).
+        .target(
+            name: "CCurl", path: "Sources/CCurl",
+            linkerSettings: [.linkedLibrary("curl")]),
         // The git commit a build came from (written by `make`, "unknown" without it) for `--version`.
         .target(name: "CShelfBuild", path: "Sources/CShelfBuild"),
         .target(name: "ShelfDatabase", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
@@ -39,7 +43,7 @@ let package = Package(
         .target(name: "ShelfWire", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         // The web page's files are compiled into the binary (`embedInCode`), so `shelf` alone serves them.
         .target(
-            name: "ShelfServer", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "CMicroHTTPD"],
+            name: "ShelfServer", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "CMicroHTTPD", "CCurl"],
             resources: [.embedInCode("Web/files")], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfServer", "CShelfBuild"], swiftSettings: swiftSettings),

@@ -19,6 +19,8 @@ public struct ServerContext: Sendable {
     public let imports: ImportJobs
     /// Scans of the music folders, scheduled and on demand (Subsonic startScan).
     public let scans: ScanScheduler
+    /// Podcast channels and episodes, fetched in the background.
+    public let podcasts: PodcastService
     /// The music folders (`shelf serve --music`, the config's `music`): what a scan imports.
     public var musicRoots: [URL] { scans.roots }
 }
@@ -49,6 +51,8 @@ public final class ShelfServer: Sendable {
         public var musicRoots: [URL] = []
         /// How long after one scheduled scan of `musicRoots` ends the next starts; nil: scans only on demand.
         public var scanInterval: Duration?
+        /// The podcasts folder and fetch limits; nil: `podcasts` inside the library's directory, defaults.
+        public var podcasts: PodcastSettings?
         /// Named transcodes (the config's `[presets]`).
         public var transcodePresets: [String: TranscodePreset] = [:]
         /// Where log lines go (stderr unless said).
@@ -85,7 +89,10 @@ public final class ShelfServer: Sendable {
         let context = ServerContext(
             library: library, artwork: ArtworkResponder(library: library), streams: streams, events: events,
             throttle: LoginThrottle(), imports: imports,
-            scans: ScanScheduler(imports: imports, roots: options.musicRoots, interval: options.scanInterval, log: log))
+            scans: ScanScheduler(imports: imports, roots: options.musicRoots, interval: options.scanInterval, log: log),
+            podcasts: PodcastService(
+                library: library, settings: options.podcasts ?? PodcastSettings(folder: library.directory.appendingPathComponent("podcasts")),
+                log: log, changed: { events.poke() }))
         self.context = context
         let router = Router(
             routes: NativeAPI(context: context).routes + WebPage().routes + SharePages(context: context, enabled: options.sharing).routes,
@@ -100,6 +107,7 @@ public final class ShelfServer: Sendable {
             handler: { request in request.path.hasPrefix("/rest/") ? await subsonic.respond(request) : await router.respond(request) })
         events.start()
         context.scans.start()
+        context.podcasts.start()
     }
 
     /// The bound port.
@@ -110,6 +118,7 @@ public final class ShelfServer: Sendable {
     public func stop(grace: Duration = .seconds(10)) async {
         context.events.close()
         context.scans.stop()
+        context.podcasts.stop()
         await context.imports.stop()
         http.stop(grace: grace)
     }

@@ -151,6 +151,25 @@ import Testing
                               expires: played.addingTimeInterval(86_400), lastVisited: nil, visitCount: 2, tracks: [TrackID(42)])
             w.container("shares", "share", [SubsonicShare(share: share, url: "http://host:4040/share/AAAAAAAAAAAAAAAAAAAAAA", username: "ann", entries: [song])])
         }),
+        ("podcasts", { w in
+            let channel = PodcastChannel(
+                id: SavedID(2), url: "https://pod.example/feed.xml?a=1&b=2", title: "Shelf <Talk>", description: "On \"libraries\"",
+                imageURL: "https://pod.example/cover.png", imageFile: "cover.png", status: .completed, errorMessage: nil, created: played, refreshed: played)
+            let done = PodcastEpisode(
+                id: SavedID(7), channel: SavedID(2), guid: "g-7", title: "First", description: "Notes", published: played, url: "https://pod.example/1.mp3",
+                mimeType: "audio/mpeg", declaredSize: 1_000, duration: 183.4, status: .completed, errorMessage: nil, file: "7.mp3", size: 2_934_272,
+                bitRate: 128, codec: "mp3", created: played)
+            let failed = PodcastEpisode(
+                id: SavedID(8), channel: SavedID(2), guid: "g-8", title: "Second", description: "", published: nil, url: "https://pod.example/2.mp3",
+                mimeType: nil, declaredSize: nil, duration: nil, status: .error, errorMessage: "could not download: larger than the limit", file: nil,
+                size: nil, bitRate: nil, codec: nil, created: played)
+            let broken = PodcastChannel(
+                id: SavedID(3), url: "https://pod.example/404", title: "", description: "", imageURL: nil, imageFile: nil, status: .error,
+                errorMessage: "could not fetch the feed: the server answered HTTP 404", created: played, refreshed: nil)
+            w.container("podcasts", "channel", [
+                SubsonicPodcastChannel(channel: channel, episodes: [done, failed]), SubsonicPodcastChannel(channel: broken, episodes: []),
+            ])
+        }),
         ("scanStatus", { $0.element("scanStatus", SubsonicScanStatus(scanning: true, count: 120, total: 500)) }),
         ("scanStatus-idle", { $0.element("scanStatus", SubsonicScanStatus(scanning: false, count: 500_500)) }),
         ("openSubsonicExtensions", { $0.list("openSubsonicExtensions", SubsonicAPI.extensions) }),

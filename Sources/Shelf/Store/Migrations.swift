@@ -39,6 +39,9 @@ enum Migrations {
             // `group_log` starts here: tokens from before cannot learn which albums went away.
             try db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('group_log_start', (SELECT coalesce(max(id), 0) FROM change_transaction))")
         },
+        Step(name: "addPodcasts", from: 8, to: 9) { db in
+            try db.execute(script: Schema.version9Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

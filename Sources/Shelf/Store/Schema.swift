@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 8
+    static let currentVersion = 9
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -247,6 +247,44 @@ enum Schema {
           group_id INTEGER NOT NULL,
           PRIMARY KEY (tx, kind, group_id)
         ) WITHOUT ROWID;
+        """
+
+    /// Version 9: podcast channels and their episodes (fetched by the server into its podcasts
+    /// folder; a file name is kept only once its download completed, never for a part file).
+    static let version9Additions = """
+        CREATE TABLE podcast_channel (
+          id            INTEGER PRIMARY KEY AUTOINCREMENT,
+          url           TEXT    NOT NULL UNIQUE,
+          title         TEXT    NOT NULL DEFAULT '',
+          description   TEXT    NOT NULL DEFAULT '',
+          image_url     TEXT,
+          image_file    TEXT,
+          status        TEXT    NOT NULL DEFAULT 'new',
+          error_message TEXT,
+          created       REAL    NOT NULL,
+          refreshed     REAL
+        );
+        CREATE TABLE podcast_episode (
+          id             INTEGER PRIMARY KEY AUTOINCREMENT,
+          channel_id     INTEGER NOT NULL REFERENCES podcast_channel(id) ON DELETE CASCADE,
+          guid           TEXT    NOT NULL,
+          title          TEXT    NOT NULL DEFAULT '',
+          description    TEXT    NOT NULL DEFAULT '',
+          published      REAL,
+          url            TEXT    NOT NULL,
+          mime_type      TEXT,
+          declared_size  INTEGER,
+          duration       REAL,
+          status         TEXT    NOT NULL DEFAULT 'new',
+          error_message  TEXT,
+          file           TEXT,
+          size           INTEGER,
+          bit_rate       INTEGER,
+          codec          TEXT,
+          created        REAL    NOT NULL,
+          UNIQUE (channel_id, guid)
+        );
+        CREATE INDEX podcast_episode_published ON podcast_episode(published DESC, id DESC);
         """
 
     /// Version 7: what each track took from beside its file (`SidecarStamp`), so a rescan notices

@@ -9,7 +9,7 @@ import ShelfServer
 struct ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Serve the library over HTTP (JSON API, artwork, streaming, live events) until SIGINT/SIGTERM; 127.0.0.1:4040 unless --listen or the config file says otherwise."
-    static let synopsis = "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--sharing on|off] [--log-format text|json] [--log-file FILE]"
+    static let synopsis = "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--sharing on|off] [--podcast-dir DIR] [--podcast-allow-private] [--log-format text|json] [--log-file FILE]"
 
     /// What the flags set; nil (empty for `music`) where they are silent, so the file or the default applies.
     struct Flags: Sendable {
@@ -21,6 +21,8 @@ struct ServeCommand: Command {
         var logFormat: ServerLog.Format?
         var logFile: String?
         var sharing: Bool?
+        var podcastDir: String?
+        var podcastAllowPrivate = false
     }
 
     /// Everything the server runs with: flags over the config file over the defaults.
@@ -35,6 +37,10 @@ struct ServeCommand: Command {
         var presets: [String: TranscodePreset] = [:]
         var library: String?
         var sharing = true
+        var podcastDir: String?
+        var podcastAllowPrivate = false
+        var podcastMaxEpisodeSize: Int?
+        var podcastRefresh = ScanInterval.seconds(86_400)
 
         /// The certificate and key files of HTTPS.
         struct TLSFiles: Sendable, Equatable {
@@ -58,6 +64,10 @@ struct ServeCommand: Command {
             presets = config.presets
             library = config.library
             sharing = flags.sharing ?? config.sharing ?? sharing
+            podcastDir = flags.podcastDir ?? config.podcastDir
+            podcastAllowPrivate = flags.podcastAllowPrivate || (config.podcastAllowPrivate ?? false)
+            podcastMaxEpisodeSize = config.podcastMaxEpisodeSize
+            podcastRefresh = config.podcastRefresh ?? podcastRefresh
         }
 
         /// What SIGHUP cannot change, named for the line that says a restart is needed.
@@ -66,6 +76,10 @@ struct ServeCommand: Command {
             if listen != other.listen { keys.append("listen") }
             if tls != other.tls { keys.append("tls-cert/tls-key") }
             if library != other.library { keys.append("library") }
+            if podcastDir != other.podcastDir || podcastAllowPrivate != other.podcastAllowPrivate
+                || podcastMaxEpisodeSize != other.podcastMaxEpisodeSize || podcastRefresh != other.podcastRefresh {
+                keys.append("podcast settings")
+            }
             return keys
         }
     }
@@ -95,6 +109,8 @@ struct ServeCommand: Command {
             guard text == "on" || text == "off" else { throw UsageError("--sharing expects on or off, got '\(text)'") }
             flags.sharing = text == "on"
         }
+        if let folder = try arguments.option("--podcast-dir") { flags.podcastDir = URL(fileURLWithPath: folder).standardizedFileURL.path }
+        flags.podcastAllowPrivate = arguments.flag("--podcast-allow-private")
         while let folder = try arguments.firstOption("--music") {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -150,6 +166,12 @@ struct ServeCommand: Command {
         options.scanInterval = settings.scanInterval.duration
         options.transcodePresets = settings.presets
         options.sharing = settings.sharing
+        var podcasts = PodcastSettings(
+            folder: settings.podcastDir.map { URL(fileURLWithPath: $0) } ?? library.directory.appendingPathComponent("podcasts"))
+        podcasts.allowPrivate = settings.podcastAllowPrivate
+        if let size = settings.podcastMaxEpisodeSize { podcasts.maxEpisodeBytes = Int64(size) }
+        podcasts.refreshInterval = settings.podcastRefresh.duration
+        options.podcasts = podcasts
         options.log = { line in log.message(line, level: Self.level(of: line)) }
         options.accessLog = { entry in log.request(entry) }
         // A tuning knob (and how tests make a stuck reader overflow quickly).
@@ -316,6 +338,9 @@ extension ServeCommand {
                  completes: .choices(ServerLog.Format.allCases.map(\.rawValue))),
         FlagHelp("--sharing", "on|off", "Whether users may make public share links; off also closes the existing ones.", default: "on",
                  completes: .choices(["on", "off"])),
+        FlagHelp("--podcast-dir", "DIR", "Where podcast episodes and channel pictures are downloaded (one folder per channel).",
+                 default: "podcasts in the library directory", completes: .directory),
+        FlagHelp("--podcast-allow-private", nil, "Allow podcast feeds and episodes on private, loopback and link-local addresses (refused otherwise, so a feed URL cannot reach the server's own network)."),
         FlagHelp("--log-file", "FILE", "Append the log to FILE instead of stderr (reopened on SIGHUP, for log rotation).", default: "stderr", completes: .file),
     ]
     static let examples = [

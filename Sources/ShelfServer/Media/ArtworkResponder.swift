@@ -58,6 +58,25 @@ public final class ArtworkResponder: Sendable {
         return HTTPResponse(status: 200, headers: [("Content-Type", format.mime)] + headers, body: .data(data))
     }
 
+    /// A picture file the server fetched itself (a podcast channel's), as JPEG at `size`; decoded
+    /// within the codec's limits on each request (few clients ask, and the ETag spares repeats).
+    public func respond(file: URL, size requested: Int, ifNoneMatch: String?) async throws -> HTTPResponse {
+        let size = Self.step(for: requested)
+        var info = stat()
+        guard stat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= 64 << 20 else {
+            throw HTTPError.notFound("the picture file is missing")
+        }
+        let etag = "\"f\(info.st_ino)-\(info.st_mtim.tv_sec)-\(info.st_size)-\(size)\""
+        let headers = [("ETag", etag), ("Cache-Control", "private, max-age=3600")]
+        if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        let data = try Data(contentsOf: file)
+        let image = try ImageCodec.decode(data, maxPixelSize: size)
+        let jpeg = try ImageCodec.encode(image, as: .jpeg(quality: 85))
+        return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg")] + headers, body: .data(jpeg))
+    }
+
     private func encoded(_ key: Key) async throws -> Data {
         let hit = cache.withLock { cache -> Data? in
             guard let entry = cache.entries[key] else { return nil }

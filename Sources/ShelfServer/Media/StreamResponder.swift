@@ -112,21 +112,49 @@ public final class StreamResponder: Sendable {
         return .partial(start: start, end: min(end, size - 1))
     }
 
+    /// What a stream is made from: a track's file, or another file the server keeps (a podcast
+    /// episode), named by the server, never by a request.
+    public struct Source: Sendable {
+        public var path: String
+        public var codec: String?
+        /// Seconds, for the estimated length of a transcode.
+        public var duration: Double?
+        /// Names the source in messages and ETags (`7` for a track, `pe-3` for an episode).
+        public var name: String
+
+        /// A source from its parts.
+        public init(path: String, codec: String?, duration: Double?, name: String) {
+            self.path = path
+            self.codec = codec
+            self.duration = duration
+            self.name = name
+        }
+
+        /// A track's file.
+        public init(_ track: Track) { self.init(path: track.path, codec: track.codec, duration: track.duration, name: "\(track.id)") }
+    }
+
     /// The file of track `id` (whole or the asked range).
     public func file(_ id: TrackID, request: HTTPRequest) async throws -> HTTPResponse {
         guard let track = try await library.track(id) else { throw LibraryError.trackNotFound(id) }
-        let descriptor = open(track.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw HTTPError.notFound("the file of track \(id) is missing or unreadable") }
+        return try file(Source(track), request: request)
+    }
+
+    /// The file of `source` (whole or the asked range).
+    public func file(_ source: Source, request: HTTPRequest) throws -> HTTPResponse {
+        let what = source.name.contains("-") ? source.name : "track \(source.name)"
+        let descriptor = open(source.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw HTTPError.notFound("the file of \(what) is missing or unreadable") }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             close(descriptor)
-            throw HTTPError.notFound("the file of track \(id) is not a regular file")
+            throw HTTPError.notFound("the file of \(what) is not a regular file")
         }
         let size = UInt64(info.st_size)
         let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
-        let etag = "\"\(id)-\(size)-\(info.st_mtim.tv_sec)\""
+        let etag = "\"\(source.name)-\(size)-\(info.st_mtim.tv_sec)\""
         var headers: [(String, String)] = [
-            ("Content-Type", Self.mimeType(path: track.path, codec: track.codec)), ("Accept-Ranges", "bytes"),
+            ("Content-Type", Self.mimeType(path: source.path, codec: source.codec)), ("Accept-Ranges", "bytes"),
             ("ETag", etag), ("Last-Modified", Self.httpDate(modified)), ("Cache-Control", "private, max-age=3600"),
         ]
         // A stale If-Range means the client's partial copy is of another version: send it all.
@@ -153,7 +181,14 @@ public final class StreamResponder: Sendable {
     /// Track `id` transcoded to `format` from `timeOffset` seconds, streamed as ffmpeg writes it.
     public func transcode(_ id: TrackID, format: TranscodeFormat, bitRate: Int, timeOffset: Double, estimateLength: Bool = false) async throws -> HTTPResponse {
         guard let track = try await library.track(id) else { throw LibraryError.trackNotFound(id) }
-        guard FileManager.default.isReadableFile(atPath: track.path) else { throw HTTPError.notFound("the file of track \(id) is missing or unreadable") }
+        return try transcode(Source(track), format: format, bitRate: bitRate, timeOffset: timeOffset, estimateLength: estimateLength)
+    }
+
+    /// `source` transcoded to `format` from `timeOffset` seconds, streamed as ffmpeg writes it.
+    public func transcode(_ source: Source, format: TranscodeFormat, bitRate: Int, timeOffset: Double, estimateLength: Bool = false) throws -> HTTPResponse {
+        guard FileManager.default.isReadableFile(atPath: source.path) else {
+            throw HTTPError.notFound("the file of \(source.name.contains("-") ? source.name : "track \(source.name)") is missing or unreadable")
+        }
         let ffmpeg = try Library.findFFmpeg(ffmpegPath)
         let limit = maxTranscodes
         let admitted = running.withLock { running -> Bool in
@@ -170,7 +205,7 @@ public final class StreamResponder: Sendable {
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         var arguments = ["-hide_banner", "-loglevel", "error", "-nostdin"]
         if timeOffset > 0 { arguments += ["-ss", String(format: "%.3f", timeOffset)] }
-        arguments += ["-i", track.path, "-map", "0:a:0", "-vn", "-map_metadata", "-1"] + format.arguments(bitRate: bitRate) + ["pipe:1"]
+        arguments += ["-i", source.path, "-map", "0:a:0", "-vn", "-map_metadata", "-1"] + format.arguments(bitRate: bitRate) + ["pipe:1"]
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
@@ -185,7 +220,7 @@ public final class StreamResponder: Sendable {
         // An estimated length (Subsonic's estimateContentLength, for players that show or seek by
         // it) is the duration left at the bit rate; flac has no bit rate to estimate from.
         var estimate: UInt64?
-        if estimateLength, format != .flac, let duration = track.duration, duration > timeOffset {
+        if estimateLength, format != .flac, let duration = source.duration, duration > timeOffset {
             // A tag's absurd duration (a damaged file) gets no estimate rather than a trap.
             let bytes = ((duration - timeOffset) * Double(bitRate) * 1000 / 8).rounded(.up)
             if bytes.isFinite, bytes < 1e12 { estimate = UInt64(bytes) }

@@ -24,6 +24,14 @@ public struct ServerConfig: Sendable, Equatable {
     public var logFile: String?
     /// `sharing`: whether users may make public share links (and existing links open); true unless false.
     public var sharing: Bool?
+    /// `podcast-dir`: the podcasts folder (absolute; `podcasts` in the library's directory by default).
+    public var podcastDir: String?
+    /// `podcast-allow-private`: whether podcast feeds and episodes on private or loopback addresses may be fetched.
+    public var podcastAllowPrivate: Bool?
+    /// `podcast-max-episode-size`: the largest episode downloaded, in bytes.
+    public var podcastMaxEpisodeSize: Int?
+    /// `podcast-refresh`: how often every podcast is refreshed (`0` or `"off"`: only on request).
+    public var podcastRefresh: ScanInterval?
     /// `[presets]`: named transcodes (`mobile = "opus:96"`) a stream request may ask for by name.
     public var presets: [String: TranscodePreset] = [:]
 
@@ -42,6 +50,10 @@ public struct ServerConfig: Sendable, Equatable {
         ("log-format", "\"text\" or \"json\""),
         ("log-file", "an absolute file path"),
         ("sharing", "true or false"),
+        ("podcast-dir", "an absolute directory path"),
+        ("podcast-allow-private", "true or false"),
+        ("podcast-max-episode-size", "bytes, an integer of 1 or more"),
+        ("podcast-refresh", "seconds (an integer), a string such as \"6h\" or \"1d\", or 0 / \"off\""),
     ]
 
     /// The tables a file may have.
@@ -100,6 +112,22 @@ public struct ServerConfig: Sendable, Equatable {
                 case "sharing":
                     guard case .boolean(let value) = entry.value else { throw ConfigValueError("sharing expects true or false, got \(describe(entry.value))") }
                     config.sharing = value
+                case "podcast-dir": config.podcastDir = try absolutePath(entry, directory: true)
+                case "podcast-allow-private":
+                    guard case .boolean(let value) = entry.value else {
+                        throw ConfigValueError("podcast-allow-private expects true or false, got \(describe(entry.value))")
+                    }
+                    config.podcastAllowPrivate = value
+                case "podcast-max-episode-size":
+                    guard case .integer(let value) = entry.value, value > 0 else {
+                        throw ConfigValueError("podcast-max-episode-size expects a number of bytes (1 or more), got \(describe(entry.value))")
+                    }
+                    config.podcastMaxEpisodeSize = value
+                case "podcast-refresh":
+                    guard let interval = ScanInterval.parse(entry.value) else {
+                        throw ConfigValueError("podcast-refresh expects seconds (1 or more), a string such as \"6h\" or \"1d\", or 0 or \"off\"; got \(describe(entry.value))")
+                    }
+                    config.podcastRefresh = interval
                 case "max-transcodes":
                     guard case .integer(let value) = entry.value, (1...256).contains(value) else {
                         throw ConfigValueError("max-transcodes expects an integer from 1 to 256, got \(describe(entry.value))")

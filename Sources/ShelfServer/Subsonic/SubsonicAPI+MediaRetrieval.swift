@@ -10,20 +10,31 @@ extension SubsonicAPI {
         let user = try call.signedIn
         try Self.require(.stream, of: user, for: "stream")
         let p = call.parameters
-        let id = try p.trackID()
+        let idText = try p.required("id")
+        let episode = try await episodeSource(idText)
         var maxBitRate = try p.int("maxBitRate", default: 0, in: 0...10_000) ?? 0
         // The user's own limit caps what the client asks for (0 on either side: no limit there).
         if user.maxBitRate > 0 { maxBitRate = maxBitRate == 0 ? user.maxBitRate : min(maxBitRate, user.maxBitRate) }
         let timeOffset = try p.int("timeOffset", default: 0, in: 0...86_400) ?? 0
         let formatText = p.value("format") ?? ""
-        guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
+        let source: StreamResponder.Source
+        var sourceBitRate: Int?
+        if let episode {
+            source = episode
+            sourceBitRate = try await library.podcastEpisode(Self.savedID(idText, prefix: "pe-")!)?.bitRate
+        } else {
+            let id = try SubsonicParameters.track(idText, "id")
+            guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
+            source = StreamResponder.Source(track)
+            sourceBitRate = track.bitrate
+        }
         var format: StreamResponder.TranscodeFormat?
         // A preset of the config file (`format=mobile`) names a format and its bit rate.
         let preset = context.streams.presets[formatText]
         switch formatText {
         case _ where preset != nil: format = preset?.format
         case "raw": format = nil
-        case "": format = (maxBitRate > 0 && maxBitRate < (track.bitrate ?? Int.max)) || timeOffset > 0 ? .mp3 : nil
+        case "": format = (maxBitRate > 0 && maxBitRate < (sourceBitRate ?? Int.max)) || timeOffset > 0 ? .mp3 : nil
         case "ogg", "oga": format = .opus
         case "m4a": format = .aac
         default:
@@ -32,10 +43,10 @@ extension SubsonicAPI {
             }
             format = known
         }
-        guard let format else { return .binary(try await context.streams.file(id, request: call.http)) }
+        guard let format else { return .binary(try context.streams.file(source, request: call.http)) }
         let bitRate = maxBitRate > 0 ? min(320, max(32, maxBitRate)) : preset?.bitRate ?? 192
         let estimate = try call.parameters.bool("estimateContentLength") ?? false
-        return .binary(try await context.streams.transcode(id, format: format, bitRate: bitRate, timeOffset: Double(timeOffset), estimateLength: estimate))
+        return .binary(try context.streams.transcode(source, format: format, bitRate: bitRate, timeOffset: Double(timeOffset), estimateLength: estimate))
     }
 
     /// `getCoverArt`: the picture of a song, album, artist or playlist (its first track with one).
@@ -43,6 +54,9 @@ extension SubsonicAPI {
         let user = try call.signedIn
         let p = call.parameters
         let size = try p.int("size", default: 600, in: 1...100_000) ?? 600
+        if let picture = try await podcastPicture(try p.required("id")) {
+            return .binary(try await context.artwork.respond(file: picture, size: size, ifNoneMatch: call.http.headers["if-none-match"]))
+        }
         let artwork: ArtworkID?
         switch try p.id() {
         case .track(let id):
@@ -62,6 +76,7 @@ extension SubsonicAPI {
     /// download: the file as it is, ranges and all.
     func download(_ call: SubsonicCall) async throws -> SubsonicReply {
         try Self.require(.download, of: try call.signedIn, for: "download files")
+        if let episode = try await episodeSource(try call.parameters.required("id")) { return .binary(try context.streams.file(episode, request: call.http)) }
         return .binary(try await context.streams.file(try call.parameters.trackID(), request: call.http))
     }
 

@@ -59,6 +59,7 @@ extension SubsonicAPI {
         SubsonicExtension(name: "formPost", versions: [1]), SubsonicExtension(name: "apiKeyAuthentication", versions: [1]),
         SubsonicExtension(name: "transcodeOffset", versions: [1]), SubsonicExtension(name: "songLyrics", versions: [1]),
         SubsonicExtension(name: "indexBasedQueue", versions: [1]), SubsonicExtension(name: "playbackReport", versions: [1]),
+        SubsonicExtension(name: "getPodcastEpisode", versions: [1]),
         // Shelf's own (docs/extension-shelfSync.md, docs/extension-shelfAlphabetIndex.md).
         SubsonicExtension(name: "shelfSync", versions: [1]), SubsonicExtension(name: "shelfAlphabetIndex", versions: [1]),
     ]
@@ -140,10 +141,14 @@ extension SubsonicAPI {
             served("updateShare", .sharing) { api, call in try await api.updateShare(call) },
             served("deleteShare", .sharing) { api, call in try await api.deleteShare(call) },
             // Podcast
-            later("getPodcasts", .podcast), later("getNewestPodcasts", .podcast), later("refreshPodcasts", .podcast, .admin),
-            later("createPodcastChannel", .podcast, .admin), later("deletePodcastChannel", .podcast, .admin),
-            later("deletePodcastEpisode", .podcast, .admin), later("downloadPodcastEpisode", .podcast, .admin),
-            later("getPodcastEpisode", .podcast),
+            served("getPodcasts", .podcast) { api, call in try await api.getPodcasts(call) },
+            served("getNewestPodcasts", .podcast) { api, call in try await api.getNewestPodcasts(call) },
+            served("refreshPodcasts", .podcast) { api, call in try await api.refreshPodcasts(call) },
+            served("createPodcastChannel", .podcast) { api, call in try await api.createPodcastChannel(call) },
+            served("deletePodcastChannel", .podcast) { api, call in try await api.deletePodcastChannel(call) },
+            served("deletePodcastEpisode", .podcast) { api, call in try await api.deletePodcastEpisode(call) },
+            served("downloadPodcastEpisode", .podcast) { api, call in try await api.downloadPodcastEpisode(call) },
+            served("getPodcastEpisode", .podcast) { api, call in try await api.getPodcastEpisode(call) },
             // Jukebox
             later("jukeboxControl", .jukebox, .admin),
             // Internet radio

@@ -170,6 +170,13 @@ import Testing
                 SubsonicPodcastChannel(channel: channel, episodes: [done, failed]), SubsonicPodcastChannel(channel: broken, episodes: []),
             ])
         }),
+        ("transcodeDecision", { w in
+            let source = SubsonicAPI.StreamDetails(container: "flac", codec: "flac", channels: 6, bitRate: 3_000_000, sampleRate: 96_000, bitDepth: 24)
+            let target = SubsonicAPI.StreamDetails(container: "mp3", codec: "mp3", channels: 2, bitRate: 192_000, sampleRate: 48_000, bitDepth: nil)
+            w.element("transcodeDecision", SubsonicAPI.TranscodeDecision(
+                canDirectPlay: false, canTranscode: true, reasons: ["ContainerNotSupported,AudioCodecNotSupported"], errorReason: "",
+                params: "mp3-192-2", source: source, target: target))
+        }),
         ("scanStatus", { $0.element("scanStatus", SubsonicScanStatus(scanning: true, count: 120, total: 500)) }),
         ("scanStatus-idle", { $0.element("scanStatus", SubsonicScanStatus(scanning: false, count: 500_500)) }),
         ("openSubsonicExtensions", { $0.list("openSubsonicExtensions", SubsonicAPI.extensions) }),

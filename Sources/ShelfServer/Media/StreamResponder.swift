@@ -185,7 +185,10 @@ public final class StreamResponder: Sendable {
     }
 
     /// `source` transcoded to `format` from `timeOffset` seconds, streamed as ffmpeg writes it.
-    public func transcode(_ source: Source, format: TranscodeFormat, bitRate: Int, timeOffset: Double, estimateLength: Bool = false) throws -> HTTPResponse {
+    /// `channels`, when given, downmixes to that many channels.
+    public func transcode(
+        _ source: Source, format: TranscodeFormat, bitRate: Int, timeOffset: Double, estimateLength: Bool = false, channels: Int? = nil
+    ) throws -> HTTPResponse {
         guard FileManager.default.isReadableFile(atPath: source.path) else {
             throw HTTPError.notFound("the file of \(source.name.contains("-") ? source.name : "track \(source.name)") is missing or unreadable")
         }
@@ -205,7 +208,9 @@ public final class StreamResponder: Sendable {
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         var arguments = ["-hide_banner", "-loglevel", "error", "-nostdin"]
         if timeOffset > 0 { arguments += ["-ss", String(format: "%.3f", timeOffset)] }
-        arguments += ["-i", source.path, "-map", "0:a:0", "-vn", "-map_metadata", "-1"] + format.arguments(bitRate: bitRate) + ["pipe:1"]
+        arguments += ["-i", source.path, "-map", "0:a:0", "-vn", "-map_metadata", "-1"]
+        if let channels, channels > 0 { arguments += ["-ac", String(channels)] }
+        arguments += format.arguments(bitRate: bitRate) + ["pipe:1"]
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output

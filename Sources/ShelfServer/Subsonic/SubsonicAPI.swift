@@ -57,13 +57,16 @@ final class SubsonicAPI: Sendable {
             }
             if request.method == "POST", !request.body.isEmpty {
                 let type = request.headers["content-type"]?.lowercased() ?? ""
-                guard type.hasPrefix("application/x-www-form-urlencoded") else {
-                    throw SubsonicError(0, "a POST body must be application/x-www-form-urlencoded (formPost)")
-                }
-                do {
-                    pairs += try HTTPRequest.parseForm(String(decoding: request.body, as: UTF8.self), what: "form body")
-                } catch {
-                    throw SubsonicError(0, error.message)
+                // getTranscodeDecision's body is the client's JSON ClientInfo, which its handler reads.
+                if !(name == "getTranscodeDecision" && type.hasPrefix("application/json")) {
+                    guard type.hasPrefix("application/x-www-form-urlencoded") else {
+                        throw SubsonicError(0, "a POST body must be application/x-www-form-urlencoded (formPost)")
+                    }
+                    do {
+                        pairs += try HTTPRequest.parseForm(String(decoding: request.body, as: UTF8.self), what: "form body")
+                    } catch {
+                        throw SubsonicError(0, error.message)
+                    }
                 }
             }
             let parameters = SubsonicParameters(pairs: pairs)

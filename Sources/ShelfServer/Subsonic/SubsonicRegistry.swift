@@ -59,7 +59,7 @@ extension SubsonicAPI {
         SubsonicExtension(name: "formPost", versions: [1]), SubsonicExtension(name: "apiKeyAuthentication", versions: [1]),
         SubsonicExtension(name: "transcodeOffset", versions: [1]), SubsonicExtension(name: "songLyrics", versions: [1]),
         SubsonicExtension(name: "indexBasedQueue", versions: [1]), SubsonicExtension(name: "playbackReport", versions: [1]),
-        SubsonicExtension(name: "getPodcastEpisode", versions: [1]),
+        SubsonicExtension(name: "getPodcastEpisode", versions: [1]), SubsonicExtension(name: "transcoding", versions: [1]),
         // Shelf's own (docs/extension-shelfSync.md, docs/extension-shelfAlphabetIndex.md).
         SubsonicExtension(name: "shelfSync", versions: [1]), SubsonicExtension(name: "shelfAlphabetIndex", versions: [1]),
     ]
@@ -129,6 +129,8 @@ extension SubsonicAPI {
             served("getLyrics", .mediaRetrieval) { api, call in try await api.lyrics(call) },
             served("getAvatar", .mediaRetrieval) { api, call in try await api.avatar(call) },
             served("getLyricsBySongId", .mediaRetrieval) { api, call in try await api.lyricsBySongID(call) },
+            served("getTranscodeDecision", .mediaRetrieval) { api, call in try await api.transcodeDecision(call) },
+            served("getTranscodeStream", .mediaRetrieval) { api, call in try await api.transcodeStream(call) },
             // Media annotation
             served("star", .annotation) { api, call in try await api.star(call, true) },
             served("unstar", .annotation) { api, call in try await api.star(call, false) },

@@ -177,6 +177,16 @@ check(any(s.name == "Live" and s.home_page_url == "https://radio.example" for s 
 check(conn.report_playback(song.id, "song", 0, "starting"), "reportPlayback")
 check(conn.report_playback(song.id, "song", 10, "stopped"), "reportPlayback stopped")
 
+# Podcasts (none subscribed here: SubsonicPodcastTests parses full ones) and a transcode decision.
+check(conn.get_podcasts() == [] or conn.get_podcasts() is None or len(conn.get_podcasts()) == 0, "getPodcasts, none")
+conn.get_newest_podcasts(count=5)
+decision = conn.get_transcode_decision(song.id, "song", {
+    "name": "py-opensonic", "platform": "Linux",
+    "directPlayProfiles": [{"containers": ["nothing"], "audioCodecs": [], "protocols": ["http"]}],
+    "transcodingProfiles": [{"container": "mp3", "audioCodec": "mp3", "protocol": "http"}],
+})
+check(decision.can_transcode and not decision.can_direct_play and decision.transcode_params, f"getTranscodeDecision: {decision}")
+
 # Not get_music_folders: py-opensonic 10.4 iterates the musicFolders object itself instead of
 # its musicFolder list, which the spec (and Shelf's XML/JSON) nest one level deeper.
 print("py-opensonic: all checks passed")

@@ -21,6 +21,8 @@ public struct ServerContext: Sendable {
     public let scans: ScanScheduler
     /// Podcast channels and episodes, fetched in the background.
     public let podcasts: PodcastService
+    /// The server's own audio output (nil: the jukebox is off).
+    public let jukebox: Jukebox?
     /// The music folders (`shelf serve --music`, the config's `music`): what a scan imports.
     public var musicRoots: [URL] { scans.roots }
 }
@@ -51,6 +53,8 @@ public final class ShelfServer: Sendable {
         public var musicRoots: [URL] = []
         /// How long after one scheduled scan of `musicRoots` ends the next starts; nil: scans only on demand.
         public var scanInterval: Duration?
+        /// The jukebox's mpv and audio output; nil: no jukebox (`shelf serve --jukebox` turns it on).
+        public var jukebox: JukeboxSettings?
         /// The podcasts folder and fetch limits; nil: `podcasts` inside the library's directory, defaults.
         public var podcasts: PodcastSettings?
         /// Named transcodes (the config's `[presets]`).
@@ -92,7 +96,8 @@ public final class ShelfServer: Sendable {
             scans: ScanScheduler(imports: imports, roots: options.musicRoots, interval: options.scanInterval, log: log),
             podcasts: PodcastService(
                 library: library, settings: options.podcasts ?? PodcastSettings(folder: library.directory.appendingPathComponent("podcasts")),
-                log: log, changed: { events.poke() }))
+                log: log, changed: { events.poke() }),
+            jukebox: options.jukebox.map { Jukebox(settings: $0, log: log) })
         self.context = context
         let router = Router(
             routes: NativeAPI(context: context).routes + WebPage().routes + SharePages(context: context, enabled: options.sharing).routes,
@@ -119,6 +124,7 @@ public final class ShelfServer: Sendable {
         context.events.close()
         context.scans.stop()
         context.podcasts.stop()
+        context.jukebox?.stop()
         await context.imports.stop()
         http.stop(grace: grace)
     }

@@ -266,12 +266,14 @@ func normalized(_ value: Any) -> Any {
         // Without credentials: the extension list only.
         let extensions = try SubsonicClient(server, auth: []).ok("getOpenSubsonicExtensions")
         let names = ((extensions["openSubsonicExtensions"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
-        #expect(Set(names) == ["formPost", "apiKeyAuthentication", "transcodeOffset", "songLyrics", "indexBasedQueue", "playbackReport", "shelfSync", "shelfAlphabetIndex"])
+        #expect(Set(names) == [
+            "formPost", "apiKeyAuthentication", "transcodeOffset", "songLyrics", "indexBasedQueue", "playbackReport", "getPodcastEpisode",
+            "transcoding", "shelfSync", "shelfAlphabetIndex",
+        ])
 
-        // Unimplemented: 501 with a failed body; bad f: failed, in XML.
-        let missing = try clear.raw("getPodcasts")
-        #expect(missing.status == 501)
-        #expect(missing.text.contains("status=\"failed\""))
+        // The jukebox, off unless `--jukebox`: a failed body saying so.
+        let off = try clear.raw("jukeboxControl", [("action", "status")])
+        #expect(off.status == 200 && off.text.contains("status=\"failed\"") && off.text.contains("--jukebox"))
         // Never (video, chat): 410; a name the spec does not have: 404; both failed bodies.
         let video = try clear.raw("getVideos")
         #expect(video.status == 410)

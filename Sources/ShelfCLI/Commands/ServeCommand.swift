@@ -9,7 +9,7 @@ import ShelfServer
 struct ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Serve the library over HTTP (JSON API, artwork, streaming, live events) until SIGINT/SIGTERM; 127.0.0.1:4040 unless --listen or the config file says otherwise."
-    static let synopsis = "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--sharing on|off] [--podcast-dir DIR] [--podcast-allow-private] [--log-format text|json] [--log-file FILE]"
+    static let synopsis = "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--sharing on|off] [--podcast-dir DIR] [--podcast-allow-private] [--jukebox] [--log-format text|json] [--log-file FILE]"
 
     /// What the flags set; nil (empty for `music`) where they are silent, so the file or the default applies.
     struct Flags: Sendable {
@@ -23,6 +23,7 @@ struct ServeCommand: Command {
         var sharing: Bool?
         var podcastDir: String?
         var podcastAllowPrivate = false
+        var jukebox = false
     }
 
     /// Everything the server runs with: flags over the config file over the defaults.
@@ -41,6 +42,8 @@ struct ServeCommand: Command {
         var podcastAllowPrivate = false
         var podcastMaxEpisodeSize: Int?
         var podcastRefresh = ScanInterval.seconds(86_400)
+        var jukebox = false
+        var jukeboxAudioOutput: String?
 
         /// The certificate and key files of HTTPS.
         struct TLSFiles: Sendable, Equatable {
@@ -68,6 +71,8 @@ struct ServeCommand: Command {
             podcastAllowPrivate = flags.podcastAllowPrivate || (config.podcastAllowPrivate ?? false)
             podcastMaxEpisodeSize = config.podcastMaxEpisodeSize
             podcastRefresh = config.podcastRefresh ?? podcastRefresh
+            jukebox = flags.jukebox || (config.jukebox ?? false)
+            jukeboxAudioOutput = config.jukeboxAudioOutput
         }
 
         /// What SIGHUP cannot change, named for the line that says a restart is needed.
@@ -80,6 +85,7 @@ struct ServeCommand: Command {
                 || podcastMaxEpisodeSize != other.podcastMaxEpisodeSize || podcastRefresh != other.podcastRefresh {
                 keys.append("podcast settings")
             }
+            if jukebox != other.jukebox || jukeboxAudioOutput != other.jukeboxAudioOutput { keys.append("jukebox") }
             return keys
         }
     }
@@ -111,6 +117,7 @@ struct ServeCommand: Command {
         }
         if let folder = try arguments.option("--podcast-dir") { flags.podcastDir = URL(fileURLWithPath: folder).standardizedFileURL.path }
         flags.podcastAllowPrivate = arguments.flag("--podcast-allow-private")
+        flags.jukebox = arguments.flag("--jukebox")
         while let folder = try arguments.firstOption("--music") {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -172,6 +179,7 @@ struct ServeCommand: Command {
         if let size = settings.podcastMaxEpisodeSize { podcasts.maxEpisodeBytes = Int64(size) }
         podcasts.refreshInterval = settings.podcastRefresh.duration
         options.podcasts = podcasts
+        if settings.jukebox { options.jukebox = JukeboxSettings(audioOutput: settings.jukeboxAudioOutput) }
         options.log = { line in log.message(line, level: Self.level(of: line)) }
         options.accessLog = { entry in log.request(entry) }
         // A tuning knob (and how tests make a stuck reader overflow quickly).
@@ -341,6 +349,7 @@ extension ServeCommand {
         FlagHelp("--podcast-dir", "DIR", "Where podcast episodes and channel pictures are downloaded (one folder per channel).",
                  default: "podcasts in the library directory", completes: .directory),
         FlagHelp("--podcast-allow-private", nil, "Allow podcast feeds and episodes on private, loopback and link-local addresses (refused otherwise, so a feed URL cannot reach the server's own network)."),
+        FlagHelp("--jukebox", nil, "Play on the server's own audio output through mpv when admins or users with the jukebox role ask (jukeboxControl)."),
         FlagHelp("--log-file", "FILE", "Append the log to FILE instead of stderr (reopened on SIGHUP, for log rotation).", default: "stderr", completes: .file),
     ]
     static let examples = [

@@ -32,6 +32,10 @@ public struct ServerConfig: Sendable, Equatable {
     public var podcastMaxEpisodeSize: Int?
     /// `podcast-refresh`: how often every podcast is refreshed (`0` or `"off"`: only on request).
     public var podcastRefresh: ScanInterval?
+    /// `jukebox`: whether jukeboxControl plays on the server's audio output (through mpv).
+    public var jukebox: Bool?
+    /// `jukebox-audio-output`: mpv's `--ao` for the jukebox (`pulse`, `alsa`, `null`, …).
+    public var jukeboxAudioOutput: String?
     /// `[presets]`: named transcodes (`mobile = "opus:96"`) a stream request may ask for by name.
     public var presets: [String: TranscodePreset] = [:]
 
@@ -54,6 +58,8 @@ public struct ServerConfig: Sendable, Equatable {
         ("podcast-allow-private", "true or false"),
         ("podcast-max-episode-size", "bytes, an integer of 1 or more"),
         ("podcast-refresh", "seconds (an integer), a string such as \"6h\" or \"1d\", or 0 / \"off\""),
+        ("jukebox", "true or false"),
+        ("jukebox-audio-output", "an mpv audio output name (pulse, alsa, pipewire, null, …)"),
     ]
 
     /// The tables a file may have.
@@ -112,6 +118,15 @@ public struct ServerConfig: Sendable, Equatable {
                 case "sharing":
                     guard case .boolean(let value) = entry.value else { throw ConfigValueError("sharing expects true or false, got \(describe(entry.value))") }
                     config.sharing = value
+                case "jukebox":
+                    guard case .boolean(let value) = entry.value else { throw ConfigValueError("jukebox expects true or false, got \(describe(entry.value))") }
+                    config.jukebox = value
+                case "jukebox-audio-output":
+                    let text = try string(entry)
+                    guard !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "," }) else {
+                        throw ConfigValueError("jukebox-audio-output expects an mpv audio output name such as pulse, alsa or null, got '\(text)'")
+                    }
+                    config.jukeboxAudioOutput = text
                 case "podcast-dir": config.podcastDir = try absolutePath(entry, directory: true)
                 case "podcast-allow-private":
                     guard case .boolean(let value) = entry.value else {

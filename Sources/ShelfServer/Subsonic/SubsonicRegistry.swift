@@ -152,7 +152,7 @@ extension SubsonicAPI {
             served("downloadPodcastEpisode", .podcast) { api, call in try await api.downloadPodcastEpisode(call) },
             served("getPodcastEpisode", .podcast) { api, call in try await api.getPodcastEpisode(call) },
             // Jukebox
-            later("jukeboxControl", .jukebox, .admin),
+            served("jukeboxControl", .jukebox) { api, call in try await api.jukeboxControl(call) },
             // Internet radio
             served("getInternetRadioStations", .radio) { api, call in try await api.radioStations(call) },
             served("createInternetRadioStation", .radio, .admin) { api, call in try await api.createRadioStation(call) },

@@ -1,0 +1,374 @@
+import Foundation
+import Shelf
+import ShelfCore
+
+/// How the jukebox plays: which mpv, on which audio output.
+public struct JukeboxSettings: Sendable, Equatable {
+    /// mpv's path; nil: the first `mpv` on PATH.
+    public var mpvPath: String?
+    /// mpv's `--ao` (`pulse`, `alsa`, `pipewire`, `null` for none); nil: mpv's own choice.
+    public var audioOutput: String?
+
+    /// Settings with mpv's defaults.
+    public init(mpvPath: String? = nil, audioOutput: String? = nil) {
+        self.mpvPath = mpvPath
+        self.audioOutput = audioOutput
+    }
+}
+
+/// Why the jukebox could not do what was asked (mpv missing, not answering, or refusing a command).
+public struct JukeboxError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// What the jukebox is doing: Subsonic's jukeboxStatus and jukeboxPlaylist.
+public struct JukeboxState: Sendable {
+    /// The queue in order.
+    public var entries: [TrackID]
+    /// The entry playing or to play next (-1 with an empty queue).
+    public var currentIndex: Int
+    public var playing: Bool
+    /// The volume, 0 to 1.
+    public var gain: Double
+    /// Seconds into the current entry.
+    public var position: Int
+}
+
+/// The server's own audio output, played by mpv from Debian and driven over its JSON IPC socket.
+/// Shelf keeps the queue and the current index; mpv plays one file at a time, and its `end-file`
+/// event moves the queue on, so `set` can replace the queue without cutting off the song playing.
+/// mpv starts on first use and quits with the server.
+public final class Jukebox: Sendable {
+    private struct State {
+        var entries: [(id: TrackID, path: String)] = []
+        var current = -1
+        var gain = 1.0
+    }
+
+    private let settings: JukeboxSettings
+    private let log: @Sendable (String) -> Void
+    private let state = Locked(State())
+    /// One action at a time, so two clients cannot interleave their commands.
+    private let serial = NSLock()
+    private let player = Locked<MPV?>(nil)
+    private let events = DispatchQueue(label: "shelf.jukebox.events")
+
+    /// A jukebox that will start mpv with `settings` when first used.
+    public init(settings: JukeboxSettings, log: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.log = log
+    }
+
+    /// The actions of jukeboxControl, resolved (tracks with their files).
+    public enum Action: Sendable {
+        case status
+        case set([(TrackID, String)])
+        case start
+        case stop
+        case skip(index: Int, offset: Int)
+        case add([(TrackID, String)])
+        case clear
+        case remove(index: Int)
+        case shuffle
+        case setGain(Double)
+    }
+
+    /// Does `action` and answers the state after it. Blocks while mpv answers (milliseconds).
+    public func perform(_ action: Action) throws(JukeboxError) -> JukeboxState {
+        serial.lock()
+        defer { serial.unlock() }
+        let mpv = try running()
+        switch action {
+        case .status: break
+        case .set(let tracks):
+            // The song playing goes on; the queue around it is new.
+            let playingID = state.withLock { $0.current >= 0 && $0.current < $0.entries.count ? $0.entries[$0.current].id : nil }
+            state.withLock { s in
+                s.entries = tracks.map { (id: $0.0, path: $0.1) }
+                s.current = playingID.flatMap { id in s.entries.firstIndex { $0.id == id } } ?? (s.entries.isEmpty ? -1 : 0)
+            }
+        case .start:
+            let idle = (try? mpv.property("idle-active")) as? Bool ?? true
+            if idle {
+                let next = state.withLock { s -> (Int, String)? in
+                    guard !s.entries.isEmpty else { return nil }
+                    if s.current < 0 || s.current >= s.entries.count { s.current = 0 }
+                    return (s.current, s.entries[s.current].path)
+                }
+                if let (_, path) = next { try play(mpv, path, offset: 0) }
+            } else {
+                try mpv.command(["set_property", "pause", false])
+            }
+        case .stop:
+            try mpv.command(["set_property", "pause", true])
+        case .skip(let index, let offset):
+            let path = try state.withLock { s throws(JukeboxError) -> String in
+                guard index >= 0, index < s.entries.count else {
+                    throw JukeboxError(message: "index \(index) is outside the queue of \(s.entries.count) songs")
+                }
+                s.current = index
+                return s.entries[index].path
+            }
+            try play(mpv, path, offset: offset)
+        case .add(let tracks):
+            state.withLock { s in
+                s.entries += tracks.map { (id: $0.0, path: $0.1) }
+                if s.current < 0, !s.entries.isEmpty { s.current = 0 }
+            }
+        case .clear:
+            state.withLock { s in
+                s.entries = []
+                s.current = -1
+            }
+            try mpv.command(["stop"])
+        case .remove(let index):
+            let wasCurrent = try state.withLock { s throws(JukeboxError) -> Bool in
+                guard index >= 0, index < s.entries.count else {
+                    throw JukeboxError(message: "index \(index) is outside the queue of \(s.entries.count) songs")
+                }
+                s.entries.remove(at: index)
+                let wasCurrent = index == s.current
+                if index < s.current { s.current -= 1 }
+                if s.entries.isEmpty { s.current = -1 } else if s.current >= s.entries.count { s.current = s.entries.count - 1 }
+                return wasCurrent
+            }
+            if wasCurrent { try mpv.command(["stop"]) }
+        case .shuffle:
+            // The current song goes first, the rest in a new order after it.
+            state.withLock { s in
+                guard !s.entries.isEmpty else { return }
+                var rest = s.entries
+                var first: [(id: TrackID, path: String)] = []
+                if s.current >= 0, s.current < rest.count { first = [rest.remove(at: s.current)] }
+                s.entries = first + rest.shuffled()
+                s.current = 0
+            }
+        case .setGain(let gain):
+            try mpv.command(["set_property", "volume", (gain * 100).rounded()])
+            state.withLock { $0.gain = gain }
+        }
+        return try status(mpv)
+    }
+
+    /// Quits mpv (the server is stopping).
+    public func stop() {
+        guard let mpv = player.withLock({ $0 }) else { return }
+        mpv.quit()
+    }
+
+    private func status(_ mpv: MPV) throws(JukeboxError) -> JukeboxState {
+        let idle = (try? mpv.property("idle-active")) as? Bool ?? true
+        let paused = (try? mpv.property("pause")) as? Bool ?? false
+        let position = idle ? 0 : ((try? mpv.property("time-pos")) as? Double).map { Int($0) } ?? 0
+        return state.withLock { s in
+            JukeboxState(entries: s.entries.map(\.id), currentIndex: s.current, playing: !idle && !paused, gain: s.gain, position: max(0, position))
+        }
+    }
+
+    private func play(_ mpv: MPV, _ path: String, offset: Int) throws(JukeboxError) {
+        try mpv.command(["loadfile", path, "replace"])
+        try mpv.command(["set_property", "pause", false])
+        guard offset > 0 else { return }
+        // A seek needs the file loaded: wait until it reports a position (a bound, not a race).
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if (try? mpv.property("time-pos")) as? Double != nil { break }
+            usleep(10_000)
+        }
+        try mpv.command(["seek", offset, "absolute"])
+    }
+
+    /// mpv, started now if it is not running.
+    private func running() throws(JukeboxError) -> MPV {
+        if let mpv = player.withLock({ $0 }), mpv.isRunning { return mpv }
+        let mpv = try MPV.start(settings) { [weak self] in self?.endOfFile() }
+        mpv.command(["set_property", "volume", (state.withLock { $0.gain } * 100).rounded()], ignoringErrors: true)
+        player.withLock { $0 = mpv }
+        log("shelf: jukebox: mpv started (audio output \(settings.audioOutput ?? "mpv's default"))")
+        return mpv
+    }
+
+    /// A song played to its end: the next one starts, or the queue stops at its end.
+    private func endOfFile() {
+        events.async { [self] in
+            serial.lock()
+            defer { serial.unlock() }
+            guard let mpv = player.withLock({ $0 }) else { return }
+            let next = state.withLock { s -> String? in
+                guard s.current + 1 < s.entries.count else { return nil }
+                s.current += 1
+                return s.entries[s.current].path
+            }
+            if let next { try? play(mpv, next, offset: 0) }
+        }
+    }
+}
+
+/// One mpv process and a connection to its JSON IPC socket: commands with request IDs, answers
+/// matched to them, and events handed on.
+final class MPV: @unchecked Sendable {
+    // `process` and `socket` are set once at start; `pending` and `nextID` are under `lock`.
+    private let process: Process
+    private let socket: Int32
+    private let path: String
+    private let lock = NSCondition()
+    private var answers: [Int: [String: Any]] = [:]
+    private var nextID = 1
+    private var closed = false
+    private let onEndOfFile: @Sendable () -> Void
+
+    private init(process: Process, socket: Int32, path: String, onEndOfFile: @escaping @Sendable () -> Void) {
+        self.process = process
+        self.socket = socket
+        self.path = path
+        self.onEndOfFile = onEndOfFile
+    }
+
+    var isRunning: Bool { process.isRunning && !lock.withLock { closed } }
+
+    static func start(_ settings: JukeboxSettings, onEndOfFile: @escaping @Sendable () -> Void) throws(JukeboxError) -> MPV {
+        let executable: String
+        if let path = settings.mpvPath {
+            executable = path
+        } else {
+            let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            guard let found = directories.map({ "\($0)/mpv" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+                throw JukeboxError(message: "the jukebox plays through mpv, which is not installed (apt-get install mpv)")
+            }
+            executable = found
+        }
+        let socketPath = NSTemporaryDirectory() + "shelf-mpv-\(getpid())-\(UUID().uuidString.prefix(8)).sock"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        var arguments = ["--idle=yes", "--no-video", "--no-terminal", "--no-config", "--keep-open=no", "--input-ipc-server=\(socketPath)"]
+        if let output = settings.audioOutput, !output.isEmpty { arguments.append("--ao=\(output)") }
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw JukeboxError(message: "could not start mpv at \(executable): \(error.localizedDescription)")
+        }
+        // mpv makes its socket as it starts: connect as soon as it is there (bounded, for a stuck mpv).
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, process.isRunning {
+            let fd = Self.connect(socketPath)
+            if fd >= 0 {
+                let mpv = MPV(process: process, socket: fd, path: socketPath, onEndOfFile: onEndOfFile)
+                Thread.detachNewThread { mpv.readLoop() }
+                return mpv
+            }
+            usleep(20_000)
+        }
+        process.terminate()
+        throw JukeboxError(message: "mpv did not open its control socket \(socketPath) within 10 seconds")
+    }
+
+    private static func connect(_ path: String) -> Int32 {
+        let fd = Foundation.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return -1 }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            return -1
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+
+    /// Sends a command and waits (up to 5 s) for mpv's answer; its `data`, or nil.
+    @discardableResult
+    func command(_ arguments: [Any]) throws(JukeboxError) -> Any? {
+        let id = lock.withLock { () -> Int in
+            defer { nextID += 1 }
+            return nextID
+        }
+        guard let json = try? JSONSerialization.data(withJSONObject: ["command": arguments, "request_id": id]) else {
+            throw JukeboxError(message: "could not encode an mpv command")
+        }
+        let line = json + Data("\n".utf8)
+        let sent = line.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let n = send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        guard sent else { throw JukeboxError(message: "mpv's control socket closed") }
+        let deadline = Date().addingTimeInterval(5)
+        lock.lock()
+        defer { lock.unlock() }
+        while answers[id] == nil, !closed {
+            if !lock.wait(until: deadline) { throw JukeboxError(message: "mpv did not answer \(arguments.first ?? "") within 5 seconds") }
+        }
+        guard let answer = answers.removeValue(forKey: id) else { throw JukeboxError(message: "mpv's control socket closed") }
+        let error = answer["error"] as? String ?? "success"
+        guard error == "success" else { throw JukeboxError(message: "mpv refused \(arguments.first ?? ""): \(error)") }
+        return answer["data"]
+    }
+
+    /// A command whose failure does not matter.
+    func command(_ arguments: [Any], ignoringErrors: Bool) {
+        _ = try? command(arguments)
+    }
+
+    /// A property's value.
+    func property(_ name: String) throws(JukeboxError) -> Any? { try command(["get_property", name]) }
+
+    /// Asks mpv to quit, and makes sure it does.
+    func quit() {
+        command(["quit"], ignoringErrors: true)
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        shutdown(socket, Int32(SHUT_RDWR))
+        unlink(path)
+    }
+
+    private func readLoop() {
+        var pending = Data()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            pending.append(contentsOf: buffer[0..<count])
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = pending[pending.startIndex..<newline]
+                pending = Data(pending[pending.index(after: newline)...])
+                guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
+                if let id = object["request_id"] as? Int {
+                    lock.withLock {
+                        answers[id] = object
+                        lock.broadcast()
+                    }
+                } else if object["event"] as? String == "end-file", object["reason"] as? String == "eof" {
+                    onEndOfFile()
+                }
+            }
+        }
+        lock.withLock {
+            closed = true
+            lock.broadcast()
+        }
+        close(socket)
+    }
+}

@@ -1,0 +1,40 @@
+"""Parses podcast and jukebox answers of a running `shelf serve` into py-opensonic's strict
+models (a Subsonic client from PyPI): every answer must fit its dataclasses.
+
+Usage: opensonic_models_test.py BASE_URL PORT USER PASSWORD podcasts EPISODE_ID
+       opensonic_models_test.py BASE_URL PORT USER PASSWORD jukebox SONG_ID
+Exits non-zero with the failing check on the first failure."""
+import sys
+
+import libopensonic
+
+base, port, user, password, mode, subject = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+
+
+def check(condition, what):
+    if not condition:
+        print(f"FAILED: {what}", file=sys.stderr)
+        sys.exit(1)
+
+
+conn = libopensonic.Connection(base, username=user, password=password, port=port)
+if mode == "podcasts":
+    channels = conn.get_podcasts()
+    check(channels and all(c.id and c.url and c.status for c in channels), f"getPodcasts: {channels}")
+    episodes = [e for c in channels for e in (c.episode or [])]
+    check(any(e.id == subject and e.stream_id == subject for e in episodes), f"the downloaded episode in getPodcasts: {episodes}")
+    check(not conn.get_podcasts(inc_episodes=False)[0].episode, "getPodcasts without episodes")
+    newest = conn.get_newest_podcasts(count=3)
+    check(len(newest) == 3 and all(e.channel_id for e in newest), f"getNewestPodcasts: {newest}")
+    episode = conn.get_podcast_episode(subject)
+    check(episode.id == subject and getattr(episode.status, "value", episode.status) == "completed" and episode.duration, f"getPodcastEpisode: {episode}")
+elif mode == "jukebox":
+    status = conn.jukebox_control("add", sids=[subject])
+    check(status.current_index == 0 and status.playing is False, f"jukebox add: {status}")
+    playlist = conn.jukebox_control("get")
+    check([e.id for e in (playlist.entry or [])] == [subject], f"jukebox get: {playlist}")
+    check(abs(conn.jukebox_control("setGain", gain=0.25).gain - 0.25) < 1e-6, "jukebox setGain")
+    check(conn.jukebox_control("clear").current_index == -1, "jukebox clear")
+else:
+    check(False, f"unknown mode {mode}")
+print(f"py-opensonic {mode}: all checks passed")

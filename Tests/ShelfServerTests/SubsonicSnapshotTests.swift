@@ -126,6 +126,22 @@ import Testing
             let plain = SubsonicStructuredLyrics(synced: false, lines: [SubsonicLyricLine(text: "plain & simple")])
             w.container("lyricsList", "structuredLyrics", [synced, plain])
         }),
+        ("lyricsList-enhanced", { w in
+            var enhanced = SubsonicStructuredLyrics(synced: true, lines: [SubsonicLyricLine(start: 1_000, text: "目を 開けて")])
+            enhanced.kind = "main"
+            enhanced.cueLines = [SubsonicCueLine(index: 0, start: 1_000, end: 2_400, value: "目を 開けて", cues: [
+                SubsonicCueLine.Cue(start: 1_000, end: 1_500, byteStart: 0, byteEnd: 5, value: "目を"),
+                SubsonicCueLine.Cue(start: 1_500, end: 2_400, byteStart: 7, byteEnd: 15, value: "開けて"),
+            ])]
+            w.container("lyricsList", "structuredLyrics", [enhanced])
+        }),
+        ("jukeboxPlaylist", { w in
+            let state = JukeboxState(entries: [TrackID(42)], currentIndex: 0, playing: true, gain: 0.75, position: 61)
+            w.element("jukeboxPlaylist", SubsonicJukebox(state: state, entries: [song]))
+        }),
+        ("jukeboxStatus", { w in
+            w.element("jukeboxStatus", SubsonicJukebox(state: JukeboxState(entries: [], currentIndex: -1, playing: false, gain: 1, position: 0), entries: nil))
+        }),
         ("playQueue", { w in
             w.element("playQueue", SubsonicPlayQueue(current: TrackID(42), position: 61_500, username: "ann", changed: played, changedBy: "Tempo", entries: [song]))
         }),

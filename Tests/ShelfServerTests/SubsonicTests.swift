@@ -226,6 +226,40 @@ func normalized(_ value: Any) -> Any {
         #expect(lines.compactMap { $0["value"] as? String } == ["光", "影"] && lines.compactMap { $0["start"] as? Int } == [1500, 3000])
     } }
 
+    /// songLyrics v2: without `enhanced` the answer is v1's (word stamps taken out of the lines);
+    /// with it, `kind` and each enhanced-LRC line's words as cues with their UTF-8 byte ranges.
+    @Test func enhancedLyricsGiveTimedWords() async throws { try await offCooperativePool {
+        let fixture = try ServedLibrary(tracks: 2)
+        defer { fixture.remove() }
+        let edited = try fixture.shelf(["edit", "1", "--set", "lyrics=[00:01.00]<00:01.00>目を <00:01.50>開けて<00:02.40>\n[00:03.00]<00:03.00>Hello <00:03.40>world"])
+        try #require(edited.status == 0, "\(edited.stderr)")
+        let server = try ServerProcess(library: fixture.library)
+        defer { server.stop() }
+        let client = SubsonicClient(server)
+        func structured(_ extra: [(String, String)]) throws -> [String: Any] {
+            let list = try #require(try client.ok("getLyricsBySongId", [("id", "tr-1")] + extra)["lyricsList"] as? [String: Any])
+            return try #require((list["structuredLyrics"] as? [[String: Any]])?.first)
+        }
+        let plain = try structured([])
+        #expect(((plain["line"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String } == ["目を 開けて", "Hello world"])
+        #expect(plain["kind"] == nil && plain["cueLine"] == nil)
+        let rich = try structured([("enhanced", "true")])
+        #expect(rich["kind"] as? String == "main")
+        let cueLines = try #require(rich["cueLine"] as? [[String: Any]])
+        #expect(cueLines.compactMap { $0["index"] as? Int } == [0, 1] && cueLines.first?["value"] as? String == "目を 開けて")
+        #expect(cueLines.first?["start"] as? Int == 1000 && cueLines.first?["end"] as? Int == 2400)
+        let cues = try #require(cueLines.first?["cue"] as? [[String: Any]])
+        #expect(cues.compactMap { $0["value"] as? String } == ["目を", "開けて"])
+        #expect(cues.compactMap { $0["byteStart"] as? Int } == [0, 7] && cues.compactMap { $0["byteEnd"] as? Int } == [5, 15])
+        #expect(cues.compactMap { $0["start"] as? Int } == [1000, 1500] && cues.compactMap { $0["end"] as? Int } == [1500, 2400])
+        // The last line's last word ends where nothing follows: at its own start.
+        let last = try #require((cueLines.last?["cue"] as? [[String: Any]])?.last)
+        #expect(last["value"] as? String == "world" && last["byteStart"] as? Int == 6 && last["byteEnd"] as? Int == 10)
+        #expect(try client.errorCode("getLyricsBySongId", [("id", "tr-1"), ("enhanced", "maybe")]) == 0)
+        let xml = try client.raw("getLyricsBySongId", [("id", "tr-1"), ("enhanced", "true")]).text
+        #expect(xml.contains("<cueLine index=\"0\" start=\"1000\" end=\"2400\" value=\"目を 開けて\"><cue start=\"1000\" end=\"1500\" byteStart=\"0\" byteEnd=\"5\">目を</cue>"))
+    } }
+
     @Test func everyAuthMethodAndItsErrors() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }

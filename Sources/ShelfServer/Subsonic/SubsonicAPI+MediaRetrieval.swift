@@ -114,9 +114,45 @@ extension SubsonicAPI {
         return (lang, offset)
     }
 
-    /// getLyricsBySongId (songLyrics): the song's lyrics as structured lines, synced when they are LRC.
+    /// An enhanced-LRC line (`<mm:ss.xx>word <mm:ss.xx>word`) as its text without the word stamps
+    /// and its timed words; a plain line gives itself and no words.
+    static func wordTimings(_ line: String) -> (text: String, words: [(start: Int, text: String)], trailing: Int?) {
+        var text = ""
+        var words: [(start: Int, text: String)] = []
+        var trailing: Int?
+        var rest = Substring(line)
+        func stamp(_ inside: Substring) -> Int? {
+            let parts = inside.split(separator: ":")
+            guard parts.count == 2, let minutes = Int(parts[0]), let seconds = Double(parts[1]) else { return nil }
+            return minutes * 60_000 + Int((seconds * 1000).rounded())
+        }
+        while !rest.isEmpty {
+            if rest.hasPrefix("<"), let close = rest.firstIndex(of: ">"), let time = stamp(rest[rest.index(after: rest.startIndex)..<close]) {
+                rest = rest[rest.index(after: close)...]
+                let next = rest.firstIndex(of: "<") ?? rest.endIndex
+                let word = String(rest[..<next])
+                if word.isEmpty {
+                    trailing = time
+                } else {
+                    words.append((time, word))
+                    text += word
+                }
+                rest = rest[next...]
+            } else {
+                let next = rest.dropFirst().firstIndex(of: "<") ?? rest.endIndex
+                text += rest[..<next]
+                rest = rest[next...]
+            }
+        }
+        return (text, words, trailing)
+    }
+
+    /// getLyricsBySongId (songLyrics): the song's lyrics as structured lines, synced when they are
+    /// LRC; with `enhanced=true` (version 2) the layer's `kind` and, for enhanced LRC, each line's
+    /// timed words as `cueLine`s.
     func lyricsBySongID(_ call: SubsonicCall) async throws -> SubsonicReply {
         _ = try call.signedIn
+        let enhanced = try call.parameters.bool("enhanced") ?? false
         let id = try call.parameters.trackID()
         guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
         guard let lyrics = track.lyrics, !lyrics.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
@@ -124,10 +160,33 @@ extension SubsonicAPI {
         }
         let synced = Self.syncedLines(lyrics)
         let header = Self.lrcHeader(lyrics)
-        let lines = synced.map { lines in
-            lines.map { SubsonicLyricLine(start: $0.0, text: $0.1) }
+        let timed = synced?.map { (start: $0.0, Self.wordTimings($0.1)) }
+        let lines = timed.map { lines in
+            lines.map { SubsonicLyricLine(start: $0.start, text: $0.1.text) }
         } ?? lyrics.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { SubsonicLyricLine(text: String($0)) }
         var structured = SubsonicStructuredLyrics(displayArtist: track.artist, displayTitle: track.title, synced: synced != nil, lines: lines)
+        if enhanced {
+            structured.kind = "main"
+            for (index, line) in (timed ?? []).enumerated() where !line.1.words.isEmpty {
+                let nextLine = index + 1 < timed!.count ? timed![index + 1].start : nil
+                var cues: [SubsonicCueLine.Cue] = []
+                var byte = 0
+                for (number, word) in line.1.words.enumerated() {
+                    let end = number + 1 < line.1.words.count ? line.1.words[number + 1].start : line.1.trailing ?? nextLine ?? word.start
+                    let length = word.text.utf8.count
+                    // The cue is the word without the space after it; the bytes still count it.
+                    let trimmed = word.text.trimmingCharacters(in: .whitespaces)
+                    let lead = word.text.utf8.count - word.text.drop(while: { $0 == " " }).utf8.count
+                    if !trimmed.isEmpty {
+                        cues.append(SubsonicCueLine.Cue(start: word.start, end: max(word.start, end), byteStart: byte + lead,
+                                                        byteEnd: byte + lead + trimmed.utf8.count - 1, value: trimmed))
+                    }
+                    byte += length
+                }
+                let end = cues.last?.end ?? line.start
+                structured.cueLines.append(SubsonicCueLine(index: index, start: line.start, end: end, value: line.1.text, cues: cues))
+            }
+        }
         if let lang = header.lang { structured.lang = lang }
         if synced != nil, let offset = header.offset { structured.offset = offset }
         return .container("lyricsList", "structuredLyrics", [structured])

@@ -13,15 +13,11 @@ extension SubsonicAPI {
     }
 
     private func channelID(_ call: SubsonicCall) throws(SubsonicError) -> SavedID {
-        let text = try call.parameters.required("id")
-        guard let id = Self.savedID(text, prefix: "pc-") else { throw SubsonicError.notFound("podcast channel '\(text)' (id)") }
-        return id
+        try call.parameters.saved(prefix: "pc-", what: "podcast channel")
     }
 
     private func episodeID(_ call: SubsonicCall) throws(SubsonicError) -> SavedID {
-        let text = try call.parameters.required("id")
-        guard let id = Self.savedID(text, prefix: "pe-") else { throw SubsonicError.notFound("podcast episode '\(text)' (id)") }
-        return id
+        try call.parameters.saved(prefix: "pe-", what: "podcast episode")
     }
 
     private func requirePodcastRole(_ call: SubsonicCall, _ what: String) throws(SubsonicError) {

@@ -2,18 +2,9 @@ import Foundation
 import Shelf
 import ShelfCore
 
-/// Internet radio: stations the library lists for players (admins keep the list). The server
+/// Internet radio: stations (`rs-N`) the library lists for players (admins keep the list). The server
 /// stores the addresses and never fetches a stream itself.
 extension SubsonicAPI {
-    /// Stations are `rs-N` (their own prefix, like every Subsonic ID Shelf makes).
-    static func stationID(_ call: SubsonicCall) throws(SubsonicError) -> SavedID {
-        let text = try call.parameters.required("id")
-        guard text.hasPrefix("rs-"), let number = Int64(text.dropFirst(3)), number > 0, "rs-\(number)" == text else {
-            throw SubsonicError.notFound("internet radio station '\(text)' (id)")
-        }
-        return SavedID(number)
-    }
-
     /// getInternetRadioStations: every station, by name.
     func radioStations(_ call: SubsonicCall) async throws -> SubsonicReply {
         .container("internetRadioStations", "internetRadioStation", try await library.radioStations().map(SubsonicRadioStation.init))
@@ -30,7 +21,7 @@ extension SubsonicAPI {
 
     /// updateInternetRadioStation: `id` and the same fields as create, all required by the spec.
     func updateRadioStation(_ call: SubsonicCall) async throws -> SubsonicReply {
-        let id = try Self.stationID(call)
+        let id = try call.parameters.saved(prefix: "rs-", what: "internet radio station")
         let p = call.parameters
         let url = try p.required("streamUrl"), name = try p.required("name")
         let home = p.value("homepageUrl")
@@ -40,7 +31,7 @@ extension SubsonicAPI {
 
     /// deleteInternetRadioStation: `id`.
     func deleteRadioStation(_ call: SubsonicCall) async throws -> SubsonicReply {
-        let id = try Self.stationID(call)
+        let id = try call.parameters.saved(prefix: "rs-", what: "internet radio station")
         try await context.write { batch in try batch.deleteRadioStation(id) }
         return .empty
     }

@@ -5,15 +5,6 @@ import ShelfCore
 /// Sharing: public links (`/share/TOKEN`) to some songs, an album or a playlist, made by users
 /// with the share role while the server allows sharing (`--sharing`). See `SharePages`.
 extension SubsonicAPI {
-    /// Shares are `sh-N`.
-    static func shareID(_ call: SubsonicCall) throws(SubsonicError) -> SavedID {
-        let text = try call.parameters.required("id")
-        guard text.hasPrefix("sh-"), let number = Int64(text.dropFirst(3)), number > 0, "sh-\(number)" == text else {
-            throw SubsonicError.notFound("share '\(text)' (id)")
-        }
-        return SavedID(number)
-    }
-
     private func requireSharing() throws(SubsonicError) {
         guard sharing else { throw SubsonicError(50, "sharing is turned off on this server (shelf serve --sharing off)") }
     }
@@ -66,7 +57,7 @@ extension SubsonicAPI {
     /// (another user's share is not admitted to exist).
     private func ownShare(_ call: SubsonicCall) async throws -> Share {
         let user = try call.signedIn
-        let id = try Self.shareID(call)
+        let id = try call.parameters.saved(prefix: "sh-", what: "share")
         guard let share = try await library.share(id), user.isAdmin || share.user == user.id else { throw SubsonicError.notFound("share sh-\(id)") }
         return share
     }

@@ -450,14 +450,54 @@ struct SubsonicStructuredLyrics: SubsonicModel {
     let synced: Bool
     var offset = 0
     let lines: [SubsonicLyricLine]
+    /// songLyrics v2 with `enhanced=true`: the layer (`main`), and word timings of enhanced LRC.
+    var kind: String?
+    var cueLines: [SubsonicCueLine] = []
 
     func write(to w: inout SubsonicWriter) {
         w.attribute("displayArtist", displayArtist)
         w.attribute("displayTitle", displayTitle)
+        if let kind { w.attribute("kind", kind) }
         w.attribute("lang", lang)
         w.attribute("synced", synced)
         w.attribute("offset", offset)
         w.list("line", lines)
+        w.list("cueLine", cueLines)
+    }
+}
+
+/// songLyrics v2: one line's timed words (`cue`s, with inclusive UTF-8 byte ranges into `value`).
+struct SubsonicCueLine: SubsonicModel {
+    /// The line it times, from 0.
+    let index: Int
+    let start: Int
+    let end: Int
+    let value: String
+    let cues: [Cue]
+
+    /// One timed word or syllable.
+    struct Cue: SubsonicModel {
+        let start: Int
+        let end: Int
+        let byteStart: Int
+        let byteEnd: Int
+        let value: String
+
+        func write(to w: inout SubsonicWriter) {
+            w.attribute("start", start)
+            w.attribute("end", end)
+            w.attribute("byteStart", byteStart)
+            w.attribute("byteEnd", byteEnd)
+            w.text(value)
+        }
+    }
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("index", index)
+        w.attribute("start", start)
+        w.attribute("end", end)
+        w.attribute("value", value)
+        w.list("cue", cues)
     }
 }
 

@@ -57,7 +57,7 @@ extension SubsonicAPI {
     /// The extensions advertised by getOpenSubsonicExtensions: only what is implemented.
     static let extensions: [SubsonicExtension] = [
         SubsonicExtension(name: "formPost", versions: [1]), SubsonicExtension(name: "apiKeyAuthentication", versions: [1]),
-        SubsonicExtension(name: "transcodeOffset", versions: [1]), SubsonicExtension(name: "songLyrics", versions: [1]),
+        SubsonicExtension(name: "transcodeOffset", versions: [1]), SubsonicExtension(name: "songLyrics", versions: [1, 2]),
         SubsonicExtension(name: "indexBasedQueue", versions: [1]), SubsonicExtension(name: "playbackReport", versions: [1]),
         SubsonicExtension(name: "getPodcastEpisode", versions: [1]), SubsonicExtension(name: "transcoding", versions: [1]),
         // Shelf's own (docs/extension-shelfSync.md, docs/extension-shelfAlphabetIndex.md).

@@ -115,6 +115,14 @@ struct SubsonicParameters: Sendable {
         return id
     }
 
+    /// `name` as the ID of a saved object with its own prefix (`rs-N` stations, `sh-N` shares,
+    /// `pc-N` channels, `pe-N` episodes): error 10 when absent, 70 naming `what` when it is not one.
+    func saved(_ name: String = "id", prefix: String, what: String) throws(SubsonicError) -> SavedID {
+        let text = try required(name)
+        guard let id = SubsonicAPI.savedID(text, prefix: prefix) else { throw .notFound("\(what) '\(text)' (\(name))") }
+        return id
+    }
+
     /// `name` as a song ID.
     func trackID(_ name: String = "id") throws(SubsonicError) -> TrackID {
         let text = try required(name)

@@ -5,12 +5,15 @@ public enum ObjectType: Int, Sendable, Codable, CaseIterable, CustomStringConver
     case track = 1
     case artwork = 2
     case playlist = 3
+    /// A user's saved play queue (Subsonic's savePlayQueue), keyed by the user's ID.
+    case playQueue = 4
 
     public var description: String {
         switch self {
         case .track: "track"
         case .artwork: "artwork"
         case .playlist: "playlist"
+        case .playQueue: "playQueue"
         }
     }
 }

@@ -63,3 +63,22 @@ public struct PlaylistID: RawRepresentable, Hashable, Comparable, Sendable, Coda
         try container.encode(rawValue)
     }
 }
+
+/// A user's stable integer ID (never reused: the table is AUTOINCREMENT), the handle the server
+/// keeps in its sessions and requests.
+public struct UserID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The stored integer.
+    public let rawValue: Int64
+    /// Wraps a stored integer.
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    /// Wraps a stored integer.
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+
+    public static func < (lhs: UserID, rhs: UserID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { String(rawValue) }
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

@@ -5,6 +5,8 @@ public enum ObjectKey: Hashable, Sendable, Codable, CustomStringConvertible {
     case track(TrackID)
     case artwork(ArtworkID)
     case playlist(PlaylistID)
+    /// A user's saved play queue.
+    case playQueue(UserID)
 
     /// Which kind of object this is.
     public var type: ObjectType {
@@ -12,6 +14,7 @@ public enum ObjectKey: Hashable, Sendable, Codable, CustomStringConvertible {
         case .track: .track
         case .artwork: .artwork
         case .playlist: .playlist
+        case .playQueue: .playQueue
         }
     }
 
@@ -20,6 +23,7 @@ public enum ObjectKey: Hashable, Sendable, Codable, CustomStringConvertible {
         case .track(let id): "track \(id)"
         case .artwork(let id): "artwork \(id)"
         case .playlist(let id): "playlist \(id)"
+        case .playQueue(let id): "play queue of user \(id)"
         }
     }
 
@@ -31,6 +35,7 @@ public enum ObjectKey: Hashable, Sendable, Codable, CustomStringConvertible {
         case .track(let id): try container.encode(id)
         case .artwork(let id): try container.encode(id)
         case .playlist(let id): try container.encode(id)
+        case .playQueue(let id): try container.encode(id.rawValue)
         }
     }
 
@@ -84,6 +89,8 @@ public struct PersistentChange: Sendable, Equatable, Encodable {
     public var tracks: ChangeDetails
     public var playlists: ChangeDetails
     public var artwork: ChangeDetails
+    /// Users' saved play queues (each user's own; readers outside the engine see only theirs).
+    public var playQueues: ChangeDetails
 
     /// The changes for one object type.
     public func details(for type: ObjectType) -> ChangeDetails {
@@ -91,6 +98,7 @@ public struct PersistentChange: Sendable, Equatable, Encodable {
         case .track: tracks
         case .playlist: playlists
         case .artwork: artwork
+        case .playQueue: playQueues
         }
     }
 
@@ -101,6 +109,7 @@ public struct PersistentChange: Sendable, Equatable, Encodable {
         self.tracks = ChangeDetails()
         self.playlists = ChangeDetails()
         self.artwork = ChangeDetails()
+        self.playQueues = ChangeDetails()
     }
 
     /// Mutable access to the details for one type.
@@ -111,12 +120,25 @@ public struct PersistentChange: Sendable, Equatable, Encodable {
             case .track: tracks = newValue
             case .playlist: playlists = newValue
             case .artwork: artwork = newValue
+            case .playQueue: playQueues = newValue
             }
         }
     }
 
     /// True when nothing changed.
-    public var isEmpty: Bool { tracks.isEmpty && playlists.isEmpty && artwork.isEmpty }
+    public var isEmpty: Bool { tracks.isEmpty && playlists.isEmpty && artwork.isEmpty && playQueues.isEmpty }
+
+    /// This change as `viewer` may see it: their own play queue only (another user's queue is
+    /// theirs alone); nil keeps every queue (the library's own tools).
+    public func seen(by viewer: UserID?) -> PersistentChange {
+        guard let viewer else { return self }
+        var copy = self
+        let mine = ObjectKey.playQueue(viewer)
+        copy.playQueues.inserted = playQueues.inserted.filter { $0 == mine }
+        copy.playQueues.updated = playQueues.updated.filter { $0.id == mine }
+        copy.playQueues.deleted = playQueues.deleted.filter { $0 == mine }
+        return copy
+    }
 }
 
 /// The answer to "what changed since this token?": the changes, oldest first, and the token to

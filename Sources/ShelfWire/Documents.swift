@@ -159,15 +159,16 @@ public enum Documents {
     }
 
     /// What changed since `since`, per transaction (or one net `summary`).
+    /// `viewer`, when given, sees only their own play queue among the changes.
     public static func changes(
-        since: ChangeToken, summary: Bool, scope: Set<PlaylistID>?, limit: Int?, _ library: Library
+        since: ChangeToken, summary: Bool, scope: Set<PlaylistID>?, limit: Int?, viewer: UserID? = nil, _ library: Library
     ) async throws -> ChangesDocument {
         if summary {
-            let net = try await library.changeSummary(since: since, scope: scope)
+            let net = try await library.changeSummary(since: since, scope: scope).seen(by: viewer)
             return ChangesDocument(changes: [net], token: net.token, hasMore: false)
         }
         let feed = try await library.changes(since: since, scope: scope, limit: limit)
-        return ChangesDocument(changes: feed.changes, token: feed.token, hasMore: feed.hasMore)
+        return ChangesDocument(changes: feed.changes.map { $0.seen(by: viewer) }, token: feed.token, hasMore: feed.hasMore)
     }
 }
 

@@ -393,6 +393,41 @@ import Testing
         #expect(try await library.track(3)?.rating == 60)
     }
 
+    /// A saved play queue goes through the change log: made, replaced, cleared and gone with its
+    /// user, each a change of `playQueues`; a reader sees only their own queue.
+    @Test func playQueuesAreInTheChangeLog() async throws {
+        let (dir, library, users) = try await library()
+        defer { withExtendedLifetime(dir) {} }
+        let (ann, bob) = (users[0], users[1])
+        let start = try await library.currentToken()
+        func queues(since token: ChangeToken) async throws -> [String] {
+            try await library.changes(since: token).changes.flatMap { change in
+                change.playQueues.inserted.map { "insert \($0)" } + change.playQueues.updated.map { "update \($0.id)" }
+                    + change.playQueues.deleted.map { "delete \($0)" }
+            }
+        }
+        try await library.write { try $0.savePlayQueue(of: ann.id, tracks: [TrackID(1), TrackID(2)], current: TrackID(2), position: 10, changedBy: "A") }
+        try await library.write { try $0.savePlayQueue(of: ann.id, tracks: [TrackID(1)], current: nil, position: 0, changedBy: "B") }
+        try await library.write { try $0.savePlayQueue(of: bob.id, tracks: [TrackID(3)], current: nil, position: 0, changedBy: "C") }
+        try await library.write { try $0.savePlayQueue(of: ann.id, tracks: [], current: nil, position: 0, changedBy: "D") }
+        let middle = try await library.currentToken()
+        // Clearing a queue that is not there changes nothing.
+        try await library.write { try $0.savePlayQueue(of: ann.id, tracks: [], current: nil, position: 0, changedBy: "E") }
+        #expect(try await library.currentToken() == middle)
+        try await library.write { try $0.deleteUser(bob.id) }
+        #expect(try await queues(since: start) == [
+            "insert play queue of user \(ann.id)", "update play queue of user \(ann.id)", "insert play queue of user \(bob.id)",
+            "delete play queue of user \(ann.id)", "delete play queue of user \(bob.id)",
+        ])
+        // Each reader hears of their own queue only.
+        let seenByAnn = try await library.changes(since: start).changes.map { $0.seen(by: ann.id) }
+        #expect(seenByAnn.flatMap { $0.playQueues.inserted + $0.playQueues.deleted }.allSatisfy { $0 == .playQueue(ann.id) })
+        #expect(seenByAnn.flatMap(\.playQueues.inserted).count == 1)
+        // The net summary folds them: ann's made and cleared is nothing; bob's made then gone with him is nothing too.
+        let net = try await library.changeSummary(since: start)
+        #expect(net.playQueues.isEmpty)
+    }
+
     @Test func aLegacyStoreMigratesAllTheWayToTheCurrentVersion() async throws {
         let dir = try TemporaryDirectory()
         try LegacyStore.create(at: dir.url, tracks: [sampleTrack(1), sampleTrack(2)]) { _ in nil }

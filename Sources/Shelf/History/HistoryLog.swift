@@ -53,6 +53,7 @@ struct LogEntry {
         case .track: return .track(TrackID(try row.int64(typeColumn + 1)))
         case .playlist: return .playlist(PlaylistID(try row.int64(typeColumn + 1)))
         case .artwork: return .artwork(ArtworkID(try row.get(typeColumn + 1, as: UUID.self)))
+        case .playQueue: return .playQueue(UserID(try row.int64(typeColumn + 1)))
         case nil: throw SQLiteError(extendedCode: 11, message: "unknown object type \(rawType) in the change log")
         }
     }
@@ -63,6 +64,7 @@ struct LogEntry {
         case .track(let id): [Int64(ObjectType.track.rawValue), id.rawValue]
         case .playlist(let id): [Int64(ObjectType.playlist.rawValue), id.rawValue]
         case .artwork(let id): [Int64(ObjectType.artwork.rawValue), id.rawValue.rawBytes]
+        case .playQueue(let id): [Int64(ObjectType.playQueue.rawValue), id.rawValue]
         }
     }
 
@@ -73,6 +75,7 @@ struct LogEntry {
         case .track(let id): try statement.bind(id.rawValue, at: index + 1)
         case .playlist(let id): try statement.bind(id.rawValue, at: index + 1)
         case .artwork(let id): try statement.bind(id.rawValue.rawBytes, at: index + 1)
+        case .playQueue(let id): try statement.bind(id.rawValue, at: index + 1)
         }
     }
 }

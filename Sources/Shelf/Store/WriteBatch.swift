@@ -450,6 +450,11 @@ public final class WriteBatch {
         record(.track(id), .update, groups)
     }
 
+    /// Logs a user's saved play queue made, replaced or cleared.
+    func recordPlayQueue(_ user: UserID, _ operation: ChangeOperation) {
+        record(.playQueue(user), operation)
+    }
+
     /// Logs an update of a playlist made outside its own row (who owns it).
     func recordPlaylistSideData(_ id: PlaylistID, _ groups: PropertyGroups) {
         record(.playlist(id), .update, groups)
@@ -481,6 +486,7 @@ public final class WriteBatch {
             case .track(let id): try statement.bind(id.rawValue, at: 3)
             case .playlist(let id): try statement.bind(id.rawValue, at: 3)
             case .artwork(let id): try statement.bind(id.rawValue.rawBytes, at: 3)
+            case .playQueue(let id): try statement.bind(id.rawValue, at: 3)
             }
             try statement.bind(Int64(change.operation.rawValue), at: 4)
             try statement.bind(Int64(change.groups.rawValue), at: 5)

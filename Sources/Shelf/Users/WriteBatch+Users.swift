@@ -74,6 +74,7 @@ extension WriteBatch {
     public func deleteUser(_ user: UserID) throws {
         let found = try requireUser(user)
         if found.isAdmin, try adminCount() == 1 { throw LibraryError.lastAdmin(found.name) }
+        if try db.scalar(Int.self, "SELECT 1 FROM play_queue WHERE user_id = ?", [user.rawValue]) != nil { recordPlayQueue(user, .delete) }
         try db.execute("DELETE FROM user WHERE id = ?", [user.rawValue])
         if found.isOwner {
             try db.execute("UPDATE user SET is_owner = 1 WHERE id = (SELECT id FROM user ORDER BY is_admin DESC, id LIMIT 1)")
@@ -136,7 +137,13 @@ extension WriteBatch {
     public func savePlayQueue(of user: UserID, tracks: [TrackID], current: TrackID?, currentIndex: Int? = nil, position: Int, changedBy: String) throws {
         _ = try requireUser(user)
         try db.execute("DELETE FROM play_queue WHERE user_id = ?", [user.rawValue])
-        guard !tracks.isEmpty else { return }
+        // The change log hears of it, so a user's other devices (and live pages) learn the queue moved.
+        let existed = db.changes > 0
+        if tracks.isEmpty {
+            if existed { recordPlayQueue(user, .delete) }
+            return
+        }
+        recordPlayQueue(user, existed ? .update : .insert)
         for track in Set(tracks) { try requireTrack(track) }
         var index = currentIndex
         if let currentIndex {

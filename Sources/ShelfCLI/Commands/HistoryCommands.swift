@@ -66,6 +66,7 @@ struct ChangesCommand: Command {
         case .track(let id): id.description
         case .playlist(let id): id.description
         case .artwork(let id): id.description
+        case .playQueue(let id): id.description
         }
     }
 

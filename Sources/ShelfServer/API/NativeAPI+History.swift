@@ -22,13 +22,14 @@ extension NativeAPI {
         if summary && limit != nil { throw HTTPError.badRequest("summary and limit cannot be combined", code: "invalidValue") }
         return try .json(
             try await Documents.changes(
-                since: try Library.token(since), summary: summary, scope: scope.isEmpty ? nil : Set(scope), limit: limit, library))
+                since: try Library.token(since), summary: summary, scope: scope.isEmpty ? nil : Set(scope), limit: limit,
+                viewer: try request.signedIn.id, library))
     }
 
     func events(_ request: RouteRequest) async throws -> HTTPResponse {
         let resume = request.http.headers["last-event-id"] ?? request.query("since")
         let since = try resume.map { try Library.token($0) }
-        let stream = try await context.events.subscribe(since: since)
+        let stream = try await context.events.subscribe(since: since, viewer: try request.signedIn.id)
         return HTTPResponse(
             status: 200,
             headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],

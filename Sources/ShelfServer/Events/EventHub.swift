@@ -138,19 +138,20 @@ public final class EventHub: Sendable {
         return data
     }
 
-    /// The stream for a client resuming after `since` (its `Last-Event-ID`), or from now.
-    public func subscribe(since: ChangeToken?) async throws -> ByteStream {
+    /// The stream for a client resuming after `since` (its `Last-Event-ID`), or from now;
+    /// `viewer`, when given, hears of their own play queue and no one else's.
+    public func subscribe(since: ChangeToken?, viewer: UserID? = nil) async throws -> ByteStream {
         let start = if let since { since } else { try await library.currentToken() }
         let stream = ByteStream(capacity: clientBuffer)
         state.withLock { $0.clients += 1 }
         Task { [self] in
-            await self.run(stream, from: start)
+            await self.run(stream, from: start, viewer: viewer)
             self.state.withLock { $0.clients -= 1 }
         }
         return stream
     }
 
-    private func run(_ stream: ByteStream, from start: ChangeToken) async {
+    private func run(_ stream: ByteStream, from start: ChangeToken, viewer: UserID?) async {
         var token = start
         // A client arriving while a scan runs hears where it is; one arriving after hears of the next.
         var scanSent = state.withLock { state in state.scan.map { $0.running ? 0 : $0.sequence } ?? 0 }
@@ -169,7 +170,7 @@ public final class EventHub: Sendable {
             do {
                 let feed = try await library.changes(since: token, limit: 200)
                 for change in feed.changes {
-                    let json = try Wire.encode(change)
+                    let json = try Wire.encode(change.seen(by: viewer))
                     guard await send(Self.event(id: change.token.description, name: "change", json: json)) else { return }
                 }
                 token = feed.token

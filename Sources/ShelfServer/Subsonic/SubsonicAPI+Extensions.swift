@@ -45,7 +45,7 @@ extension SubsonicAPI {
                 switch key {
                 case .track(let id): id.rawValue
                 case .playlist(let id): id.rawValue
-                case .artwork: nil
+                case .artwork, .playQueue: nil
                 }
             }
             func add(_ key: ObjectKey, _ op: ChangeOperation) {

@@ -112,10 +112,11 @@ bench: release
 	.build/release/shelf-bench import --files 10000 --dir $(BENCH_DIR)-import
 	.build/release/shelf-bench serve --library $(BENCH_DIR)-serve
 	.build/release/shelf-bench subsonic --library $(BENCH_DIR)-serve
+	.build/release/shelf-bench sync --library $(BENCH_DIR)-sync --small-library $(BENCH_DIR)-sync-small
 	.build/release/shelf-bench web --library $(BENCH_DIR)-serve
 
 clean:
-	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve
+	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve $(BENCH_DIR)-sync $(BENCH_DIR)-sync-small
 
 # The files `make install` writes and `make uninstall` removes: nothing else is touched.
 INSTALL_ROOT = $(DESTDIR)$(PREFIX)

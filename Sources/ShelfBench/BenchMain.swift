@@ -42,6 +42,10 @@ struct BenchMain {
             warm and cold under wrk, stream time to first byte raw and mp3; each beside issue 23's target. DIR as for serve.
             With --peer supysonic: supysonic from PyPI (into .venv) and Shelf on the same --files real files under DIR,
             the same calls against both, each median, the ratio and whether the counts agree.
+        usage: shelf-bench sync --library DIR [--tracks 500500] --small-library DIR [--small-tracks 5000]
+            The shelfSync extension (getLibraryChanges) of `shelf serve` (a child): every page of the changes since a token
+            after 1, 10, 100 and 1,000 songs edited in one transaction, and 100 in 100, on both libraries side by side
+            (the time should follow the answer, not the library). The DIRs are generated (no pictures) once and reused.
         usage: shelf-bench web --library DIR [--tracks 500500] [--scroll-rows 100000]
             The web page in headless Chromium (Selenium from .venv) against `shelf serve` (a child): navigation to first
             rows painted, jump to a letter, a fast scroll (long animation frames, frames dropped), the album grid's
@@ -74,6 +78,7 @@ struct BenchMain {
             case "artwork": try await ArtworkBench(words).run(&report)
             case "serve": try await ServeBench(words).run(&report)
             case "subsonic": try await SubsonicBench(words).run(&report)
+            case "sync": try await SyncBench(words).run(&report)
             case "web": try await WebBench(words).run(&report)
             // The probes are this executable's own children: they always answer one JSON line.
             case "import-probe": return try await ImportBench.probe(words)

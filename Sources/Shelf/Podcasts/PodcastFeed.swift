@@ -58,6 +58,7 @@ public struct PodcastFeed: Sendable, Equatable {
            !reader.stoppedAtLimit {
             throw PodcastFeedError("the feed is not well-formed XML (line \(failure.line), column \(failure.column): \(xmlErrorName(failure.code)))")
         }
+        guard reader.root != nil else { throw PodcastFeedError("the feed is empty: no XML element in its \(data.count) bytes") }
         guard let kind = reader.kind else {
             throw PodcastFeedError("the document is XML but neither an RSS 2.0 channel nor an Atom feed (its root is <\(reader.root ?? "nothing")>)")
         }
@@ -84,6 +85,8 @@ public struct PodcastFeed: Sendable, Equatable {
             if inTag { if character == ">" { inTag = false; out.append(" ") }; continue }
             out.append(character)
         }
+        // HTML inside CDATA keeps its entities: the common ones are read, numeric ones too.
+        if out.contains("&") { out = decodeEntities(out) }
         let words = out.split(whereSeparator: { $0.isWhitespace })
         var joined = words.joined(separator: " ")
         if joined.utf8.count > limit {
@@ -92,6 +95,36 @@ public struct PodcastFeed: Sendable, Equatable {
             joined = String(cut) ?? ""
         }
         return joined
+    }
+
+    /// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&#39;`, `&nbsp;` and numeric references; others stay as written.
+    static func decodeEntities(_ text: String) -> String {
+        let named = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " "]
+        var out = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            let after = rest[rest.index(after: amp)...]
+            if let semicolon = after.prefix(10).firstIndex(of: ";") {
+                let name = after[..<semicolon]
+                var replacement: String?
+                if let value = named[String(name)] {
+                    replacement = value
+                } else if name.hasPrefix("#x") || name.hasPrefix("#X"), let code = UInt32(name.dropFirst(2), radix: 16), let scalar = Unicode.Scalar(code) {
+                    replacement = String(Character(scalar))
+                } else if name.hasPrefix("#"), let code = UInt32(name.dropFirst()), let scalar = Unicode.Scalar(code) {
+                    replacement = String(Character(scalar))
+                }
+                if let replacement {
+                    out += replacement
+                    rest = after[after.index(after: semicolon)...]
+                    continue
+                }
+            }
+            out += "&"
+            rest = after
+        }
+        return out + rest
     }
 
     /// `itunes:duration`: seconds, MM:SS or HH:MM:SS (fractions allowed); nil for anything else.

@@ -75,14 +75,16 @@ extension WriteBatch {
         if db.changes == 0 { throw LibraryError.objectNotFound(kind: "podcast episode", id: "pe-\(id)") }
     }
 
-    /// Records a download that finished whole: its file name, size and what the audio holds.
+    /// Records a download that finished whole: its file name, size and what the audio holds. Only
+    /// an episode still `downloading` completes: one deleted meanwhile (or its channel) throws, and
+    /// the caller removes the file.
     public func completePodcastEpisode(_ id: SavedID, file: String, size: Int64, audio: PodcastAudio) throws {
         try db.execute(
             """
             UPDATE podcast_episode SET status = 'completed', error_message = NULL, file = ?, size = ?, bit_rate = ?, codec = ?,
-              duration = coalesce(?, duration) WHERE id = ?
+              duration = coalesce(?, duration) WHERE id = ? AND status = 'downloading'
             """, [file, size, audio.bitRate.map { Int64($0) }, audio.codec, audio.duration, id.rawValue])
-        if db.changes == 0 { throw LibraryError.objectNotFound(kind: "podcast episode", id: "pe-\(id)") }
+        if db.changes == 0 { throw LibraryError.objectNotFound(kind: "podcast episode being downloaded", id: "pe-\(id)") }
     }
 
     /// Deletes a channel with its episodes' rows (the caller removes the files).

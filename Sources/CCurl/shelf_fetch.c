@@ -5,11 +5,17 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+// Private to this file, so <stdatomic.h> stays out of the header Swift reads.
+struct shelf_fetch_cancel {
+    atomic_int flag;
+};
 
 struct transfer {
     const struct shelf_fetch_options *options;
@@ -43,6 +49,14 @@ static int private_v6(const struct in6_addr *address) {
     if (b[0] == 0xff) return 1;                                             // multicast
     static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     if (memcmp(b, mapped, 12) == 0 || memcmp(b, zero, 12) == 0) {
+        uint32_t v4 = ((uint32_t)b[12] << 24) | ((uint32_t)b[13] << 16) | ((uint32_t)b[14] << 8) | b[15];
+        return private_v4(v4);
+    }
+    if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return 1;                    // site-local (deprecated)
+    // NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48) reaches the IPv4 address in the last 32 bits.
+    static const uint8_t nat64[12] = {0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t nat64_local[6] = {0x00, 0x64, 0xff, 0x9b, 0x00, 0x01};
+    if (memcmp(b, nat64, 12) == 0 || memcmp(b, nat64_local, 6) == 0) {
         uint32_t v4 = ((uint32_t)b[12] << 24) | ((uint32_t)b[13] << 16) | ((uint32_t)b[14] << 8) | b[15];
         return private_v4(v4);
     }
@@ -125,8 +139,20 @@ static size_t write_body(char *data, size_t size, size_t count, void *clientp) {
 static int progress(void *clientp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
     struct transfer *t = clientp;
     (void)dltotal; (void)dlnow; (void)ultotal; (void)ulnow;
-    return (t->options->cancel && *t->options->cancel) ? 1 : 0;
+    return (t->options->cancel && atomic_load(&t->options->cancel->flag)) ? 1 : 0;
 }
+
+struct shelf_fetch_cancel *shelf_fetch_cancel_new(void) {
+    struct shelf_fetch_cancel *cancel = malloc(sizeof *cancel);
+    if (cancel) atomic_init(&cancel->flag, 0);
+    return cancel;
+}
+
+void shelf_fetch_cancel_set(struct shelf_fetch_cancel *cancel) {
+    if (cancel) atomic_store(&cancel->flag, 1);
+}
+
+void shelf_fetch_cancel_free(struct shelf_fetch_cancel *cancel) { free(cancel); }
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static void global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
@@ -142,10 +168,23 @@ int shelf_fetch(const struct shelf_fetch_options *options, struct shelf_fetch_re
         return result->status;
     }
     char error[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(curl, CURLOPT_URL, options->url);
+    // The settings the limits rest on must take, or nothing is fetched (an older libcurl without
+    // the _STR protocol options would otherwise fetch any scheme).
+    CURLcode setup = CURLE_OK;
+    if (setup == CURLE_OK) setup = curl_easy_setopt(curl, CURLOPT_URL, options->url);
+    if (setup == CURLE_OK) setup = curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (setup == CURLE_OK) setup = curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    if (setup == CURLE_OK) setup = curl_easy_setopt(curl, CURLOPT_PROXY, "");
+    if (setup == CURLE_OK) setup = curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    if (setup == CURLE_OK) setup = curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, &t);
+    if (setup == CURLE_OK) setup = curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)options->max_bytes);
+    if (setup != CURLE_OK) {
+        result->status = SHELF_FETCH_FAILED;
+        snprintf(result->message, sizeof result->message, "libcurl refused a setting the fetch limits need: %s", curl_easy_strerror(setup));
+        curl_easy_cleanup(curl);
+        return result->status;
+    }
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(curl, CURLOPT_MAXREDIRS, options->max_redirects);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT, options->timeout_seconds);
@@ -154,12 +193,7 @@ int shelf_fetch(const struct shelf_fetch_options *options, struct shelf_fetch_re
     curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, options->stall_seconds);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
-    // The address check must see the host itself, so no proxy from the environment is used.
-    curl_easy_setopt(curl, CURLOPT_PROXY, "");
     curl_easy_setopt(curl, CURLOPT_USERAGENT, options->user_agent ? options->user_agent : "Shelf");
-    curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)options->max_bytes);
-    curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-    curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, &t);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);

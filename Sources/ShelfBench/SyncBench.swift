@@ -41,6 +41,7 @@ struct SyncBench {
             let count = try await library.info().trackCount
             let ids = try await library.list(LibraryQuery(sort: .title), limit: 20_000).items.map(\.id)
             let server = try ServerProcess(shelf: shelf, library: directory)
+            defer { _ = server.stop() }
             let client = try SubsonicBench.Client(port: server.port, key: key)
             var round = 0
             /// Edits `songs` songs (titles) in `transactions` write transactions, then asks for the changes since before them.
@@ -85,7 +86,6 @@ struct SyncBench {
             }
             for size in Self.answerSizes { try await measure(songs: size, transactions: 1) }
             try await measure(songs: 100, transactions: 100)
-            _ = server.stop()
         }
         results.table(
             "getLibraryChanges since a token, every page of the answer (median of 9 runs, ms), the large and the small library", key: "runs",

@@ -231,7 +231,7 @@ func normalized(_ value: Any) -> Any {
     @Test func enhancedLyricsGiveTimedWords() async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 2)
         defer { fixture.remove() }
-        let edited = try fixture.shelf(["edit", "1", "--set", "lyrics=[00:01.00]<00:01.00>目を <00:01.50>開けて<00:02.40>\n[00:03.00]<00:03.00>Hello <00:03.40>world"])
+        let edited = try fixture.shelf(["edit", "1", "--set", "lyrics=[00:01.00]<00:01.00>目を <00:01.50>開けて<00:02.40>\n[00:03.00]<00:03.00>Hello <00:03.40>world\n[00:05.00]Oh <00:05.50>love <00:nan>x\n[00:1e300]y"])
         try #require(edited.status == 0, "\(edited.stderr)")
         let server = try ServerProcess(library: fixture.library)
         defer { server.stop() }
@@ -241,20 +241,23 @@ func normalized(_ value: Any) -> Any {
             return try #require((list["structuredLyrics"] as? [[String: Any]])?.first)
         }
         let plain = try structured([])
-        #expect(((plain["line"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String } == ["目を 開けて", "Hello world"])
+        // A stamp that is no time (nan, 1e300) is text, never a crash.
+        #expect(((plain["line"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String } == ["目を 開けて", "Hello world", "Oh love <00:nan>x"])
         #expect(plain["kind"] == nil && plain["cueLine"] == nil)
         let rich = try structured([("enhanced", "true")])
         #expect(rich["kind"] as? String == "main")
         let cueLines = try #require(rich["cueLine"] as? [[String: Any]])
-        #expect(cueLines.compactMap { $0["index"] as? Int } == [0, 1] && cueLines.first?["value"] as? String == "目を 開けて")
+        #expect(cueLines.compactMap { $0["index"] as? Int } == [0, 1, 2] && cueLines.first?["value"] as? String == "目を 開けて")
         #expect(cueLines.first?["start"] as? Int == 1000 && cueLines.first?["end"] as? Int == 2400)
         let cues = try #require(cueLines.first?["cue"] as? [[String: Any]])
         #expect(cues.compactMap { $0["value"] as? String } == ["目を", "開けて"])
         #expect(cues.compactMap { $0["byteStart"] as? Int } == [0, 7] && cues.compactMap { $0["byteEnd"] as? Int } == [5, 15])
         #expect(cues.compactMap { $0["start"] as? Int } == [1000, 1500] && cues.compactMap { $0["end"] as? Int } == [1500, 2400])
-        // The last line's last word ends where nothing follows: at its own start.
-        let last = try #require((cueLines.last?["cue"] as? [[String: Any]])?.last)
-        #expect(last["value"] as? String == "world" && last["byteStart"] as? Int == 6 && last["byteEnd"] as? Int == 10)
+        // A line's last word ends where the next line starts; untimed text before a word counts in its bytes.
+        let world = try #require((cueLines[1]["cue"] as? [[String: Any]])?.last)
+        #expect(world["value"] as? String == "world" && world["byteStart"] as? Int == 6 && world["byteEnd"] as? Int == 10 && world["end"] as? Int == 5000)
+        let love = try #require((cueLines[2]["cue"] as? [[String: Any]])?.first)
+        #expect(love["value"] as? String == "love" && love["byteStart"] as? Int == 3 && love["byteEnd"] as? Int == 6)
         #expect(try client.errorCode("getLyricsBySongId", [("id", "tr-1"), ("enhanced", "maybe")]) == 0)
         let xml = try client.raw("getLyricsBySongId", [("id", "tr-1"), ("enhanced", "true")]).text
         #expect(xml.contains("<cueLine index=\"0\" start=\"1000\" end=\"2400\" value=\"目を 開けて\"><cue start=\"1000\" end=\"1500\" byteStart=\"0\" byteEnd=\"5\">目を</cue>"))

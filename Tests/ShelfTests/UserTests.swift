@@ -408,6 +408,10 @@ import Testing
         }
         try await library.write { try $0.savePlayQueue(of: ann.id, tracks: [TrackID(1), TrackID(2)], current: TrackID(2), position: 10, changedBy: "A") }
         try await library.write { try $0.savePlayQueue(of: ann.id, tracks: [TrackID(1)], current: nil, position: 0, changedBy: "B") }
+        // The same queue saved again (a client's timer) logs nothing.
+        let saved = try await library.currentToken()
+        try await library.write { try $0.savePlayQueue(of: ann.id, tracks: [TrackID(1)], current: nil, position: 0, changedBy: "B") }
+        #expect(try await library.currentToken() == saved)
         try await library.write { try $0.savePlayQueue(of: bob.id, tracks: [TrackID(3)], current: nil, position: 0, changedBy: "C") }
         try await library.write { try $0.savePlayQueue(of: ann.id, tracks: [], current: nil, position: 0, changedBy: "D") }
         let middle = try await library.currentToken()

@@ -8,6 +8,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// A flag another thread sets to stop a running fetch (atomic: set and read on different threads).
+struct shelf_fetch_cancel;
+
+/// A new cleared flag (NULL when out of memory).
+struct shelf_fetch_cancel *shelf_fetch_cancel_new(void);
+/// Sets the flag: the fetch using it stops at its next progress callback.
+void shelf_fetch_cancel_set(struct shelf_fetch_cancel *cancel);
+/// Frees a flag no fetch uses any more.
+void shelf_fetch_cancel_free(struct shelf_fetch_cancel *cancel);
+
 /// What to fetch and within which limits.
 struct shelf_fetch_options {
     const char *url;
@@ -24,8 +34,8 @@ struct shelf_fetch_options {
     /// 1: connections to private, loopback and link-local addresses are allowed.
     int allow_private;
     const char *user_agent;
-    /// Set to nonzero by another thread to stop the transfer at its next progress callback.
-    const volatile int *cancel;
+    /// Stops the transfer at its next progress callback once set; may be NULL.
+    struct shelf_fetch_cancel *cancel;
 };
 
 /// Outcomes besides success.

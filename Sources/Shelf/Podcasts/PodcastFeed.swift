@@ -141,22 +141,35 @@ public struct PodcastFeed: Sendable, Equatable {
 
     /// RFC 822 dates as feeds write them (with or without the weekday and seconds, numeric or named
     /// zones), and ISO 8601 (Atom).
-    static func date(_ text: String) -> Date? {
-        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.isEmpty { return nil }
-        let iso = ISO8601DateFormatter()
-        if let date = iso.date(from: text) { return date }
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = iso.date(from: text) { return date }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        for format in ["EEE, d MMM yyyy HH:mm:ss Z", "EEE, d MMM yyyy HH:mm:ss zzz", "d MMM yyyy HH:mm:ss Z", "d MMM yyyy HH:mm:ss zzz",
-                       "EEE, d MMM yyyy HH:mm Z", "EEE, d MMM yyyy HH:mm zzz", "EEE, d MMM yyyy", "yyyy-MM-dd"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
+    static func date(_ text: String) -> Date? { DateReader().date(text) }
+
+    /// The formatters of `date`, made once per feed rather than once per item.
+    final class DateReader {
+        private let iso = ISO8601DateFormatter()
+        private let isoFractional = ISO8601DateFormatter()
+        private let formatters: [DateFormatter]
+
+        init() {
+            isoFractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            formatters = ["EEE, d MMM yyyy HH:mm:ss Z", "EEE, d MMM yyyy HH:mm:ss zzz", "d MMM yyyy HH:mm:ss Z", "d MMM yyyy HH:mm:ss zzz",
+                          "EEE, d MMM yyyy HH:mm Z", "EEE, d MMM yyyy HH:mm zzz", "EEE, d MMM yyyy", "yyyy-MM-dd"].map { format in
+                let formatter = DateFormatter()
+                formatter.locale = Locale(identifier: "en_US_POSIX")
+                formatter.timeZone = TimeZone(identifier: "GMT")
+                formatter.dateFormat = format
+                return formatter
+            }
         }
-        return nil
+
+        func date(_ text: String) -> Date? {
+            let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.isEmpty { return nil }
+            if let date = iso.date(from: text) ?? isoFractional.date(from: text) { return date }
+            for formatter in formatters {
+                if let date = formatter.date(from: text) { return date }
+            }
+            return nil
+        }
     }
 
     /// libxml2's error codes (as XMLParser passes them on) in words, for the common ones.
@@ -191,6 +204,7 @@ public struct PodcastFeed: Sendable, Equatable {
         private var item: Item?
         private var itemDescriptionRank = 0
         private var channelDescriptionRank = 0
+        private let dates = DateReader()
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                     attributes: [String: String] = [:]) {
@@ -251,8 +265,8 @@ public struct PodcastFeed: Sendable, Equatable {
                     return
                 case ("title", ""), ("title", PodcastFeed.atom): current.title = value
                 case ("guid", ""), ("id", PodcastFeed.atom): current.guid = value
-                case ("pubDate", ""), ("published", PodcastFeed.atom): current.published = PodcastFeed.date(value) ?? current.published
-                case ("updated", PodcastFeed.atom): if current.published == nil { current.published = PodcastFeed.date(value) }
+                case ("pubDate", ""), ("published", PodcastFeed.atom): current.published = dates.date(value) ?? current.published
+                case ("updated", PodcastFeed.atom): if current.published == nil { current.published = dates.date(value) }
                 case ("duration", PodcastFeed.itunes): current.duration = PodcastFeed.duration(value)
                 // The fullest description wins: content:encoded, then description/summary, then iTunes' summary/subtitle.
                 case ("encoded", PodcastFeed.content), ("content", PodcastFeed.atom): rank(&current, value, 3)

@@ -64,15 +64,17 @@ extension WriteBatch {
     }
 
     /// Sets an episode's status and error; any status but `completed` drops the file name, so a
-    /// file is served only after `completePodcastEpisode` recorded it.
-    public func setPodcastEpisodeStatus(_ id: SavedID, _ status: PodcastStatus, error: String? = nil) throws {
+    /// file is served only after `completePodcastEpisode` recorded it. With `ifStatus`, only an
+    /// episode in that status changes (a failed download does not undo a delete); nothing else is
+    /// then an error.
+    public func setPodcastEpisodeStatus(_ id: SavedID, _ status: PodcastStatus, error: String? = nil, ifStatus: PodcastStatus? = nil) throws {
         guard status != .completed else {
             throw LibraryError.invalidValue(field: "status", value: "completed", reason: "an episode completes through completePodcastEpisode")
         }
         try db.execute(
-            "UPDATE podcast_episode SET status = ?, error_message = ?, file = NULL, size = NULL WHERE id = ?",
-            [status.rawValue, error, id.rawValue])
-        if db.changes == 0 { throw LibraryError.objectNotFound(kind: "podcast episode", id: "pe-\(id)") }
+            "UPDATE podcast_episode SET status = ?1, error_message = ?2, file = NULL, size = NULL WHERE id = ?3 AND (?4 IS NULL OR status = ?4)",
+            [status.rawValue, error, id.rawValue, ifStatus?.rawValue])
+        if db.changes == 0, ifStatus == nil { throw LibraryError.objectNotFound(kind: "podcast episode", id: "pe-\(id)") }
     }
 
     /// Records a download that finished whole: its file name, size and what the audio holds. Only

@@ -136,14 +136,18 @@ extension WriteBatch {
     /// first place of `current`. An empty queue clears it.
     public func savePlayQueue(of user: UserID, tracks: [TrackID], current: TrackID?, currentIndex: Int? = nil, position: Int, changedBy: String) throws {
         _ = try requireUser(user)
+        // What was saved before: the same queue saved again (a client's timer) is no change to log.
+        let before = try db.queryOne(
+            "SELECT current_index, position, changed_by FROM play_queue WHERE user_id = ?", [user.rawValue]
+        ) { (index: $0.optionalInt64(0), position: try $0.int64(1), changedBy: try $0.string(2)) }
+        let beforeTracks = before == nil ? [] : try db.int64Column(
+            "SELECT track_id FROM play_queue_item WHERE user_id = ? ORDER BY position", [user.rawValue])
         try db.execute("DELETE FROM play_queue WHERE user_id = ?", [user.rawValue])
         // The change log hears of it, so a user's other devices (and live pages) learn the queue moved.
-        let existed = db.changes > 0
         if tracks.isEmpty {
-            if existed { recordPlayQueue(user, .delete) }
+            if before != nil { recordPlayQueue(user, .delete) }
             return
         }
-        recordPlayQueue(user, existed ? .update : .insert)
         for track in Set(tracks) { try requireTrack(track) }
         var index = currentIndex
         if let currentIndex {
@@ -160,6 +164,13 @@ extension WriteBatch {
             index = first
         }
         guard position >= 0 else { throw LibraryError.invalidValue(field: "position", value: "\(position)", reason: "a position is 0 or more milliseconds") }
+        if let before {
+            let same = beforeTracks == tracks.map(\.rawValue) && before.index == index.map { Int64($0) } && before.position == Int64(position)
+                && before.changedBy == changedBy
+            if !same { recordPlayQueue(user, .update) }
+        } else {
+            recordPlayQueue(user, .insert)
+        }
         try db.execute(
             "INSERT INTO play_queue (user_id, current, position, changed, changed_by, current_index) VALUES (?, ?, ?, ?, ?, ?)",
             [user.rawValue, index.map { tracks[$0].rawValue }, Int64(position), now, changedBy, index.map { Int64($0) }])

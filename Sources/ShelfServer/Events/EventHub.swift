@@ -170,7 +170,10 @@ public final class EventHub: Sendable {
             do {
                 let feed = try await library.changes(since: token, limit: 200)
                 for change in feed.changes {
-                    let json = try Wire.encode(change.seen(by: viewer))
+                    // Only another user's queue changed: nothing of this client's to tell.
+                    let seen = change.seen(by: viewer)
+                    if seen.isEmpty, !change.isEmpty { continue }
+                    let json = try Wire.encode(seen)
                     guard await send(Self.event(id: change.token.description, name: "change", json: json)) else { return }
                 }
                 token = feed.token

@@ -44,6 +44,12 @@ public final class Jukebox: Sendable {
         var entries: [(id: TrackID, path: String)] = []
         var current = -1
         var gain = 1.0
+        /// mpv's ID of the file Shelf last loaded: an end of any other (an older file's, during a skip) is not the queue's.
+        var loadedEntry: Int?
+        /// `current` is not playing yet (a `set` left another song playing): its end starts `current`, not the one after.
+        var currentPending = false
+        /// The server is stopping: mpv is not started again.
+        var stopped = false
     }
 
     private let settings: JukeboxSettings
@@ -86,7 +92,13 @@ public final class Jukebox: Sendable {
             let playingID = state.withLock { $0.current >= 0 && $0.current < $0.entries.count ? $0.entries[$0.current].id : nil }
             state.withLock { s in
                 s.entries = tracks.map { (id: $0.0, path: $0.1) }
-                s.current = playingID.flatMap { id in s.entries.firstIndex { $0.id == id } } ?? (s.entries.isEmpty ? -1 : 0)
+                if let playingID, let index = s.entries.firstIndex(where: { $0.id == playingID }) {
+                    s.current = index
+                    s.currentPending = false
+                } else {
+                    s.current = s.entries.isEmpty ? -1 : 0
+                    s.currentPending = playingID != nil
+                }
             }
         case .start:
             let idle = (try? mpv.property("idle-active")) as? Bool ?? true
@@ -151,10 +163,12 @@ public final class Jukebox: Sendable {
         return try status(mpv)
     }
 
-    /// Quits mpv (the server is stopping).
+    /// Quits mpv for good (the server is stopping): a call still in flight does not start it again.
     public func stop() {
-        guard let mpv = player.withLock({ $0 }) else { return }
-        mpv.quit()
+        serial.lock()
+        defer { serial.unlock() }
+        state.withLock { $0.stopped = true }
+        player.withLock { $0 }?.quit()
     }
 
     private func status(_ mpv: MPV) throws(JukeboxError) -> JukeboxState {
@@ -166,36 +180,41 @@ public final class Jukebox: Sendable {
         }
     }
 
+    /// Plays `path` from `offset` seconds: the start goes with the load (named arguments, so the
+    /// call reads the same whatever mpv's positional order), and the new file's playlist ID is kept.
     private func play(_ mpv: MPV, _ path: String, offset: Int) throws(JukeboxError) {
-        try mpv.command(["loadfile", path, "replace"])
-        try mpv.command(["set_property", "pause", false])
-        guard offset > 0 else { return }
-        // A seek needs the file loaded: wait until it reports a position (a bound, not a race).
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            if (try? mpv.property("time-pos")) as? Double != nil { break }
-            usleep(10_000)
+        var load: [String: Any] = ["name": "loadfile", "url": path, "flags": "replace"]
+        if offset > 0 { load["options"] = "start=\(offset)" }
+        try mpv.command(load)
+        let entry = (try? mpv.property("playlist/0/id")) as? Int
+        state.withLock { s in
+            s.loadedEntry = entry
+            s.currentPending = false
         }
-        try mpv.command(["seek", offset, "absolute"])
+        try mpv.command(["set_property", "pause", false])
     }
 
     /// mpv, started now if it is not running.
     private func running() throws(JukeboxError) -> MPV {
+        if state.withLock({ $0.stopped }) { throw JukeboxError(message: "the server is stopping") }
         if let mpv = player.withLock({ $0 }), mpv.isRunning { return mpv }
-        let mpv = try MPV.start(settings) { [weak self] in self?.endOfFile() }
+        let mpv = try MPV.start(settings) { [weak self] entry in self?.endOfFile(entry) }
         mpv.command(["set_property", "volume", (state.withLock { $0.gain } * 100).rounded()], ignoringErrors: true)
         player.withLock { $0 = mpv }
         log("shelf: jukebox: mpv started (audio output \(settings.audioOutput ?? "mpv's default"))")
         return mpv
     }
 
-    /// A song played to its end: the next one starts, or the queue stops at its end.
-    private func endOfFile() {
+    /// A file played to its end (`entry`: mpv's playlist ID of it): the queue's next song starts,
+    /// or the queue stops at its end. The end of a file Shelf has since replaced is ignored.
+    private func endOfFile(_ entry: Int?) {
         events.async { [self] in
             serial.lock()
             defer { serial.unlock() }
-            guard let mpv = player.withLock({ $0 }) else { return }
+            guard let mpv = player.withLock({ $0 }), !state.withLock({ $0.stopped }) else { return }
             let next = state.withLock { s -> String? in
+                if let entry, let loaded = s.loadedEntry, entry != loaded { return nil }
+                if s.currentPending, s.current >= 0, s.current < s.entries.count { return s.entries[s.current].path }
                 guard s.current + 1 < s.entries.count else { return nil }
                 s.current += 1
                 return s.entries[s.current].path
@@ -216,9 +235,9 @@ final class MPV: @unchecked Sendable {
     private var answers: [Int: [String: Any]] = [:]
     private var nextID = 1
     private var closed = false
-    private let onEndOfFile: @Sendable () -> Void
+    private let onEndOfFile: @Sendable (Int?) -> Void
 
-    private init(process: Process, socket: Int32, path: String, onEndOfFile: @escaping @Sendable () -> Void) {
+    private init(process: Process, socket: Int32, path: String, onEndOfFile: @escaping @Sendable (Int?) -> Void) {
         self.process = process
         self.socket = socket
         self.path = path
@@ -227,7 +246,11 @@ final class MPV: @unchecked Sendable {
 
     var isRunning: Bool { process.isRunning && !lock.withLock { closed } }
 
-    static func start(_ settings: JukeboxSettings, onEndOfFile: @escaping @Sendable () -> Void) throws(JukeboxError) -> MPV {
+    // The descriptor is closed here only, once nothing can use it: closing it when mpv went away
+    // would let the number be reused by another connection that a late command then wrote to.
+    deinit { close(socket) }
+
+    static func start(_ settings: JukeboxSettings, onEndOfFile: @escaping @Sendable (Int?) -> Void) throws(JukeboxError) -> MPV {
         let executable: String
         if let path = settings.mpvPath {
             executable = path
@@ -291,13 +314,17 @@ final class MPV: @unchecked Sendable {
         return fd
     }
 
-    /// Sends a command and waits (up to 5 s) for mpv's answer; its `data`, or nil.
+    /// Sends a command (an array of arguments, or a dictionary of named ones) and waits (up to
+    /// 5 s) for mpv's answer; its `data`, or nil.
     @discardableResult
-    func command(_ arguments: [Any]) throws(JukeboxError) -> Any? {
-        let id = lock.withLock { () -> Int in
+    func command(_ arguments: Any) throws(JukeboxError) -> Any? {
+        let name = (arguments as? [Any])?.first ?? (arguments as? [String: Any])?["name"] ?? ""
+        let taken = lock.withLock { () -> Int? in
+            guard !closed else { return nil }
             defer { nextID += 1 }
             return nextID
         }
+        guard let id = taken else { throw JukeboxError(message: "mpv's control socket closed") }
         guard let json = try? JSONSerialization.data(withJSONObject: ["command": arguments, "request_id": id]) else {
             throw JukeboxError(message: "could not encode an mpv command")
         }
@@ -317,11 +344,11 @@ final class MPV: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         while answers[id] == nil, !closed {
-            if !lock.wait(until: deadline) { throw JukeboxError(message: "mpv did not answer \(arguments.first ?? "") within 5 seconds") }
+            if !lock.wait(until: deadline) { throw JukeboxError(message: "mpv did not answer \(name) within 5 seconds") }
         }
         guard let answer = answers.removeValue(forKey: id) else { throw JukeboxError(message: "mpv's control socket closed") }
         let error = answer["error"] as? String ?? "success"
-        guard error == "success" else { throw JukeboxError(message: "mpv refused \(arguments.first ?? ""): \(error)") }
+        guard error == "success" else { throw JukeboxError(message: "mpv refused \(name): \(error)") }
         return answer["data"]
     }
 
@@ -361,7 +388,7 @@ final class MPV: @unchecked Sendable {
                         lock.broadcast()
                     }
                 } else if object["event"] as? String == "end-file", object["reason"] as? String == "eof" {
-                    onEndOfFile()
+                    onEndOfFile(object["playlist_entry_id"] as? Int)
                 }
             }
         }
@@ -369,6 +396,5 @@ final class MPV: @unchecked Sendable {
             closed = true
             lock.broadcast()
         }
-        close(socket)
     }
 }

@@ -33,11 +33,36 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 enum Fetcher {
     /// A flag another thread sets to stop a running fetch.
     final class Cancel: @unchecked Sendable {
-        // Written by `cancel()` and read by libcurl's progress callback; an aligned int is read whole.
-        let flag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
-        init() { flag.initialize(to: 0) }
-        deinit { flag.deallocate() }
-        func cancel() { flag.pointee = 1 }
+        // An atomic int in C (`shelf_fetch_cancel`): set here, read by libcurl's progress callback
+        // on the fetching thread; the pointer itself never changes after init.
+        let flag: OpaquePointer?
+        init() { flag = shelf_fetch_cancel_new() }
+        deinit { shelf_fetch_cancel_free(flag) }
+        func cancel() { shelf_fetch_cancel_set(flag) }
+    }
+
+    /// At most `limit` fetches at once across every host, so many feeds on many hosts cannot
+    /// start hundreds of transfers (threads and buffers) together.
+    actor Slots {
+        private let limit: Int
+        private var used = 0
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        init(limit: Int) { self.limit = max(1, limit) }
+
+        /// Waits for a free slot.
+        func acquire() async {
+            if used < limit {
+                used += 1
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        /// Hands the slot to the next waiter, or frees it.
+        func release() {
+            if waiting.isEmpty { used -= 1 } else { waiting.removeFirst().resume() }
+        }
     }
 
     /// The body and the type the server declared.
@@ -88,7 +113,7 @@ enum Fetcher {
                 var options = shelf_fetch_options(
                     url: cURL, fd: fd, max_bytes: limits.maxBytes, max_redirects: limits.maxRedirects, timeout_seconds: limits.timeoutSeconds,
                     connect_timeout_seconds: limits.connectTimeoutSeconds, stall_seconds: limits.stallSeconds,
-                    allow_private: limits.allowPrivate ? 1 : 0, user_agent: agent, cancel: cancel.map { UnsafePointer($0.flag) })
+                    allow_private: limits.allowPrivate ? 1 : 0, user_agent: agent, cancel: cancel?.flag)
                 return shelf_fetch(&options, &result)
             }
         }

@@ -39,6 +39,12 @@ public final class PodcastService: Sendable {
     /// The last job queued per host: the next one waits for it.
     private let hosts = Locked<[String: Task<Void, Never>]>([:])
     private let running = Locked<[ObjectIdentifier: Fetcher.Cancel]>([:])
+    /// Episodes downloading now, with their channel and the flag that stops them (a delete does).
+    private let downloads = Locked<[SavedID: (channel: SavedID, cancel: Fetcher.Cancel)]>([:])
+    /// Refreshes (`c` + ID) and downloads (`e` + ID) queued or running: asked again meanwhile, they are not queued twice.
+    private let queued = Locked<Set<String>>([])
+    /// Fetches at once across every host.
+    private let slots = Fetcher.Slots(limit: 4)
     private let schedule = Locked<Task<Void, Never>?>(nil)
 
     /// A service over `library`; `changed` is called after each write (to wake live clients).
@@ -59,9 +65,14 @@ public final class PodcastService: Sendable {
                         try await write { try $0.setPodcastChannelStatus(channel.id, .new) }
                         refresh(channel.id)
                     }
-                    for episode in try await library.podcastEpisodes(of: channel.id) where episode.status == .downloading {
+                    // Downloading in the store but not here: left so by a stop (one started since is in `downloads`).
+                    for episode in try await library.podcastEpisodes(of: channel.id)
+                    where episode.status == .downloading && downloads.withLock({ $0[episode.id] == nil }) && !isQueued("e\(episode.id)") {
                         try? FileManager.default.removeItem(at: partURL(episode))
-                        try await write { try $0.setPodcastEpisodeStatus(episode.id, .error, error: "the download was interrupted by a server stop; download it again") }
+                        try await write {
+                            try $0.setPodcastEpisodeStatus(
+                                episode.id, .error, error: "the download was interrupted by a server stop; download it again", ifStatus: .downloading)
+                        }
                     }
                 }
             } catch {
@@ -102,14 +113,23 @@ public final class PodcastService: Sendable {
         for channel in channels { refresh(channel.id) }
     }
 
-    /// Queues a refresh of one channel: its feed read, episodes added, its picture fetched.
+    /// Queues a refresh of one channel: its feed read, episodes added, its picture fetched. One
+    /// already queued or running is not queued again.
     public func refresh(_ id: SavedID) {
+        guard claim("c\(id)") else { return }
         Task {
-            guard let channel = try? await library.podcastChannel(id) else { return }
+            guard let channel = try? await library.podcastChannel(id) else { return release("c\(id)") }
             try? await write { try $0.setPodcastChannelStatus(id, .downloading) }
-            await enqueue(channel.url) { await self.performRefresh(channel) }
+            await enqueue(channel.url) {
+                await self.performRefresh(channel)
+                self.release("c\(id)")
+            }
         }
     }
+
+    private func claim(_ key: String) -> Bool { queued.withLock { $0.insert(key).inserted } }
+    private func release(_ key: String) { _ = queued.withLock { $0.remove(key) } }
+    private func isQueued(_ key: String) -> Bool { queued.withLock { $0.contains(key) } }
 
     /// Marks an episode `downloading` and queues its download; one already downloaded or
     /// downloading is left as it is. Throws when the episode has nothing to download.
@@ -120,20 +140,32 @@ public final class PodcastService: Sendable {
             throw LibraryError.invalidValue(field: "id", value: "pe-\(id)", reason: "the feed gives this episode no enclosure to download")
         }
         try checkAddress(episode.url, field: "enclosure")
-        try await write { try $0.setPodcastEpisodeStatus(id, .downloading) }
-        await enqueue(episode.url) { await self.performDownload(id) }
+        guard claim("e\(id)") else { return }
+        do {
+            try await write { try $0.setPodcastEpisodeStatus(id, .downloading) }
+        } catch {
+            release("e\(id)")
+            throw error
+        }
+        await enqueue(episode.url) {
+            await self.performDownload(id)
+            self.release("e\(id)")
+        }
     }
 
-    /// Deletes an episode's file; the episode stays listed as `deleted`, so a refresh does not bring it back.
+    /// Deletes an episode's file (stopping its download); the episode stays listed as `deleted`,
+    /// so a refresh does not bring it back.
     public func deleteEpisode(_ id: SavedID) async throws {
         guard let episode = try await library.podcastEpisode(id) else { throw LibraryError.objectNotFound(kind: "podcast episode", id: "pe-\(id)") }
         try await write { try $0.setPodcastEpisodeStatus(id, .deleted) }
+        downloads.withLock { $0[id]?.cancel.cancel() }
         if let file = fileURL(episode) { try? FileManager.default.removeItem(at: file) }
     }
 
-    /// Deletes a channel, its episodes and its folder.
+    /// Deletes a channel, its episodes and its folder (stopping their downloads).
     public func deleteChannel(_ id: SavedID) async throws {
         try await write { try $0.deletePodcastChannel(id) }
+        downloads.withLock { for download in $0.values where download.channel == id { download.cancel.cancel() } }
         try? FileManager.default.removeItem(at: channelFolder(id))
     }
 
@@ -159,9 +191,11 @@ public final class PodcastService: Sendable {
             await fail(channel.id, "could not fetch the feed: \(error.message)")
             return
         case .success(let body):
-            do {
-                feed = try PodcastFeed.parse(body.data)
-            } catch {
+            // Parsed on a thread of its own: a 16 MiB feed is seconds of work the pool's threads must not wait for.
+            let data = body.data
+            switch await Fetcher.run({ Result { () throws(PodcastFeedError) in try PodcastFeed.parse(data) } }) {
+            case .success(let parsed): feed = parsed
+            case .failure(let error):
                 await fail(channel.id, "could not read the feed: \(error.message)")
                 return
             }
@@ -225,7 +259,9 @@ public final class PodcastService: Sendable {
         let cancel = Fetcher.Cancel()
         let key = ObjectIdentifier(cancel)
         running.withLock { $0[key] = cancel }
+        downloads.withLock { $0[id] = (episode.channel, cancel) }
         let url = episode.url
+        await slots.acquire()
         let outcome = await Fetcher.run { () -> Result<(Int64, String), FetchError> in
             let result = Fetcher.file(url, fd: fd, limits: limits, cancel: cancel)
             if case .success = result, fsync(fd) != 0 {
@@ -233,11 +269,15 @@ public final class PodcastService: Sendable {
             }
             return result
         }
+        await slots.release()
         close(fd)
         running.withLock { $0[key] = nil }
+        downloads.withLock { $0[id] = nil }
         switch outcome {
         case .failure(let error):
             unlink(part.path)
+            // A delete stopped it: nothing to record, and the channel's folder goes if the channel did.
+            if (try? await library.podcastChannel(episode.channel)) == nil { try? FileManager.default.removeItem(at: folder) }
             await failEpisode(id, "could not download \(url): \(error.message)")
         case .success(let (bytes, type)):
             let name = "\(episode.id.rawValue).\(Self.suffix(url: url, mimeType: episode.mimeType ?? type))"
@@ -263,8 +303,9 @@ public final class PodcastService: Sendable {
         }
     }
 
+    /// Records a failed download, unless the episode left `downloading` meanwhile (deleted).
     private func failEpisode(_ id: SavedID, _ message: String) async {
-        try? await write { try $0.setPodcastEpisodeStatus(id, .error, error: message) }
+        try? await write { try $0.setPodcastEpisodeStatus(id, .error, error: message, ifStatus: .downloading) }
         log("shelf: podcasts: pe-\(id): \(message)")
     }
 
@@ -293,7 +334,10 @@ public final class PodcastService: Sendable {
         let key = ObjectIdentifier(cancel)
         running.withLock { $0[key] = cancel }
         defer { running.withLock { $0[key] = nil } }
-        return await Fetcher.run { Fetcher.data(url, limits: limits, cancel: cancel) }
+        await slots.acquire()
+        let result = await Fetcher.run { Fetcher.data(url, limits: limits, cancel: cancel) }
+        await slots.release()
+        return result
     }
 
     private func limits(maxBytes: Int64, timeout: Int) -> FetchLimits {

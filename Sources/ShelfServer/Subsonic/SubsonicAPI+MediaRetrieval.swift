@@ -87,10 +87,8 @@ extension SubsonicAPI {
             var rest = Substring(raw)
             var stamps: [Int] = []
             while rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
-                let stamp = rest[rest.index(after: rest.startIndex)..<close]
-                let parts = stamp.split(separator: ":")
-                guard parts.count == 2, let minutes = Int(parts[0]), let seconds = Double(parts[1]) else { break }
-                stamps.append(minutes * 60_000 + Int((seconds * 1000).rounded()))
+                guard let stamp = lrcTime(rest[rest.index(after: rest.startIndex)..<close]) else { break }
+                stamps.append(stamp)
                 rest = rest[rest.index(after: close)...]
             }
             for stamp in stamps { lines.append((stamp, String(rest))) }
@@ -114,27 +112,34 @@ extension SubsonicAPI {
         return (lang, offset)
     }
 
+    /// `mm:ss.xx` as milliseconds; nil unless minutes and seconds are plain numbers in range (a
+    /// file's `nan`, `inf` or `1e300` is text, not a time).
+    static func lrcTime(_ text: Substring) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count <= 5, let minutes = Int(parts[0]), minutes >= 0,
+              parts[1].allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let seconds = Double(parts[1]),
+              seconds.isFinite, seconds >= 0, seconds < 60
+        else { return nil }
+        return minutes * 60_000 + Int((seconds * 1000).rounded())
+    }
+
     /// An enhanced-LRC line (`<mm:ss.xx>word <mm:ss.xx>word`) as its text without the word stamps
-    /// and its timed words; a plain line gives itself and no words.
-    static func wordTimings(_ line: String) -> (text: String, words: [(start: Int, text: String)], trailing: Int?) {
+    /// and its timed words, each with the UTF-8 offset where it starts in that text; a plain line
+    /// gives itself and no words.
+    static func wordTimings(_ line: String) -> (text: String, words: [(start: Int, byte: Int, text: String)], trailing: Int?) {
         var text = ""
-        var words: [(start: Int, text: String)] = []
+        var words: [(start: Int, byte: Int, text: String)] = []
         var trailing: Int?
         var rest = Substring(line)
-        func stamp(_ inside: Substring) -> Int? {
-            let parts = inside.split(separator: ":")
-            guard parts.count == 2, let minutes = Int(parts[0]), let seconds = Double(parts[1]) else { return nil }
-            return minutes * 60_000 + Int((seconds * 1000).rounded())
-        }
         while !rest.isEmpty {
-            if rest.hasPrefix("<"), let close = rest.firstIndex(of: ">"), let time = stamp(rest[rest.index(after: rest.startIndex)..<close]) {
+            if rest.hasPrefix("<"), let close = rest.firstIndex(of: ">"), let time = lrcTime(rest[rest.index(after: rest.startIndex)..<close]) {
                 rest = rest[rest.index(after: close)...]
                 let next = rest.firstIndex(of: "<") ?? rest.endIndex
                 let word = String(rest[..<next])
                 if word.isEmpty {
                     trailing = time
                 } else {
-                    words.append((time, word))
+                    words.append((time, text.utf8.count, word))
                     text += word
                 }
                 rest = rest[next...]
@@ -167,24 +172,26 @@ extension SubsonicAPI {
         var structured = SubsonicStructuredLyrics(displayArtist: track.artist, displayTitle: track.title, synced: synced != nil, lines: lines)
         if enhanced {
             structured.kind = "main"
-            for (index, line) in (timed ?? []).enumerated() where !line.1.words.isEmpty {
-                let nextLine = index + 1 < timed!.count ? timed![index + 1].start : nil
+            let timedLines = timed ?? []
+            // The last word of the song ends with the song when nothing after it says when.
+            let songEnd = track.duration.flatMap { $0.isFinite && $0 > 0 && $0 < 1e7 ? Int($0 * 1000) : nil }
+            for (index, line) in timedLines.enumerated() where !line.1.words.isEmpty {
+                let nextLine = index + 1 < timedLines.count ? timedLines[index + 1].start : songEnd
                 var cues: [SubsonicCueLine.Cue] = []
-                var byte = 0
-                for (number, word) in line.1.words.enumerated() {
-                    let end = number + 1 < line.1.words.count ? line.1.words[number + 1].start : line.1.trailing ?? nextLine ?? word.start
-                    let length = word.text.utf8.count
-                    // The cue is the word without the space after it; the bytes still count it.
+                let words = line.1.words
+                // Every cue of a line has an end, or none has (the spec's rule): none when the last is unknown.
+                let lastEnd = line.1.trailing ?? nextLine
+                for (number, word) in words.enumerated() {
+                    let end = number + 1 < words.count ? words[number + 1].start : lastEnd
+                    // The cue is the word without the spaces around it; its bytes are where it stands in the line.
                     let trimmed = word.text.trimmingCharacters(in: .whitespaces)
+                    guard !trimmed.isEmpty else { continue }
                     let lead = word.text.utf8.count - word.text.drop(while: { $0 == " " }).utf8.count
-                    if !trimmed.isEmpty {
-                        cues.append(SubsonicCueLine.Cue(start: word.start, end: max(word.start, end), byteStart: byte + lead,
-                                                        byteEnd: byte + lead + trimmed.utf8.count - 1, value: trimmed))
-                    }
-                    byte += length
+                    cues.append(SubsonicCueLine.Cue(
+                        start: word.start, end: lastEnd == nil ? nil : max(word.start, end ?? word.start), byteStart: word.byte + lead,
+                        byteEnd: word.byte + lead + trimmed.utf8.count - 1, value: trimmed))
                 }
-                let end = cues.last?.end ?? line.start
-                structured.cueLines.append(SubsonicCueLine(index: index, start: line.start, end: end, value: line.1.text, cues: cues))
+                structured.cueLines.append(SubsonicCueLine(index: index, start: line.start, end: cues.last?.end, value: line.1.text, cues: cues))
             }
         }
         if let lang = header.lang { structured.lang = lang }

@@ -471,14 +471,15 @@ struct SubsonicCueLine: SubsonicModel {
     /// The line it times, from 0.
     let index: Int
     let start: Int
-    let end: Int
+    /// The last cue's end, when the cues have ends.
+    let end: Int?
     let value: String
     let cues: [Cue]
 
     /// One timed word or syllable.
     struct Cue: SubsonicModel {
         let start: Int
-        let end: Int
+        let end: Int?
         let byteStart: Int
         let byteEnd: Int
         let value: String

@@ -28,6 +28,13 @@ if mode == "podcasts":
     check(len(newest) == 3 and all(e.channel_id for e in newest), f"getNewestPodcasts: {newest}")
     episode = conn.get_podcast_episode(subject)
     check(episode.id == subject and getattr(episode.status, "value", episode.status) == "completed" and episode.duration, f"getPodcastEpisode: {episode}")
+    # The writes as the library sends them: a second subscription to the same feed (another URL), refreshed, then gone.
+    feed_url = next(c.url for c in channels if c.id == episode.channel_id)
+    check(conn.create_podcast_channel(feed_url + "?copy=1"), "createPodcastChannel")
+    check(conn.refresh_podcasts(), "refreshPodcasts")
+    copy = next(c for c in conn.get_podcasts(inc_episodes=False) if c.url == feed_url + "?copy=1")
+    check(conn.delete_podcast_channel(copy.id), "deletePodcastChannel")
+    check(all(c.id != copy.id for c in conn.get_podcasts(inc_episodes=False)), "deletePodcastChannel took")
 elif mode == "jukebox":
     status = conn.jukebox_control("add", sids=[subject])
     check(status.current_index == 0 and status.playing is False, f"jukebox add: {status}")

@@ -21,6 +21,8 @@ public struct ServerContext: Sendable {
     public let scans: ScanScheduler
     /// Podcast channels and episodes, fetched in the background.
     public let podcasts: PodcastService
+    /// Whether share links may be made and opened (`--sharing`; a reload changes it).
+    public let sharing: Locked<Bool>
     /// The server's own audio output (nil: the jukebox is off).
     public let jukebox: Jukebox?
     /// The music folders (`shelf serve --music`, the config's `music`): what a scan imports.
@@ -97,12 +99,13 @@ public final class ShelfServer: Sendable {
             podcasts: PodcastService(
                 library: library, settings: options.podcasts ?? PodcastSettings(folder: library.directory.appendingPathComponent("podcasts")),
                 log: log, changed: { events.poke() }),
+            sharing: Locked(options.sharing),
             jukebox: options.jukebox.map { Jukebox(settings: $0, log: log) })
         self.context = context
         let router = Router(
-            routes: NativeAPI(context: context).routes + WebPage().routes + SharePages(context: context, enabled: options.sharing).routes,
+            routes: NativeAPI(context: context).routes + WebPage().routes + SharePages(context: context).routes,
             authenticator: SessionAuthenticator(library: library, throttle: context.throttle), report: log)
-        let subsonic = SubsonicAPI(context: context, sharing: options.sharing, report: log)
+        let subsonic = SubsonicAPI(context: context, report: log)
         http = try HTTPServer(
             address: options.address, port: options.port, limits: options.limits, tls: options.tls,
             bodyLimit: { method, path in router.bodyLimit(method: method, path: path) },

@@ -54,6 +54,28 @@ final class NotifySocket: @unchecked Sendable {
         return path
     }
 
+    /// `sharing` reloads: off closes every link and refuses new shares at once, on opens them again.
+    @Test func sharingFollowsAReload() async throws { try await offCooperativePool {
+        let fixture = try ServedLibrary(tracks: 2)
+        defer { fixture.remove() }
+        let config = try writeConfig(fixture, "sharing = true\n")
+        let server = try ServerProcess(library: fixture.library, arguments: ["--config", config])
+        defer { server.stop() }
+        let ann = SubsonicClient(server)
+        let share = try #require(((try ann.ok("createShare", [("id", "tr-1")])["shares"] as? [String: Any])?["share"] as? [[String: Any]])?.first)
+        let path = try #require((share["url"] as? String).flatMap { URL(string: $0)?.path })
+        let page = Curl(base: server.base)
+        #expect(try page.request("GET", path).status == 200)
+        for on in [false, true] {
+            _ = try writeConfig(fixture, "sharing = \(on)\n")
+            kill(server.process.processIdentifier, SIGHUP)
+            // Only reloads log "sharing …": the first says off, the second on.
+            #expect(server.waitForLine { $0.contains("reloaded \(config)") && $0.contains("sharing \(on ? "on" : "off")") } != nil)
+            #expect(try page.request("GET", path).status == (on ? 200 : 404))
+            if on { _ = try ann.ok("createShare", [("id", "tr-2")]) } else { #expect(try ann.errorCode("createShare", [("id", "tr-2")]) == 50) }
+        }
+    } }
+
     @Test(arguments: [false, true]) func readyAndStoppingReachTheNotifySocket(abstract: Bool) async throws { try await offCooperativePool {
         let fixture = try ServedLibrary(tracks: 1)
         defer { fixture.remove() }

@@ -217,7 +217,7 @@ struct ServeCommand: Command {
     /// What SIGHUP does: reread the config file (the same one, or the default search again when
     /// there was none), keep the flags over it, and apply what can change while serving: the log
     /// format and file (reopened, for log rotation), the transcode limit and presets, the music
-    /// folders and the scan interval. A file with mistakes changes nothing.
+    /// folders, the scan interval and sharing. A file with mistakes changes nothing.
     final class Reloader: Sendable {
         private let command: ServeCommand
         private let server: ShelfServer
@@ -254,13 +254,14 @@ struct ServeCommand: Command {
             }
             server.context.streams.configure(maxTranscodes: settings.maxTranscodes, presets: settings.presets)
             server.context.scans.update(roots: settings.music, interval: settings.scanInterval.duration)
+            server.context.sharing.withLock { $0 = settings.sharing }
             let restart = settings.needsRestart(comparedTo: old)
             if !restart.isEmpty {
                 log.message("shelf: reload: \(restart.joined(separator: ", ")) changed; they apply after a restart", level: "warning")
             }
             log.message(
                 "shelf: reloaded \(path ?? "(no config file)"): log-format \(settings.logFormat.rawValue), max-transcodes \(settings.maxTranscodes), "
-                    + "music \(settings.music.count) folder(s), scan-interval \(settings.scanInterval), presets \(settings.presets.isEmpty ? "none" : settings.presets.keys.sorted().joined(separator: ","))")
+                    + "music \(settings.music.count) folder(s), scan-interval \(settings.scanInterval), sharing \(settings.sharing ? "on" : "off"), presets \(settings.presets.isEmpty ? "none" : settings.presets.keys.sorted().joined(separator: ","))")
         }
     }
 

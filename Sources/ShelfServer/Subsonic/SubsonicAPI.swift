@@ -35,13 +35,12 @@ final class SubsonicAPI: Sendable {
     /// Rendered artist indexes, per library state.
     let indexCache = SubsonicIndexCache()
 
-    /// Whether users may make share links (`shelf serve --sharing`).
-    let sharing: Bool
+    /// Whether users may make share links (`shelf serve --sharing`; changed by a reload).
+    var sharing: Bool { context.sharing.withLock { $0 } }
 
     /// The API over `context`; `report` receives the details of internal errors.
-    init(context: ServerContext, sharing: Bool = true, report: @escaping @Sendable (String) -> Void) {
+    init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {
         self.context = context
-        self.sharing = sharing
         self.report = report
     }
 

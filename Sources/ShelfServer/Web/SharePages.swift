@@ -9,8 +9,6 @@ import ShelfCore
 /// turned off, is 404 at once. The page has no script and carries the main page's policy.
 struct SharePages: Sendable {
     let context: ServerContext
-    /// `shelf serve --sharing`: off closes every link.
-    let enabled: Bool
 
     var routes: [Route] {
         [
@@ -28,7 +26,8 @@ struct SharePages: Sendable {
     /// The open share of the request's token, or 404 (one answer for unknown, expired and deleted).
     private func share(_ request: RouteRequest) async throws -> Share {
         let token = request.parameters["token"] ?? ""
-        guard enabled, let share = try await context.library.share(token: token), share.isOpen(at: Date()) else {
+        // `shelf serve --sharing off` (read on each request, so a reload applies at once) closes every link.
+        guard context.sharing.withLock({ $0 }), let share = try await context.library.share(token: token), share.isOpen(at: Date()) else {
             throw HTTPError.notFound("no such share")
         }
         return share

@@ -77,6 +77,10 @@ import Testing
         #expect(paused["playing"] as? Bool == false)
         _ = try status("skip", [("index", "0"), ("offset", "12")])
         _ = try waitFor("12 s into the track") { ($0["position"] as? Int ?? 0) >= 12 && $0["playing"] as? Bool == true }
+        // `set` leaves the song playing: its place in the new queue is the current one.
+        let kept = try status("set", [("id", "tr-1"), ("id", "tr-3")])
+        #expect(kept["currentIndex"] as? Int == 1 && kept["playing"] as? Bool == true && (kept["position"] as? Int ?? 0) >= 12)
+        _ = try status("set", [("id", "tr-3")])
 
         // The short ones after it: skipping to the first plays it, then the next, then the queue ends.
         _ = try status("add", [("id", "tr-1"), ("id", "tr-2")])

@@ -164,7 +164,9 @@ def first_letter(name):
 
 
 def list_item(kind, offset):
-    if kind == "albums":
+    if kind == "albumsByArtist":
+        page = ok("getAlbumList2", type="alphabeticalByArtist", size=1, offset=offset)["albumList2"].get("album", [])
+    elif kind == "albums":
         page = ok("getAlbumList2", type="alphabeticalByName", size=1, offset=offset)["albumList2"].get("album", [])
     elif kind == "artists":
         page = ok("search3", query='""', artistCount=1, artistOffset=offset, albumCount=0, songCount=0)["searchResult3"].get("artist", [])
@@ -174,7 +176,14 @@ def list_item(kind, offset):
     return page[0]
 
 
-for kind, params in (("albums", {"list": "albums", "type": "alphabeticalByName"}), ("artists", {"list": "artists"}), ("songs", {"list": "songs", "sort": "albumArtist"})):
+def item_name(kind, item):
+    if kind == "songs":
+        return item.get("displayAlbumArtist")
+    return item.get("artist") if kind == "albumsByArtist" else item.get("name")
+
+
+for kind, params in (("albums", {"list": "albums", "type": "alphabeticalByName"}), ("artists", {"list": "artists"}),
+                     ("songs", {"list": "songs", "sort": "albumArtist"}), ("albumsByArtist", {"list": "albums", "type": "alphabeticalByArtist"})):
     index = ok("getAlphabetIndex", **params)["alphabetIndex"]
     sections = index.get("section", [])
     check(sections, f"{kind}: sections")
@@ -182,18 +191,20 @@ for kind, params in (("albums", {"list": "albums", "type": "alphabeticalByName"}
     for section in sections:
         check(section["offset"] == expected and section["count"] > 0, f"{kind}: sections follow each other: {sections}")
         expected += section["count"]
-    check(index["total"] == expected == len(truth[kind]), f"{kind}: total {index['total']} of {len(truth[kind])}")
+    everything = truth["albums" if kind == "albumsByArtist" else kind]
+    check(index["total"] == expected == len(everything), f"{kind}: total {index['total']} of {len(everything)}")
     for section in sections:
         item = list_item(kind, section["offset"])
-        name = item.get("displayAlbumArtist") if kind == "songs" else item.get("name")
+        name = item_name(kind, item)
         letters = {first_letter(name), first_letter(item.get("sortName"))}
         if section["name"].isascii() and section["name"].isalpha():
             check(section["name"] in letters, f"{kind}: section {section['name']} jumps to {name!r}")
         if section["offset"] > 0:
             before = list_item(kind, section["offset"] - 1)
-            before_name = before.get("displayAlbumArtist") if kind == "songs" else before.get("name")
+            before_name = item_name(kind, before)
             if section["name"].isascii() and section["name"].isalpha():
                 check(section["name"] not in {first_letter(before_name), first_letter(before.get("sortName"))} or before_name == name,
                       f"{kind}: the item before section {section['name']} ({before_name!r}) is not in it")
 check(call("getAlphabetIndex", list="albums", type="newest")["error"]["code"] == 0, "newest has no alphabet")
-print(f"shelf sync client: {rounds} rounds in step, three jump bars")
+check(call("getAlphabetIndex", list="albums", type="byGenre")["error"]["code"] == 10, "byGenre needs its genre")
+print(f"shelf sync client: {rounds} rounds in step, four jump bars")

@@ -143,10 +143,15 @@ extension SubsonicAPI {
         switch list {
         case "albums":
             let type = p.value("type") ?? "alphabeticalByName"
-            guard type == "alphabeticalByName" else {
-                throw SubsonicError.invalid("type", type, "alphabeticalByName (the other album lists are not in name order, so they have no alphabet)")
+            switch type {
+            case "alphabeticalByName": sections = try await library.groupSections(GroupQuery(kind: .album))
+            case "alphabeticalByArtist": sections = try await albumSectionsByArtist(.all)
+            case "byGenre": sections = try await albumSectionsByArtist(.text(.genre, .equals(try p.required("genre"))))
+            default:
+                throw SubsonicError.invalid(
+                    "type", type,
+                    "alphabeticalByName, alphabeticalByArtist or byGenre (the other album lists are in order of time, plays, rating or year, so they have no alphabet)")
             }
-            sections = try await library.groupSections(GroupQuery(kind: .album))
         case "artists":
             sections = try await library.groupSections(GroupQuery(kind: .albumArtist))
         case "songs":
@@ -176,5 +181,42 @@ extension SubsonicAPI {
             w.closeList()
             w.close()
         }
+    }
+
+    /// The sections of an album list that walks tracks by album artist (alphabeticalByArtist, and
+    /// byGenre with its genre as `filter`): each album, where its first track stands, counts in the
+    /// section of that track's album artist, and the offsets are the list's own (the same walk as
+    /// `albumsOfTracks`). One pass over the list's tracks, kept per library state.
+    func albumSectionsByArtist(_ filter: Filter) async throws -> [SectionInfo] {
+        let query = LibraryQuery(sort: .albumArtist, filter: filter)
+        let key = "\(query)"
+        let token = try await library.currentToken()
+        if let hit = albumIndexCache.withLock({ $0[key] }), hit.token == token { return hit.sections }
+        let trackSections = try await library.sections(query)
+        var sections: [SectionInfo] = []
+        var seen = Set<GroupID>()
+        var trackIndex = 0
+        var albumIndex = 0
+        var current = 0
+        var cursor: PageCursor?
+        repeat {
+            let page = try await library.list(query, after: cursor, limit: 5_000)
+            for item in page.items {
+                while current + 1 < trackSections.count, trackIndex >= trackSections[current + 1].firstIndex { current += 1 }
+                if let album = Self.albumID(item), seen.insert(album).inserted, current < trackSections.count {
+                    let name = trackSections[current].name
+                    if sections.last?.name != name { sections.append(SectionInfo(name: name, firstIndex: albumIndex, count: 0)) }
+                    sections[sections.count - 1].count += 1
+                    albumIndex += 1
+                }
+                trackIndex += 1
+            }
+            cursor = page.nextCursor
+        } while cursor != nil
+        albumIndexCache.withLock { cache in
+            if cache.count >= 16 { cache.removeAll() }
+            cache[key] = (token, sections)
+        }
+        return sections
     }
 }

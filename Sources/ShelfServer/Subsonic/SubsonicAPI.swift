@@ -34,6 +34,8 @@ final class SubsonicAPI: Sendable {
     let listens = SubsonicListens()
     /// Rendered artist indexes, per library state.
     let indexCache = SubsonicIndexCache()
+    /// getAlphabetIndex's sections of the album lists walked by album artist, per list and library state.
+    let albumIndexCache = Locked<[String: (token: ChangeToken, sections: [SectionInfo])]>([:])
 
     /// Whether users may make share links (`shelf serve --sharing`; changed by a reload).
     var sharing: Bool { context.sharing.withLock { $0 } }

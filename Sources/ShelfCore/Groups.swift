@@ -25,28 +25,11 @@ public enum GroupKind: String, Sendable, Codable, CaseIterable {
 
 /// A group's identity: stable across mirror rebuilds and machines, because it is a hash of the
 /// group's folded key (see `GroupKey`); an artist has the same ID as artist and as album artist.
-public struct GroupID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+public struct GroupID: IntegerIdentifier {
     /// The positive 62-bit hash.
     public let rawValue: Int64
     /// Wraps a stored or printed ID.
     public init(rawValue: Int64) { self.rawValue = rawValue }
-    /// Wraps a stored or printed ID.
-    public init(_ rawValue: Int64) { self.rawValue = rawValue }
-    /// Orders IDs numerically (the tie-break of equal names).
-    public static func < (lhs: GroupID, rhs: GroupID) -> Bool { lhs.rawValue < rhs.rawValue }
-    /// The decimal form the command line prints and takes.
-    public var description: String { String(rawValue) }
-
-    /// Encodes as a bare number in JSON.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    /// Decodes a bare number.
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(Int64.self)
-    }
 }
 
 /// One row of an aggregation view.

@@ -1,27 +1,40 @@
 import Foundation
 
-/// A track's identity: a 64-bit integer assigned by the store and never reused, so a client that
-/// remembers an ID can never confuse a deleted track with a new one.
-public struct TrackID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible,
-    ExpressibleByIntegerLiteral
-{
-    /// The stored integer.
-    public let rawValue: Int64
+/// The integer identities the store hands out (tracks, playlists, users, saved objects) and the
+/// group hashes: one 64-bit number, compared, printed and encoded (a bare JSON number) as that
+/// number, so each wrapper only says what its number is.
+public protocol IntegerIdentifier: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible
+where RawValue == Int64 {
     /// Wraps a stored integer.
-    public init(rawValue: Int64) { self.rawValue = rawValue }
-    /// Wraps a stored integer.
-    public init(_ rawValue: Int64) { self.rawValue = rawValue }
-    public init(integerLiteral value: Int64) { rawValue = value }
-    /// The placeholder a track carries before the store assigns its ID.
-    public static let unassigned = TrackID(0)
+    init(rawValue: Int64)
+}
 
-    public static func < (lhs: TrackID, rhs: TrackID) -> Bool { lhs.rawValue < rhs.rawValue }
+extension IntegerIdentifier {
+    /// Wraps a stored integer.
+    public init(_ rawValue: Int64) { self.init(rawValue: rawValue) }
+    /// Orders numerically (the tie-break of equal names and the order of row IDs).
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// The decimal form the command line prints and takes.
     public var description: String { String(rawValue) }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
+    /// Decodes a bare number.
+    public init(from decoder: any Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(Int64.self)) }
+    /// Encodes as a bare number.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
+}
+
+/// A track's identity: a 64-bit integer assigned by the store and never reused, so a client that
+/// remembers an ID can never confuse a deleted track with a new one.
+public struct TrackID: IntegerIdentifier, ExpressibleByIntegerLiteral {
+    /// The stored integer.
+    public let rawValue: Int64
+    /// Wraps a stored integer.
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    public init(integerLiteral value: Int64) { rawValue = value }
+    /// The placeholder a track carries before the store assigns its ID.
+    public static let unassigned = TrackID(0)
 }
 
 /// A picture's identity: a UUID, fixed for the life of the (immutable) artwork row, so a new
@@ -44,41 +57,19 @@ public struct ArtworkID: RawRepresentable, Hashable, Sendable, Codable, CustomSt
 }
 
 /// A playlist's (or playlist folder's) identity: a 64-bit integer, never reused.
-public struct PlaylistID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible,
-    ExpressibleByIntegerLiteral
-{
+public struct PlaylistID: IntegerIdentifier, ExpressibleByIntegerLiteral {
     /// The stored integer.
     public let rawValue: Int64
     /// Wraps a stored integer.
     public init(rawValue: Int64) { self.rawValue = rawValue }
-    /// Wraps a stored integer.
-    public init(_ rawValue: Int64) { self.rawValue = rawValue }
     public init(integerLiteral value: Int64) { rawValue = value }
-
-    public static func < (lhs: PlaylistID, rhs: PlaylistID) -> Bool { lhs.rawValue < rhs.rawValue }
-    public var description: String { String(rawValue) }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }
 
 /// A user's stable integer ID (never reused: the table is AUTOINCREMENT), the handle the server
 /// keeps in its sessions and requests.
-public struct UserID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+public struct UserID: IntegerIdentifier {
     /// The stored integer.
     public let rawValue: Int64
     /// Wraps a stored integer.
     public init(rawValue: Int64) { self.rawValue = rawValue }
-    /// Wraps a stored integer.
-    public init(_ rawValue: Int64) { self.rawValue = rawValue }
-
-    public static func < (lhs: UserID, rhs: UserID) -> Bool { lhs.rawValue < rhs.rawValue }
-    public var description: String { String(rawValue) }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }

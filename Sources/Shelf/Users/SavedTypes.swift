@@ -22,21 +22,12 @@ public struct Bookmark: Sendable, Hashable, Codable {
     }
 }
 
-/// The stable ID of an internet radio station or a share (row IDs, never reused).
-public struct SavedID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+/// The stable ID of an internet radio station, a share, a podcast channel or episode (row IDs, never reused).
+public struct SavedID: IntegerIdentifier {
     /// The stored row ID.
     public let rawValue: Int64
     /// Wraps a stored integer.
     public init(rawValue: Int64) { self.rawValue = rawValue }
-    /// Wraps a stored integer.
-    public init(_ rawValue: Int64) { self.rawValue = rawValue }
-    public static func < (lhs: SavedID, rhs: SavedID) -> Bool { lhs.rawValue < rhs.rawValue }
-    public var description: String { String(rawValue) }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }
 
 /// An internet radio station the library lists for players; Shelf stores its addresses and never

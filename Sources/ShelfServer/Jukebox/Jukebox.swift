@@ -50,6 +50,11 @@ public final class Jukebox: Sendable {
         var currentPending = false
         /// The server is stopping: mpv is not started again.
         var stopped = false
+
+        /// `index` names an entry of the queue.
+        func check(_ index: Int) throws(JukeboxError) {
+            guard index >= 0, index < entries.count else { throw JukeboxError(message: "index \(index) is outside the queue of \(entries.count) songs") }
+        }
     }
 
     private let settings: JukeboxSettings
@@ -89,8 +94,8 @@ public final class Jukebox: Sendable {
         case .status: break
         case .set(let tracks):
             // The song playing goes on; the queue around it is new.
-            let playingID = state.withLock { $0.current >= 0 && $0.current < $0.entries.count ? $0.entries[$0.current].id : nil }
             state.withLock { s in
+                let playingID = s.current >= 0 && s.current < s.entries.count ? s.entries[s.current].id : nil
                 s.entries = tracks.map { (id: $0.0, path: $0.1) }
                 if let playingID, let index = s.entries.firstIndex(where: { $0.id == playingID }) {
                     s.current = index
@@ -103,12 +108,12 @@ public final class Jukebox: Sendable {
         case .start:
             let idle = (try? mpv.property("idle-active")) as? Bool ?? true
             if idle {
-                let next = state.withLock { s -> (Int, String)? in
+                let next = state.withLock { s -> String? in
                     guard !s.entries.isEmpty else { return nil }
                     if s.current < 0 || s.current >= s.entries.count { s.current = 0 }
-                    return (s.current, s.entries[s.current].path)
+                    return s.entries[s.current].path
                 }
-                if let (_, path) = next { try play(mpv, path, offset: 0) }
+                if let next { try play(mpv, next, offset: 0) }
             } else {
                 try mpv.command(["set_property", "pause", false])
             }
@@ -116,9 +121,7 @@ public final class Jukebox: Sendable {
             try mpv.command(["set_property", "pause", true])
         case .skip(let index, let offset):
             let path = try state.withLock { s throws(JukeboxError) -> String in
-                guard index >= 0, index < s.entries.count else {
-                    throw JukeboxError(message: "index \(index) is outside the queue of \(s.entries.count) songs")
-                }
+                try s.check(index)
                 s.current = index
                 return s.entries[index].path
             }
@@ -136,9 +139,7 @@ public final class Jukebox: Sendable {
             try mpv.command(["stop"])
         case .remove(let index):
             let wasCurrent = try state.withLock { s throws(JukeboxError) -> Bool in
-                guard index >= 0, index < s.entries.count else {
-                    throw JukeboxError(message: "index \(index) is outside the queue of \(s.entries.count) songs")
-                }
+                try s.check(index)
                 s.entries.remove(at: index)
                 let wasCurrent = index == s.current
                 if index < s.current { s.current -= 1 }

@@ -51,9 +51,7 @@ public final class ArtworkResponder: Sendable {
         let size = Self.step(for: requested)
         let etag = Self.etag(id, size: size, format: format)
         let headers = [("ETag", etag), ("Cache-Control", cacheControl)]
-        if let ifNoneMatch, ifNoneMatch == "*" || ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
-            return HTTPResponse(status: 304, headers: headers)
-        }
+        if Self.matches(ifNoneMatch, etag) { return HTTPResponse(status: 304, headers: headers) }
         let data = try await encoded(Key(artworkID: id, size: size, format: format))
         return HTTPResponse(status: 200, headers: [("Content-Type", format.mime)] + headers, body: .data(data))
     }
@@ -68,13 +66,17 @@ public final class ArtworkResponder: Sendable {
         }
         let etag = "\"f\(info.st_ino)-\(info.st_mtim.tv_sec)-\(info.st_size)-\(size)\""
         let headers = [("ETag", etag), ("Cache-Control", "private, max-age=3600")]
-        if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
-            return HTTPResponse(status: 304, headers: headers)
-        }
+        if Self.matches(ifNoneMatch, etag) { return HTTPResponse(status: 304, headers: headers) }
         let data = try Data(contentsOf: file)
         let image = try ImageCodec.decode(data, maxPixelSize: size)
         let jpeg = try ImageCodec.encode(image, as: .jpeg(quality: 85))
         return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg")] + headers, body: .data(jpeg))
+    }
+
+    /// Whether `If-None-Match` names `etag` (or is `*`): the client's copy is current.
+    static func matches(_ ifNoneMatch: String?, _ etag: String) -> Bool {
+        guard let ifNoneMatch else { return false }
+        return ifNoneMatch == "*" || ifNoneMatch.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
     }
 
     private func encoded(_ key: Key) async throws -> Data {

@@ -121,17 +121,30 @@ public final class StreamResponder: Sendable {
         public var duration: Double?
         /// Names the source in messages and ETags (`7` for a track, `pe-3` for an episode).
         public var name: String
+        /// What is known of the audio (kbit/s, channels, Hz, bits), for the decisions of whether to transcode.
+        public var bitRate: Int?
+        public var channels: Int?
+        public var sampleRate: Int?
+        public var bitDepth: Int?
 
         /// A source from its parts.
-        public init(path: String, codec: String?, duration: Double?, name: String) {
+        public init(path: String, codec: String?, duration: Double?, name: String, bitRate: Int? = nil, channels: Int? = nil,
+                    sampleRate: Int? = nil, bitDepth: Int? = nil) {
             self.path = path
             self.codec = codec
             self.duration = duration
             self.name = name
+            self.bitRate = bitRate
+            self.channels = channels
+            self.sampleRate = sampleRate
+            self.bitDepth = bitDepth
         }
 
         /// A track's file.
-        public init(_ track: Track) { self.init(path: track.path, codec: track.codec, duration: track.duration, name: "\(track.id)") }
+        public init(_ track: Track) {
+            self.init(path: track.path, codec: track.codec, duration: track.duration, name: "\(track.id)", bitRate: track.bitrate,
+                      channels: track.channels, sampleRate: track.sampleRate, bitDepth: track.details.bitDepth)
+        }
     }
 
     /// The file of track `id` (whole or the asked range).

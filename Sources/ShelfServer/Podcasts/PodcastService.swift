@@ -257,21 +257,16 @@ public final class PodcastService: Sendable {
             return
         }
         let cancel = Fetcher.Cancel()
-        let key = ObjectIdentifier(cancel)
-        running.withLock { $0[key] = cancel }
         downloads.withLock { $0[id] = (episode.channel, cancel) }
         let url = episode.url
-        await slots.acquire()
-        let outcome = await Fetcher.run { () -> Result<(Int64, String), FetchError> in
+        let outcome = await fetch(cancel) { cancel -> Result<(Int64, String), FetchError> in
             let result = Fetcher.file(url, fd: fd, limits: limits, cancel: cancel)
             if case .success = result, fsync(fd) != 0 {
                 return .failure(FetchError(status: 8, message: "could not write the file: \(String(cString: strerror(errno)))"))
             }
             return result
         }
-        await slots.release()
         close(fd)
-        running.withLock { $0[key] = nil }
         downloads.withLock { $0[id] = nil }
         switch outcome {
         case .failure(let error):
@@ -330,12 +325,17 @@ public final class PodcastService: Sendable {
     }
 
     private func fetchData(_ url: String, limits: FetchLimits) async -> Result<Fetcher.Body, FetchError> {
-        let cancel = Fetcher.Cancel()
+        await fetch(Fetcher.Cancel()) { Fetcher.data(url, limits: limits, cancel: $0) }
+    }
+
+    /// Runs one blocking fetch on a thread of its own once one of the slots is free; `stop()`
+    /// cancels it through `cancel` (as a delete does for a download).
+    private func fetch<T: Sendable>(_ cancel: Fetcher.Cancel, _ body: @escaping @Sendable (Fetcher.Cancel) -> T) async -> T {
         let key = ObjectIdentifier(cancel)
         running.withLock { $0[key] = cancel }
         defer { running.withLock { $0[key] = nil } }
         await slots.acquire()
-        let result = await Fetcher.run { Fetcher.data(url, limits: limits, cancel: cancel) }
+        let result = await Fetcher.run { body(cancel) }
         await slots.release()
         return result
     }

@@ -116,11 +116,9 @@ public struct ServerConfig: Sendable, Equatable {
                     config.tlsKey = try absolutePath(entry, directory: false)
                     tlsLines.key = entry.line
                 case "sharing":
-                    guard case .boolean(let value) = entry.value else { throw ConfigValueError("sharing expects true or false, got \(describe(entry.value))") }
-                    config.sharing = value
+                    config.sharing = try boolean(entry)
                 case "jukebox":
-                    guard case .boolean(let value) = entry.value else { throw ConfigValueError("jukebox expects true or false, got \(describe(entry.value))") }
-                    config.jukebox = value
+                    config.jukebox = try boolean(entry)
                 case "jukebox-audio-output":
                     let text = try string(entry)
                     guard !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "," }) else {
@@ -129,10 +127,7 @@ public struct ServerConfig: Sendable, Equatable {
                     config.jukeboxAudioOutput = text
                 case "podcast-dir": config.podcastDir = try absolutePath(entry, directory: true)
                 case "podcast-allow-private":
-                    guard case .boolean(let value) = entry.value else {
-                        throw ConfigValueError("podcast-allow-private expects true or false, got \(describe(entry.value))")
-                    }
-                    config.podcastAllowPrivate = value
+                    config.podcastAllowPrivate = try boolean(entry)
                 case "podcast-max-episode-size":
                     guard case .integer(let value) = entry.value, value > 0 else {
                         throw ConfigValueError("podcast-max-episode-size expects a number of bytes (1 or more), got \(describe(entry.value))")
@@ -195,6 +190,12 @@ public struct ServerConfig: Sendable, Equatable {
     private static func string(_ entry: ConfigReader.Entry) throws(ConfigValueError) -> String {
         guard case .string(let text) = entry.value else { throw ConfigValueError("\(entry.key) expects a string, got \(entry.value.kind)") }
         return text
+    }
+
+    /// `true` or `false`.
+    private static func boolean(_ entry: ConfigReader.Entry) throws(ConfigValueError) -> Bool {
+        guard case .boolean(let value) = entry.value else { throw ConfigValueError("\(entry.key) expects true or false, got \(describe(entry.value))") }
+        return value
     }
 
     /// An absolute path; relative ones are refused because a service's working directory is not the file's.

@@ -18,15 +18,12 @@ extension SubsonicAPI {
         let timeOffset = try p.int("timeOffset", default: 0, in: 0...86_400) ?? 0
         let formatText = p.value("format") ?? ""
         let source: StreamResponder.Source
-        var sourceBitRate: Int?
         if let episode {
             source = episode
-            sourceBitRate = try await library.podcastEpisode(Self.savedID(idText, prefix: "pe-")!)?.bitRate
         } else {
             let id = try SubsonicParameters.track(idText, "id")
             guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
             source = StreamResponder.Source(track)
-            sourceBitRate = track.bitrate
         }
         var format: StreamResponder.TranscodeFormat?
         // A preset of the config file (`format=mobile`) names a format and its bit rate.
@@ -34,7 +31,7 @@ extension SubsonicAPI {
         switch formatText {
         case _ where preset != nil: format = preset?.format
         case "raw": format = nil
-        case "": format = (maxBitRate > 0 && maxBitRate < (sourceBitRate ?? Int.max)) || timeOffset > 0 ? .mp3 : nil
+        case "": format = (maxBitRate > 0 && maxBitRate < (source.bitRate ?? Int.max)) || timeOffset > 0 ? .mp3 : nil
         case "ogg", "oga": format = .opus
         case "m4a": format = .aac
         default:

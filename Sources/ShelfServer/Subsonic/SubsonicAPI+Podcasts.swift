@@ -6,12 +6,6 @@ import ShelfCore
 /// background by `PodcastService`. Reading is for every user; subscribing, refreshing,
 /// downloading and deleting need the podcast role (admins have it).
 extension SubsonicAPI {
-    /// `pc-N` or `pe-N` in `text`; nil for anything else.
-    static func savedID(_ text: String, prefix: String) -> SavedID? {
-        guard text.hasPrefix(prefix), let number = Int64(text.dropFirst(prefix.count)), number > 0, "\(prefix)\(number)" == text else { return nil }
-        return SavedID(number)
-    }
-
     private func channelID(_ call: SubsonicCall) throws(SubsonicError) -> SavedID {
         try call.parameters.saved(prefix: "pc-", what: "podcast channel")
     }
@@ -99,19 +93,19 @@ extension SubsonicAPI {
 
     /// The file source of episode `pe-N` for stream and download; nil when `text` is no episode ID.
     func episodeSource(_ text: String) async throws -> StreamResponder.Source? {
-        guard let id = Self.savedID(text, prefix: "pe-") else { return nil }
+        guard let id = SubsonicParameters.saved(text, prefix: "pe-") else { return nil }
         guard let episode = try await library.podcastEpisode(id), let url = context.podcasts.fileURL(episode) else {
             throw SubsonicError.notFound("downloaded podcast episode \(text)")
         }
-        return StreamResponder.Source(path: url.path, codec: episode.codec, duration: episode.duration, name: text)
+        return StreamResponder.Source(path: url.path, codec: episode.codec, duration: episode.duration, name: text, bitRate: episode.bitRate)
     }
 
     /// The picture of channel `pc-N` (or of episode `pe-N`'s channel); nil when `text` is neither.
     func podcastPicture(_ text: String) async throws -> URL? {
         let channelID: SavedID
-        if let id = Self.savedID(text, prefix: "pc-") {
+        if let id = SubsonicParameters.saved(text, prefix: "pc-") {
             channelID = id
-        } else if let id = Self.savedID(text, prefix: "pe-") {
+        } else if let id = SubsonicParameters.saved(text, prefix: "pe-") {
             guard let episode = try await library.podcastEpisode(id) else { throw SubsonicError.notFound("podcast episode \(text)") }
             channelID = episode.channel
         } else {

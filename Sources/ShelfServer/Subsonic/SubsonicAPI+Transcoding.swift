@@ -107,9 +107,9 @@ extension SubsonicAPI {
         }
     }
 
-    /// The container and codec names the spec's profiles use, for a file.
-    static func streamDetails(path: String, codec: String?, channels: Int?, bitRate: Int?, sampleRate: Int?, bitDepth: Int?) -> StreamDetails {
-        let suffix = StreamResponder.fileSuffix(path)
+    /// The container and codec names the spec's profiles use, and what is known of the audio, for a source.
+    static func streamDetails(_ source: StreamResponder.Source) -> StreamDetails {
+        let suffix = StreamResponder.fileSuffix(source.path)
         let container: String
         switch suffix {
         case "m4a", "m4b", "mp4", "alac": container = "mp4"
@@ -117,28 +117,24 @@ extension SubsonicAPI {
         case "aif", "aiff": container = "aiff"
         default: container = suffix
         }
-        var name = (codec ?? "").lowercased()
+        var name = (source.codec ?? "").lowercased()
         if name.isEmpty || name == "pcm" { name = suffix == "wav" ? "pcm" : (name.isEmpty ? suffix : name) }
-        return StreamDetails(container: container, codec: name, channels: channels, bitRate: bitRate.map { $0 * 1000 }, sampleRate: sampleRate,
-                             bitDepth: bitDepth.flatMap { $0 > 0 ? $0 : nil })
+        return StreamDetails(container: container, codec: name, channels: source.channels, bitRate: source.bitRate.map { $0 * 1000 },
+                             sampleRate: source.sampleRate, bitDepth: source.bitDepth.flatMap { $0 > 0 ? $0 : nil })
     }
 
     /// The media a decision or stream is about: `mediaId` of `mediaType` song or podcast.
-    private func media(_ parameters: SubsonicParameters) async throws -> (StreamResponder.Source, StreamDetails) {
+    private func media(_ parameters: SubsonicParameters) async throws -> StreamResponder.Source {
         let id = try parameters.required("mediaId")
         let type = try parameters.required("mediaType")
         switch type {
         case "song":
             let trackID = try SubsonicParameters.track(id, "mediaId")
             guard let track = try await library.track(trackID) else { throw SubsonicError.notFound("song \(id)") }
-            let details = Self.streamDetails(path: track.path, codec: track.codec, channels: track.channels, bitRate: track.bitrate,
-                                             sampleRate: track.sampleRate, bitDepth: track.details.bitDepth)
-            return (StreamResponder.Source(track), details)
+            return StreamResponder.Source(track)
         case "podcast":
-            guard let source = try await episodeSource(id), let episode = try await library.podcastEpisode(Self.savedID(id, prefix: "pe-")!) else {
-                throw SubsonicError.notFound("podcast episode '\(id)' (mediaId)")
-            }
-            return (source, Self.streamDetails(path: source.path, codec: episode.codec, channels: nil, bitRate: episode.bitRate, sampleRate: nil, bitDepth: nil))
+            guard let source = try await episodeSource(id) else { throw SubsonicError.notFound("podcast episode '\(id)' (mediaId)") }
+            return source
         default:
             throw SubsonicError.invalid("mediaType", type, "song or podcast")
         }
@@ -151,7 +147,7 @@ extension SubsonicAPI {
         guard call.http.method == "POST" else {
             throw SubsonicError(0, "getTranscodeDecision is POST with a ClientInfo JSON body", status: 405)
         }
-        let (_, source) = try await media(call.parameters)
+        let source = Self.streamDetails(try await media(call.parameters))
         let client: ClientInfo
         do {
             client = try JSONDecoder().decode(ClientInfo.self, from: call.http.body)
@@ -297,7 +293,7 @@ extension SubsonicAPI {
         }
         let source: StreamResponder.Source
         do {
-            source = try await media(p).0
+            source = try await media(p)
         } catch let error as SubsonicError {
             return plain(error.code == 70 ? 404 : 400, error.message)
         }

@@ -115,11 +115,17 @@ struct SubsonicParameters: Sendable {
         return id
     }
 
+    /// `text` as a saved object's ID with `prefix` (`rs-7`); nil for anything else.
+    static func saved(_ text: String, prefix: String) -> SavedID? {
+        guard text.hasPrefix(prefix), let number = Int64(text.dropFirst(prefix.count)), number > 0, "\(prefix)\(number)" == text else { return nil }
+        return SavedID(number)
+    }
+
     /// `name` as the ID of a saved object with its own prefix (`rs-N` stations, `sh-N` shares,
     /// `pc-N` channels, `pe-N` episodes): error 10 when absent, 70 naming `what` when it is not one.
     func saved(_ name: String = "id", prefix: String, what: String) throws(SubsonicError) -> SavedID {
         let text = try required(name)
-        guard let id = SubsonicAPI.savedID(text, prefix: prefix) else { throw .notFound("\(what) '\(text)' (\(name))") }
+        guard let id = Self.saved(text, prefix: prefix) else { throw .notFound("\(what) '\(text)' (\(name))") }
         return id
     }
 

@@ -9,6 +9,7 @@ Prints its port on the first line of stdout, then serves until killed."""
 import http.server
 import os
 import sys
+import urllib.parse
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -18,7 +19,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
-        path = self.path.split("?", 1)[0]
+        path = urllib.parse.unquote(self.path.split("?", 1)[0])
         if path == "/missing.xml":
             self.send_error(404, "not here")
             return

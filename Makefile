@@ -1,7 +1,7 @@
 # Shelf's build entry points. Only the Swift toolchain and Debian packages are needed;
 # `make deps` installs the missing packages when run as root, and otherwise prints the command.
 
-DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev mpv ffmpeg python3 python3-venv curl wrk groff-base chromium chromium-driver fonts-ipafont-gothic
+DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev mpv ffmpeg python3 python3-venv curl wrk groff-base chromium chromium-driver fonts-ipafont-gothic
 SWIFT ?= swift
 DEMO_DIR ?= demo-library
 BENCH_DIR ?= bench-library

@@ -18,6 +18,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        // EBU R128 loudness and true peak (libebur128), for measuring tracks without ReplayGain.
+        .systemLibrary(name: "CEBUR128", path: "Sources/CEBUR128", providers: [.apt(["libebur128-dev"])]),
         // libjpeg-turbo and libpng behind a small C API that catches their longjmp errors.
         .target(
             name: "CImageCodecs", path: "Sources/CImageCodecs",
@@ -38,7 +40,7 @@ let package = Package(
         .target(name: "CShelfBuild", path: "Sources/CShelfBuild"),
         .target(name: "ShelfDatabase", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "ShelfCore", swiftSettings: swiftSettings),
-        .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto", "CImageCodecs", "CTagLib"], swiftSettings: swiftSettings),
+        .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto", "CEBUR128", "CImageCodecs", "CTagLib"], swiftSettings: swiftSettings),
         // The JSON documents `shelf --json` prints and `/api/` answers: one set of encoders for both.
         .target(name: "ShelfWire", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         // The web page's files are compiled into the binary (`embedInCode`), so `shelf` alone serves them.

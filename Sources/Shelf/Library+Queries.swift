@@ -5,7 +5,8 @@ import ShelfDatabase
 /// Browsing: sorted, filtered pages at any depth, snapshots, sections and anchors. Answered by the
 /// mirror once it is built, and by the direct path until then; both give the same answers.
 extension Library {
-    /// Runs `body` with the engine that should answer now, on a reader thread.
+    /// Runs `body` with the engine that should answer now, on a reader thread; `direct` asks for the
+    /// store's own rows (a list of missing tracks: the mirror holds none).
     func withEngine<T: Sendable>(direct: Bool = false, _ body: @escaping @Sendable (any QueryEngine) throws -> T) async throws -> T {
         _ = try await openedStore()
         if !direct, let mirror = mirrorReaders.withLock({ $0 }) {
@@ -25,14 +26,14 @@ extension Library {
     /// Up to `limit` list rows after `cursor` (from the start when nil), with the next cursor and the total.
     public func list(_ query: LibraryQuery, after cursor: PageCursor? = nil, limit: Int = 50) async throws -> ListPage {
         try Self.checkLimit(limit)
-        return try await withEngine { try $0.page(query, after: cursor, limit: limit) }
+        return try await withEngine(direct: query.filter.mentionsMissing) { try $0.page(query, after: cursor, limit: limit) }
     }
 
     /// Up to `limit` list rows from row `offset`.
     public func list(_ query: LibraryQuery, offset: Int, limit: Int = 50) async throws -> ListPage {
         try Self.checkLimit(limit)
         guard offset >= 0 else { throw LibraryError.invalidValue(field: "offset", value: String(offset), reason: "must be ≥ 0") }
-        return try await withEngine { try $0.page(query, offset: offset, limit: limit) }
+        return try await withEngine(direct: query.filter.mentionsMissing) { try $0.page(query, offset: offset, limit: limit) }
     }
 
     /// A page of whole tracks (every field) by offset, in `query`'s order.
@@ -44,22 +45,22 @@ extension Library {
 
     /// Every matching track ID, in order.
     public func snapshot(_ query: LibraryQuery) async throws -> [TrackID] {
-        try await withEngine { try $0.snapshot(query) }
+        try await withEngine(direct: query.filter.mentionsMissing) { try $0.snapshot(query) }
     }
 
     /// Each section's name, first index and count, in list order.
     public func sections(_ query: LibraryQuery) async throws -> [SectionInfo] {
-        try await withEngine { try $0.sections(query) }
+        try await withEngine(direct: query.filter.mentionsMissing) { try $0.sections(query) }
     }
 
     /// The index and an inclusive cursor of a section's first row; nil when the list has none.
     public func anchor(_ section: String, _ query: LibraryQuery) async throws -> SectionAnchor? {
-        try await withEngine { try $0.anchor(section, query) }
+        try await withEngine(direct: query.filter.mentionsMissing) { try $0.anchor(section, query) }
     }
 
     /// Whether the list has any visible row.
     public func hasRows(_ query: LibraryQuery) async throws -> Bool {
-        try await withEngine { try $0.hasRows(query) }
+        try await withEngine(direct: query.filter.mentionsMissing) { try $0.hasRows(query) }
     }
 
     /// The mirror's state, progress, applied change-log position and size.

@@ -46,7 +46,8 @@ public struct PropertyGroups: OptionSet, Sendable, Hashable, Codable, CustomStri
     public static let artwork = PropertyGroups(rawValue: 1 << 1)
     /// Play count, skip count, last played and rating: what listening changes.
     public static let playStats = PropertyGroups(rawValue: 1 << 2)
-    /// The file and its audio: path, size, modification time, audio properties (bit depth too), audio hash.
+    /// The file and its audio: path, size, modification time, audio properties (bit depth too), audio
+    /// hash, and whether the file is missing.
     public static let file = PropertyGroups(rawValue: 1 << 3)
     /// A playlist's items (added, removed or moved).
     public static let items = PropertyGroups(rawValue: 1 << 4)
@@ -111,7 +112,7 @@ extension Track {
         }
         if path != old.path || fileSize != old.fileSize || fileModified != old.fileModified || duration != old.duration
             || bitrate != old.bitrate || sampleRate != old.sampleRate || channels != old.channels || codec != old.codec
-            || audioHash != old.audioHash || details.bitDepth != old.details.bitDepth
+            || audioHash != old.audioHash || details.bitDepth != old.details.bitDepth || missingSince != old.missingSince
         {
             groups.insert(.file)
         }

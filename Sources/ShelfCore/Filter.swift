@@ -101,6 +101,9 @@ public enum FlagField: String, Sendable, Codable, CaseIterable {
     case compilation, hasArtwork
     /// The track carries a ReplayGain (or Opus R128) gain.
     case replayGain
+    /// The track's file is gone (`Track.missing`); lists show missing tracks only to a filter
+    /// that names this field.
+    case missing
 
     /// The property on a track.
     public func value(of track: Track) -> Bool {
@@ -108,6 +111,7 @@ public enum FlagField: String, Sendable, Codable, CaseIterable {
         case .compilation: track.compilation
         case .hasArtwork: track.hasArtwork
         case .replayGain: track.details.replayGain.map { $0.trackGain != nil || $0.albumGain != nil } ?? false
+        case .missing: track.missing
         }
     }
 }
@@ -167,6 +171,17 @@ public indirect enum Filter: Sendable, Hashable, Codable {
         case .and(let filters): return filters.allSatisfy { $0.matches(track) }
         case .or(let filters): return filters.contains { $0.matches(track) }
         case .not(let filter): return !filter.matches(track)
+        }
+    }
+
+    /// Whether the filter tests `missing` anywhere: only such a list includes missing tracks (and
+    /// is answered from the store, since the mirror holds none).
+    public var mentionsMissing: Bool {
+        switch self {
+        case .flag(.missing, _): true
+        case .and(let filters), .or(let filters): filters.contains(where: \.mentionsMissing)
+        case .not(let filter): filter.mentionsMissing
+        default: false
         }
     }
 

@@ -65,6 +65,11 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
     /// Every value of the list fields, roles, MusicBrainz IDs, ReplayGain and release details;
     /// in JSON its fields sit beside the others (`artists`, `musicBrainz`, `replayGain`, …).
     public var details: TrackDetails
+    /// When the file was found gone from a music root that was there (nil while it is on disk).
+    /// A missing track keeps its ID, statistics, stars and playlist places; browsing hides it.
+    public var missingSince: Date?
+    /// The file is gone (`missingSince` is set): hidden from lists unless a filter asks for `missing`.
+    public var missing: Bool { missingSince != nil }
 
     /// Creates a track; only the path is required, everything else has the value of an untagged file.
     public init(
@@ -77,7 +82,7 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
         sortArtist: String? = nil, sortAlbum: String? = nil, sortAlbumArtist: String? = nil,
         sortComposer: String? = nil, artworkID: ArtworkID? = nil, dateAdded: Date = Date(),
         dateModified: Date? = nil, playCount: Int = 0, skipCount: Int = 0, lastPlayed: Date? = nil,
-        rating: Int = 0, audioHash: String? = nil, details: TrackDetails = TrackDetails()
+        rating: Int = 0, audioHash: String? = nil, details: TrackDetails = TrackDetails(), missingSince: Date? = nil
     ) {
         self.id = id
         self.path = path
@@ -116,6 +121,7 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
         self.rating = rating
         self.audioHash = audioHash
         self.details = details
+        self.missingSince = missingSince
     }
 
     enum CodingKeys: String, CodingKey {
@@ -125,7 +131,7 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
         case artworkID, hasArtwork, dateAdded, dateModified, playCount, skipCount, lastPlayed, rating, audioHash
         case artists, albumArtists, genres, composers, moods, contributors, musicBrainz, replayGain, originalDate
         case releaseDate, releaseTypes, releaseStatus, labels, catalogNumbers, barcode, isrcs, bpm, discSubtitle, media
-        case releaseCountry, albumVersion, bitDepth
+        case releaseCountry, albumVersion, bitDepth, missing, missingSince
     }
 
     public init(from decoder: any Decoder) throws {
@@ -242,6 +248,8 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
         try c.encode(lastPlayed, forKey: .lastPlayed)
         try c.encode(rating, forKey: .rating)
         try c.encode(audioHash, forKey: .audioHash)
+        try c.encode(missing, forKey: .missing)
+        try c.encode(missingSince, forKey: .missingSince)
         let d = details
         try c.encode(d.artists, forKey: .artists)
         try c.encode(d.albumArtists, forKey: .albumArtists)

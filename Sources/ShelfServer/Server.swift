@@ -55,6 +55,12 @@ public final class ShelfServer: Sendable {
         public var musicRoots: [URL] = []
         /// How long after one scheduled scan of `musicRoots` ends the next starts; nil: scans only on demand.
         public var scanInterval: Duration?
+        /// How long a track may stay missing before a scan removes it; nil: never (`purge-missing-after`).
+        public var purgeMissingAfter: Duration?
+        /// Whether the music folders are watched for changes (`watch`).
+        public var watch = true
+        /// Whether tracks without ReplayGain are measured in the background (`loudness`).
+        public var loudness = false
         /// The jukebox's mpv and audio output; nil: no jukebox (`shelf serve --jukebox` turns it on).
         public var jukebox: JukeboxSettings?
         /// The podcasts folder and fetch limits; nil: `podcasts` inside the library's directory, defaults.
@@ -74,6 +80,10 @@ public final class ShelfServer: Sendable {
     public let context: ServerContext
     private let http: HTTPServer
     private let log: @Sendable (String) -> Void
+    /// The music folders' watcher (nil: off, or no folders).
+    private let watcher = Locked<(roots: [URL], watcher: LibraryWatcher)?>(nil)
+    /// Finished watchers still stopping (a reload replaced them).
+    private let stopping = Locked<[Task<Void, Never>]>([])
 
     /// Starts serving `library`; throws when the address cannot be bound.
     public init(library: Library, options: Options = Options()) throws {
@@ -86,6 +96,12 @@ public final class ShelfServer: Sendable {
             events.publishScan((try? Wire.encode(status)) ?? Data("{}".utf8), running: status.state == "running")
             if let report = status.report, status.state == "finished" {
                 log("shelf: import finished: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.unchanged) unchanged, \(report.failed.count) failed")
+                if let scan = status.scan {
+                    for root in scan.roots where !root.online {
+                        log("shelf: scan: music root \(root.path) is offline (\(root.reason ?? "not there")): its \(root.tracks) tracks are kept as they are")
+                    }
+                    log("shelf: scan: \(scan.missing.count) missing (\(scan.newlyMissing) new), \(scan.returned) back, \(scan.pruned) purged")
+                }
             } else if status.state == "failed" {
                 log("shelf: import failed: \(status.error ?? "")")
             }
@@ -113,9 +129,43 @@ public final class ShelfServer: Sendable {
             log: options.accessLog ?? { entry in log(entry.line) },
             // `/rest/` is the OpenSubsonic API, with its own parameters, credentials and errors.
             handler: { request in request.path.hasPrefix("/rest/") ? await subsonic.respond(request) : await router.respond(request) })
+        imports.setPurgeMissingAfter(options.purgeMissingAfter)
         events.start()
+        let roots = options.musicRoots
+        Task { try? await library.rememberRoots(roots) }
         context.scans.start()
         context.podcasts.start()
+        apply(watch: options.watch, roots: options.musicRoots, loudness: options.loudness)
+    }
+
+    /// Turns the folder watcher (over `roots`) and the loudness job on or off (at start and on SIGHUP).
+    public func apply(watch: Bool, roots: [URL], loudness: Bool) {
+        let (library, events, log) = (context.library, context.events, self.log)
+        let wanted = watch && !roots.isEmpty
+        let old = watcher.withLock { current -> LibraryWatcher? in
+            if let current, wanted, current.roots == roots { return nil }
+            defer { current = nil }
+            return current?.watcher
+        }
+        if let old { stopping.withLock { $0.append(Task { await old.stop() }) } }
+        guard wanted, watcher.withLock({ $0 == nil }) else { return }
+        let new = LibraryWatcher(library: library, roots: roots, log: log) { batch in
+            events.poke()
+            var parts: [String] = []
+            if let report = batch.imported {
+                parts.append("\(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.failed.count) failed")
+            }
+            if batch.missing > 0 { parts.append("\(batch.missing) missing") }
+            if batch.rescanned { parts.append("rescanned") }
+            if !parts.isEmpty { log("shelf: watch: \(parts.joined(separator: ", "))") }
+        }
+        do {
+            let coverage = try new.start()
+            watcher.withLock { $0 = (roots, new) }
+            log("shelf: watch: watching \(coverage.watchedFolders) folders under \(roots.map(\.path).joined(separator: ", "))")
+        } catch {
+            log("shelf: watch: cannot watch the music folders (\(error)); the scheduled scans stand in")
+        }
     }
 
     /// The bound port.
@@ -128,6 +178,8 @@ public final class ShelfServer: Sendable {
         context.scans.stop()
         context.podcasts.stop()
         context.jukebox?.stop()
+        if let current = watcher.withLock({ $0 }) { await current.watcher.stop() }
+        for task in stopping.withLock({ $0 }) { await task.value }
         await context.imports.stop()
         http.stop(grace: grace)
     }

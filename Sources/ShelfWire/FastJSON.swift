@@ -387,6 +387,8 @@ extension Track: FastJSONEncodable {
         w.key("lastPlayed"); w.value(lastPlayed)
         w.key("lyrics"); w.value(lyrics)
         w.key("media"); w.value(details.media)
+        w.key("missing"); w.value(missing)
+        w.key("missingSince"); w.value(missingSince)
         w.key("moods"); w.value(details.moods)
         w.key("musicBrainz"); w.value(details.musicBrainz)
         w.key("originalDate"); w.value(details.originalDate)

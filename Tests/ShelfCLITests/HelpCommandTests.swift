@@ -41,7 +41,7 @@ import Testing
         for key in ["version", "commit", "storeSchema", "mirrorSchema", "sqlite", "taglib", "libjpegTurbo", "libpng", "libwebp", "libmicrohttpd", "ffmpeg"] {
             #expect(document.keys.contains(key), "missing \(key)")
         }
-        #expect(document["storeSchema"] as? Int == 9)
+        #expect(document["storeSchema"] as? Int == 10)
         #expect((document["mirrorSchema"] as? Int ?? 0) > 0)
         // Every library shelf links is there whenever it runs; only ffmpeg, a separate program, may be null.
         for key in ["sqlite", "taglib", "libjpegTurbo", "libpng", "libwebp", "libmicrohttpd"] {

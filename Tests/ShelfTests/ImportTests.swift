@@ -172,9 +172,10 @@ import Testing
 
         // Files gone: reported, then pruned.
         try FileManager.default.removeItem(at: moved)
-        let missing = try await library.missingFiles()
-        #expect(missing.map(\.id) == [id])
-        _ = try await library.missingFiles(remove: true)
+        let missing = try await library.scanMissing()
+        #expect(missing.missing.map(\.id) == [id] && missing.newlyMissing == 1)
+        #expect(try await library.track(id)?.missing == true)
+        #expect(try await library.scanMissing(prune: true).pruned == 1)
         #expect(try await library.track(id) == nil)
         try await library.waitForMirror()
     }

@@ -372,8 +372,8 @@ import Testing
         do {
             let db = try Connection(path: dir.path("library.sqlite").path)
             _ = try db.pragma("journal_mode = WAL")
-            // The current insert names the details column (version 6): a temporary one takes its NULLs.
-            try db.execute(script: Schema.version2 + "; ALTER TABLE track ADD COLUMN details TEXT; PRAGMA user_version = 2;")
+            // The current insert names the details (version 6) and missing_since (version 10) columns: temporary ones take their NULLs.
+            try db.execute(script: Schema.version2 + "; ALTER TABLE track ADD COLUMN details TEXT; ALTER TABLE track ADD COLUMN missing_since REAL; PRAGMA user_version = 2;")
             try db.execute("INSERT INTO meta (key, value) VALUES ('store_id', ?)", [UUID().uuidString])
             let insert = try db.prepare(TrackRow.insert)
             for n in 1...5 {
@@ -382,11 +382,11 @@ import Testing
                 try TrackRow.bindFields(sampleTrack(n), to: insert, from: 2)
                 try insert.run()
             }
-            try db.execute(script: "ALTER TABLE track DROP COLUMN details;")
+            try db.execute(script: "ALTER TABLE track DROP COLUMN details; ALTER TABLE track DROP COLUMN missing_since;")
         }
         let library = Library(directory: dir.url)
         let info = try await library.info()
-        #expect(info.schemaVersion == 9 && info.trackCount == 5)
+        #expect(info.schemaVersion == 10 && info.trackCount == 5)
         #expect(try await library.track(3)?.title == "Song 3")
         let ann = try await library.addUser(name: "ann", password: "pw")
         try await library.write { batch in try batch.setRating(3, by: ann.id, 60) }
@@ -439,11 +439,11 @@ import Testing
         let report = try await library.migrateLegacyStore()
         #expect(report.fromVersion == 1)
         let db = try raw(dir)
-        #expect(try db.scalar(Int.self, "PRAGMA user_version") == 9)
+        #expect(try db.scalar(Int.self, "PRAGMA user_version") == 10)
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('user', 'user_track', 'playlist_owner', 'user_group_star', 'play_queue', 'play_queue_item')") == 6)
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM pragma_table_info('track') WHERE name IN ('details', 'sidecars')") == 2)
         #expect(try await library.info().trackCount == 2)
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('podcast_channel', 'podcast_episode')") == 2)
-        #expect(try await library.migrateLegacyStore().fromVersion == 9)
+        #expect(try await library.migrateLegacyStore().fromVersion == 10)
     }
 }

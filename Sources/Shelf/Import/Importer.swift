@@ -110,6 +110,7 @@ extension Library {
         let settings: ImportSettings
         if let given = options.settings { settings = given } else { settings = try await importSettings() }
         report.settings = settings
+        try await rememberRoots(paths)
         // First pass: count, for progress (directory entries and stat only; a file is opened
         // only when its extension says nothing).
         let total = AudioScanner.count(paths)
@@ -235,7 +236,12 @@ extension Library {
                     let sameAudio = try batch.db.query("SELECT id, path FROM track WHERE audio_hash = ? ORDER BY id", [identity]) {
                         (TrackID(try $0.int64(0)), try $0.string(1))
                     }
-                    if let gone = sameAudio.first(where: { !FileManager.default.fileExists(atPath: $0.1) }) {
+                    // A track marked missing is the likeliest owner; then any whose file is gone.
+                    let missingIDs = try Set(batch.db.query(
+                        "SELECT id FROM track WHERE audio_hash = ? AND missing_since IS NOT NULL", [identity]) { try $0.int64(0) })
+                    if let gone = sameAudio.first(where: { missingIDs.contains($0.0.rawValue) })
+                        ?? sameAudio.first(where: { !FileManager.default.fileExists(atPath: $0.1) })
+                    {
                         id = gone.0
                         try Self.replace(id, with: track, in: batch)
                         outcome.moved += 1
@@ -302,15 +308,5 @@ extension Library {
                 continuation.resume(returning: results)
             }
         }
-    }
-
-    /// Tracks whose files are gone; with `remove`, they are deleted (one transaction).
-    public func missingFiles(remove: Bool = false) async throws -> [(id: TrackID, path: String)] {
-        let all = try await read { db in try db.query("SELECT id, path FROM track ORDER BY id", []) { (TrackID(try $0.int64(0)), try $0.string(1)) } }
-        let missing = all.filter { !FileManager.default.fileExists(atPath: $0.1) }
-        if remove, !missing.isEmpty {
-            try await write { batch in for (id, _) in missing { try batch.deleteTrack(id) } }
-        }
-        return missing.map { (id: $0.0, path: $0.1) }
     }
 }

@@ -432,7 +432,8 @@ final class MirrorStore {
             let oldMember = try db.queryOne("SELECT \(GroupMember.columns) FROM mirror_track WHERE id = ?", [id.rawValue]) {
                 try GroupMember(row: $0)
             }
-            let track = try canonical.queryOne(TrackRow.selectForMirror + " WHERE id = ?", [id.rawValue], TrackRow.decode)
+            // A missing track has no row: the mirror is what browsing shows.
+            let track = try canonical.queryOne(TrackRow.selectForMirror + " WHERE id = ?", [id.rawValue], TrackRow.decode).flatMap { $0.missing ? nil : $0 }
             regroup(oldMember, track.map { GroupMember($0, options: options) })
             switch (old, track) {
             case (let old?, let track?):
@@ -560,7 +561,8 @@ final class MirrorStore {
 
     /// Applies one track's change from its in-memory versions.
     private func apply(_ state: TrackState, id: TrackID, to db: Connection, counts: inout [String: [UInt8: Int]]) throws {
-        switch (state.before, state.after) {
+        // A track going missing leaves the mirror and one coming back enters it, like a delete and an insert.
+        switch (state.before.flatMap { $0.missing ? nil : $0 }, state.after.flatMap { $0.missing ? nil : $0 }) {
         case (let before?, let after?):
             try MirrorLists.replace(id, before: before, after: after, in: db)
             let sources = MirrorRow.Sources(changedFrom: before, to: after)
@@ -832,7 +834,8 @@ struct MirrorBuilder {
                     prefetched = Prefetch(after: last.id.rawValue, size: control.chunkSize, canonicalPath: canonicalPath, options: options)
                     var counts: [String: [UInt8: Int]] = [:]
                     let upsert = try mirror.cachedStatement(MirrorRow.upsert)
-                    for (track, values, document) in rows {
+                    // Missing tracks are read (the resume point is the chunk's last ID) but not copied.
+                    for (track, values, document) in rows where !track.missing {
                         try upsert.bind(values)
                         try upsert.run()
                         try document.insert(id: track.id, into: mirror)

@@ -16,7 +16,7 @@ import ShelfDatabase
     /// Every matching track with its key, in list order.
     @_spi(Internals) public func rows(_ query: LibraryQuery) throws -> [Row] {
         var rows: [Row] = []
-        try db.forEachRow(TrackRow.selectWithoutTexts) { row in
+        try db.forEachRow(TrackRow.selectWithoutTexts + (query.filter.mentionsMissing ? "" : TrackRow.present)) { row in
             let track = try TrackRow.decode(row)
             if query.filter.matches(track) { rows.append((SortKey.components(of: track, for: query, options: options), track)) }
         }
@@ -118,7 +118,7 @@ import ShelfDatabase
 
     @_spi(Internals) public func hasRows(_ query: LibraryQuery) throws -> Bool {
         var found = false
-        let statement = try db.cachedStatement(TrackRow.selectWithoutTexts)
+        let statement = try db.cachedStatement(TrackRow.selectWithoutTexts + (query.filter.mentionsMissing ? "" : TrackRow.present))
         defer { statement.reset() }
         while !found, try statement.step() {
             found = query.filter.matches(try TrackRow.decode(statement.currentRow))

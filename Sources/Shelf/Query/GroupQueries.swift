@@ -202,7 +202,7 @@ extension MirrorQueryEngine: GroupEngine {
 extension DirectQueryEngine: GroupEngine {
     /// Every group of one view computed from all canonical tracks, in the view's order.
     func groupRows(_ query: GroupQuery) throws -> [GroupRow] {
-        let tracks = try db.transaction(.deferred) { try db.query(TrackRow.selectWithoutTexts, [], TrackRow.decode) }
+        let tracks = try db.transaction(.deferred) { try db.query(TrackRow.selectWithoutTexts + TrackRow.present, [], TrackRow.decode) }
         var rows = GroupRow.all(tracks, options: options).filter { $0.kind == query.kind && (query.artist == nil || $0.artistID == query.artist) }
         rows.sort { a, b in
             let (x, y) = query.useSortTags ? (a.sName, b.sName) : (a.kName, b.kName)
@@ -263,7 +263,7 @@ extension DirectQueryEngine: GroupEngine {
     @_spi(Internals) public func roleCredits(_ role: String) throws -> [GroupItem] {
         guard let code = MirrorLists.code(role: role) else { return [] }
         var credits = RoleCredits()
-        for track in try db.transaction(.deferred, { try db.query(TrackRow.select, [], TrackRow.decode) }) {
+        for track in try db.transaction(.deferred, { try db.query(TrackRow.select + TrackRow.present, [], TrackRow.decode) }) {
             for row in MirrorLists.rows(track, options: options) where row.field == code {
                 credits.add(key: row.key ?? [], name: row.text ?? "", track: track.id.rawValue, album: SortKey.textKey(track.album, options: options))
             }
@@ -272,7 +272,7 @@ extension DirectQueryEngine: GroupEngine {
     }
 
     @_spi(Internals) public func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {
-        let tracks = try db.transaction(.deferred) { try db.query(TrackRow.selectWithoutTexts, [], TrackRow.decode) }
+        let tracks = try db.transaction(.deferred) { try db.query(TrackRow.selectWithoutTexts + TrackRow.present, [], TrackRow.decode) }
         let members = tracks.filter { track in
             GroupMember(track, options: options).groups.contains { $0.kind == .album && $0.id == album }
         }

@@ -444,6 +444,8 @@ import ShelfDatabase
             case .compilation: return ("compilation = ?", [Int64(value ? 1 : 0)])
             case .hasArtwork: return ("has_artwork = ?", [Int64(value ? 1 : 0)])
             case .replayGain: return ((value ? "" : "NOT ") + MirrorLists.exists(MirrorLists.replayGainCode), [])
+            // The mirror holds no missing track (a filter asking for them goes to the store).
+            case .missing: return (value ? "0" : "1", [])
             }
         case .missingText(let field):
             if field == .path { return ("0", []) }

@@ -3,7 +3,7 @@ import ShelfCore
 import ShelfDatabase
 
 extension Library {
-    /// Up to `count` distinct tracks drawn uniformly at random from the whole library, in the
+    /// Up to `count` distinct tracks drawn uniformly at random from the whole library (missing ones left out), in the
     /// order drawn. Rather than listing every ID, row IDs are drawn below the highest and kept
     /// when a track has that ID: each track is as likely as any other whatever the gaps that
     /// deletions left, and a draw costs one primary-key probe. A library whose IDs are mostly
@@ -23,7 +23,7 @@ extension Library {
                         attempts += 1
                         let id = Int64.random(in: 1...highest, using: &generator)
                         guard !seen.contains(id) else { continue }
-                        if try db.queryOne("SELECT 1 FROM track WHERE id = ?", [id], { _ in true }) != nil {
+                        if try db.queryOne("SELECT 1 FROM track WHERE id = ? AND missing_since IS NULL", [id], { _ in true }) != nil {
                             seen.insert(id)
                             picked.append(TrackID(id))
                         }
@@ -31,7 +31,7 @@ extension Library {
                     if picked.count == count { return picked }
                 }
                 // Few tracks, or IDs mostly gaps: every ID, then a uniform sample of them.
-                let all = try db.query("SELECT id FROM track", [], { try $0.int64(0) })
+                let all = try db.query("SELECT id FROM track WHERE missing_since IS NULL", [], { try $0.int64(0) })
                 return all.randomSample(count).map { TrackID($0) }
             }
         }

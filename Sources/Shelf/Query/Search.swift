@@ -138,7 +138,7 @@ extension DirectQueryEngine {
                 })
             }
             var rows: [(tier: Int, track: Track)] = []
-            try db.forEachRow(TrackRow.selectWithoutTexts + " ORDER BY id") { row in
+            try db.forEachRow(TrackRow.selectWithoutTexts + TrackRow.present + " ORDER BY id") { row in
                 let track = try TrackRow.decode(row)
                 guard members.map({ $0.contains(track.id) }) ?? true, scope.filter.matches(track) else { return }
                 let document = SearchDocument(track)

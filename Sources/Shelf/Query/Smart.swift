@@ -134,7 +134,7 @@ extension MirrorQueryEngine {
 extension DirectQueryEngine {
     @_spi(Internals) public func smartTracks(_ id: PlaylistID, _ context: SmartContext) throws -> [TrackID] {
         try db.transaction(.deferred) {
-            let tracks = try db.query(TrackRow.selectWithoutTexts, [], TrackRow.decode)
+            let tracks = try db.query(TrackRow.selectWithoutTexts + TrackRow.present, [], TrackRow.decode)
             var members: [PlaylistID: Set<TrackID>] = [:]
             try db.forEachRow("SELECT playlist_id, track_id FROM playlist_item") {
                 members[PlaylistID(try $0.int64(0)), default: []].insert(TrackID(try $0.int64(1)))

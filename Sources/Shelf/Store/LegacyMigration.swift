@@ -99,7 +99,7 @@ struct LegacyMigration {
                 """)
             let columns = try db.query("PRAGMA table_info(track)", []) { try $0.string(1) }
             if !columns.contains("artwork_id") {
-                try db.execute(script: "ALTER TABLE track ADD COLUMN artwork_id BLOB; ALTER TABLE track ADD COLUMN details TEXT;")
+                try db.execute(script: "ALTER TABLE track ADD COLUMN artwork_id BLOB; ALTER TABLE track ADD COLUMN details TEXT; ALTER TABLE track ADD COLUMN missing_since REAL;")
             }
         }
     }
@@ -192,9 +192,9 @@ extension Library {
         _ = try db.pragma("journal_mode = WAL")
         try db.execute(script: Schema.legacyVersion1 + "; PRAGMA user_version = 1;")
         try db.execute("INSERT INTO meta (key, value) VALUES ('store_id', ?)", [UUID().uuidString])
-        // Rows go in through the current insert (temporary artwork_id and details columns take their NULLs),
+        // Rows go in through the current insert (temporary artwork_id, details and missing_since columns take their NULLs),
         // then the picture goes inline and the temporary column is dropped again.
-        try db.execute(script: "ALTER TABLE track ADD COLUMN artwork_id BLOB; ALTER TABLE track ADD COLUMN details TEXT;")
+        try db.execute(script: "ALTER TABLE track ADD COLUMN artwork_id BLOB; ALTER TABLE track ADD COLUMN details TEXT; ALTER TABLE track ADD COLUMN missing_since REAL;")
         let insert = try db.prepare(TrackRow.insert)
         let inline = try db.prepare("UPDATE track SET artwork_data = ? WHERE id = ?")
         try db.transaction(.immediate) {
@@ -210,7 +210,7 @@ extension Library {
                 }
             }
         }
-        try db.execute(script: "ALTER TABLE track DROP COLUMN artwork_id; ALTER TABLE track DROP COLUMN details;")
+        try db.execute(script: "ALTER TABLE track DROP COLUMN artwork_id; ALTER TABLE track DROP COLUMN details; ALTER TABLE track DROP COLUMN missing_since;")
         _ = try db.pragma("wal_checkpoint(TRUNCATE)")
     }
 }

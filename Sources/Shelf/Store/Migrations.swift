@@ -42,6 +42,9 @@ enum Migrations {
         Step(name: "addPodcasts", from: 8, to: 9) { db in
             try db.execute(script: Schema.version9Additions)
         },
+        Step(name: "addMissingTracksAndRoots", from: 9, to: 10) { db in
+            try db.execute(script: Schema.version10Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 9
+    static let currentVersion = 10
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -285,6 +285,21 @@ enum Schema {
           UNIQUE (channel_id, guid)
         );
         CREATE INDEX podcast_episode_published ON podcast_episode(published DESC, id DESC);
+        """
+
+    /// Version 10: a track whose file is gone is kept, marked missing (`missing_since`), so that
+    /// it comes back whole when its audio reappears; the music roots the library was imported from
+    /// or serves, with the file system each was on, so that an unmounted root is told from one whose
+    /// files were deleted.
+    static let version10Additions = """
+        ALTER TABLE track ADD COLUMN missing_since REAL;
+        CREATE INDEX track_missing ON track(missing_since) WHERE missing_since IS NOT NULL;
+        CREATE TABLE music_root (
+          path       TEXT    PRIMARY KEY,
+          device     INTEGER,
+          added      REAL    NOT NULL,
+          last_seen  REAL
+        ) WITHOUT ROWID;
         """
 
     /// Version 7: what each track took from beside its file (`SidecarStamp`), so a rescan notices

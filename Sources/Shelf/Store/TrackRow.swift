@@ -11,7 +11,7 @@ enum TrackRow {
         "year", "track_number", "track_count", "disc_number", "disc_count", "duration", "bitrate", "sample_rate",
         "channels", "codec", "compilation", "comment", "lyrics", "sort_title", "sort_artist", "sort_album",
         "sort_album_artist", "sort_composer", "artwork_id", "date_added", "date_modified", "play_count", "skip_count",
-        "last_played", "rating", "audio_hash", "details",
+        "last_played", "rating", "audio_hash", "details", "missing_since",
     ]
 
     static let columnList = columns.joined(separator: ", ")
@@ -26,6 +26,8 @@ enum TrackRow {
     /// the audio hash come back nil): a page of 500 songs decodes a String per column it reads.
     static let selectForSongs =
         "SELECT \(columns.map { ["lyrics", "composer", "sort_artist", "sort_album_artist", "sort_composer", "audio_hash"].contains($0) ? "NULL" : $0 }.joined(separator: ", ")) FROM track"
+    /// Only tracks whose files are on disk: what browsing lists (appended to a select).
+    static let present = " WHERE missing_since IS NULL"
     /// One track by ID: composed once, not per lookup.
     static let selectByID = select + " WHERE id = ?"
     static let insert =
@@ -49,7 +51,7 @@ enum TrackRow {
             artworkID: try row.get(28, as: UUID?.self).map { ArtworkID($0) }, dateAdded: try row.get(29),
             dateModified: try row.get(30), playCount: try row.get(31), skipCount: try row.get(32),
             lastPlayed: try row.get(33), rating: try row.get(34), audioHash: row.optionalString(35),
-            details: TrackDetails(encoded: row.optionalString(36)))
+            details: TrackDetails(encoded: row.optionalString(36)), missingSince: try row.get(37))
     }
 
     /// Binds every column but `id` starting at parameter `first`; returns the next free index.
@@ -97,6 +99,7 @@ enum TrackRow {
         try s.bind(optional: t.rating, at: next())
         try s.bind(optional: t.audioHash, at: next())
         try s.bind(optional: t.details.encoded, at: next())
+        try s.bind(optional: t.missingSince, at: next())
         return i
     }
 

@@ -70,10 +70,11 @@ struct ImportCommand: Command {
     }
 }
 
-/// `shelf scan [--prune]`: the tracks whose files are gone; with --prune they are removed.
+/// `shelf scan [--prune]`: judges the music roots, marks the tracks whose files are gone as
+/// missing (those of offline roots excepted), and with --prune removes the missing ones.
 struct ScanCommand: Command {
     static let name = "scan"
-    static let abstract = "Report tracks whose files are gone; --prune removes them (all in one transaction)."
+    static let abstract = "Mark tracks whose files are gone as missing (offline roots spared); --prune removes them."
     static let synopsis = "[--prune] [--json]"
 
     let prune: Bool
@@ -83,22 +84,16 @@ struct ScanCommand: Command {
         guard try arguments.positionals().isEmpty else { throw UsageError("scan takes no arguments") }
     }
 
-    struct Missing: Encodable {
-        let id: TrackID
-        let path: String
-    }
-
-    struct Result: Encodable {
-        let missing: [Missing]
-        let pruned: Int
-    }
-
     func run(library: Library, output: Output) async throws {
-        let missing = try await library.missingFiles(remove: prune)
-        let result = Result(missing: missing.map { Missing(id: $0.id, path: $0.path) }, pruned: prune ? missing.count : 0)
-        if output.json { return try output.printJSON(result) }
-        for item in missing { output.line("\(prune ? "removed" : "missing"): \(item.id) \(item.path)") }
-        output.line("\(missing.count) track\(missing.count == 1 ? "" : "s") with no file\(prune ? ", removed" : "")")
+        let report = try await library.scanMissing(prune: prune)
+        if output.json { return try output.printJSON(report) }
+        for root in report.roots where !root.online {
+            output.line("offline: \(root.path) (\(root.reason ?? "not there")): its \(root.tracks) track\(root.tracks == 1 ? "" : "s") kept as they are")
+        }
+        for item in report.missing { output.line("missing: \(item.id) \(item.path)") }
+        if report.returned > 0 { output.line("back: \(report.returned) track\(report.returned == 1 ? "" : "s") whose files returned") }
+        let count = report.missing.count
+        output.line("\(count) track\(count == 1 ? "" : "s") with no file (\(report.newlyMissing) new)\(prune ? ", \(report.pruned) removed" : "")")
     }
 }
 
@@ -129,9 +124,13 @@ extension ImportCommand {
 
 extension ScanCommand {
     static let discussion = """
-        Checks every track's file and reports the ones that are gone. With --prune, those tracks are removed \
-        from the library, all in one transaction, and the removal is logged for syncing clients.
+        Judges each music root the library remembers (from imports and `serve --music`): a root that is gone, \
+        empty where it held tracks, or on another file system without its files is offline, and its tracks are \
+        left exactly as they are. Elsewhere a track whose file is gone is marked missing: hidden from lists, \
+        kept with its ID, statistics, stars and playlist places, and back as it was when its audio reappears \
+        (`shelf tracks --filter missing:yes` lists them). With --prune, missing tracks are removed for good, in \
+        one transaction, and the removal is logged for syncing clients.
         """
-    static let flags = [FlagHelp("--prune", nil, "Remove the tracks whose files are gone.")]
+    static let flags = [FlagHelp("--prune", nil, "Remove the missing tracks (never those of offline roots).")]
     static let examples = ["shelf scan", "shelf scan --prune --json"]
 }

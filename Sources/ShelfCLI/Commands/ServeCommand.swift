@@ -9,7 +9,7 @@ import ShelfServer
 struct ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Serve the library over HTTP (JSON API, artwork, streaming, live events) until SIGINT/SIGTERM; 127.0.0.1:4040 unless --listen or the config file says otherwise."
-    static let synopsis = "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--sharing on|off] [--podcast-dir DIR] [--podcast-allow-private] [--jukebox] [--log-format text|json] [--log-file FILE]"
+    static let synopsis = "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--watch on|off] [--purge-missing-after DURATION] [--loudness] [--sharing on|off] [--podcast-dir DIR] [--podcast-allow-private] [--jukebox] [--log-format text|json] [--log-file FILE]"
 
     /// What the flags set; nil (empty for `music`) where they are silent, so the file or the default applies.
     struct Flags: Sendable {
@@ -18,6 +18,9 @@ struct ServeCommand: Command {
         var maxTranscodes: Int?
         var music: [URL] = []
         var scanInterval: ScanInterval?
+        var purgeMissingAfter: ScanInterval?
+        var watch: Bool?
+        var loudness = false
         var logFormat: ServerLog.Format?
         var logFile: String?
         var sharing: Bool?
@@ -33,6 +36,9 @@ struct ServeCommand: Command {
         var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
         var music: [URL] = []
         var scanInterval = ScanInterval.off
+        var purgeMissingAfter = ScanInterval.off
+        var watch = true
+        var loudness = false
         var logFormat = ServerLog.Format.text
         var logFile: String?
         var presets: [String: TranscodePreset] = [:]
@@ -62,6 +68,9 @@ struct ServeCommand: Command {
             maxTranscodes = flags.maxTranscodes ?? config.maxTranscodes ?? maxTranscodes
             music = !flags.music.isEmpty ? flags.music : (config.music ?? []).map { URL(fileURLWithPath: $0).standardizedFileURL }
             scanInterval = flags.scanInterval ?? config.scanInterval ?? scanInterval
+            purgeMissingAfter = flags.purgeMissingAfter ?? config.purgeMissingAfter ?? purgeMissingAfter
+            watch = flags.watch ?? config.watch ?? watch
+            loudness = flags.loudness || (config.loudness ?? false)
             logFormat = flags.logFormat ?? config.logFormat ?? logFormat
             logFile = flags.logFile ?? config.logFile
             presets = config.presets
@@ -131,6 +140,17 @@ struct ServeCommand: Command {
             }
             flags.scanInterval = interval
         }
+        if let text = try arguments.option("--purge-missing-after") {
+            guard let interval = ScanInterval.parse(text) else {
+                throw UsageError("--purge-missing-after expects seconds or a duration such as 30d (0 or off: never), got '\(text)'")
+            }
+            flags.purgeMissingAfter = interval
+        }
+        if let text = try arguments.option("--watch") {
+            guard text == "on" || text == "off" else { throw UsageError("--watch expects on or off, got '\(text)'") }
+            flags.watch = text == "on"
+        }
+        flags.loudness = arguments.flag("--loudness")
         if let text = try arguments.option("--log-format") {
             guard let format = ServerLog.Format(rawValue: text) else { throw UsageError("--log-format expects text or json, got '\(text)'") }
             flags.logFormat = format
@@ -171,6 +191,9 @@ struct ServeCommand: Command {
         options.maxTranscodes = settings.maxTranscodes
         options.musicRoots = settings.music
         options.scanInterval = settings.scanInterval.duration
+        options.purgeMissingAfter = settings.purgeMissingAfter.duration
+        options.watch = settings.watch
+        options.loudness = settings.loudness
         options.transcodePresets = settings.presets
         options.sharing = settings.sharing
         var podcasts = PodcastSettings(
@@ -254,6 +277,8 @@ struct ServeCommand: Command {
             }
             server.context.streams.configure(maxTranscodes: settings.maxTranscodes, presets: settings.presets)
             server.context.scans.update(roots: settings.music, interval: settings.scanInterval.duration)
+            server.context.imports.setPurgeMissingAfter(settings.purgeMissingAfter.duration)
+            server.apply(watch: settings.watch, roots: settings.music, loudness: settings.loudness)
             server.context.sharing.withLock { $0 = settings.sharing }
             let restart = settings.needsRestart(comparedTo: old)
             if !restart.isEmpty {
@@ -345,6 +370,11 @@ extension ServeCommand {
                  default: "off"),
         FlagHelp("--log-format", "text|json", "One plain line per event, or one JSON object per line.", default: "text",
                  completes: .choices(ServerLog.Format.allCases.map(\.rawValue))),
+        FlagHelp("--watch", "on|off", "Watch the music folders (inotify) and import what changes within seconds.", default: "on"),
+        FlagHelp(
+            "--purge-missing-after", "DURATION",
+            "Remove tracks missing this long (seconds, or 30d; 0 or off: never); an offline root's tracks never are.", default: "off"),
+        FlagHelp("--loudness", nil, "Measure the loudness of tracks without ReplayGain in the background (EBU R128, one at a time, niced)."),
         FlagHelp("--sharing", "on|off", "Whether users may make public share links; off also closes the existing ones.", default: "on",
                  completes: .choices(["on", "off"])),
         FlagHelp("--podcast-dir", "DIR", "Where podcast episodes and channel pictures are downloaded (one folder per channel).",

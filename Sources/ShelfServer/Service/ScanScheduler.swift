@@ -50,7 +50,7 @@ public final class ScanScheduler: Sendable {
         let roots = self.roots
         guard !roots.isEmpty else { return nil }
         do {
-            let status = try imports.start(roots)
+            let status = try imports.start(roots, scan: true)
             log("shelf: scan (\(reason)): importing \(roots.map(\.path).joined(separator: ", "))")
             return status
         } catch {

@@ -18,6 +18,12 @@ public struct ServerConfig: Sendable, Equatable {
     public var music: [String]?
     /// `scan-interval`: how often the music folders are scanned (nil: never on a schedule; `0` or `"off"` in the file).
     public var scanInterval: ScanInterval?
+    /// `purge-missing-after`: how long a track may stay missing before a scan removes it (nil or off: never).
+    public var purgeMissingAfter: ScanInterval?
+    /// `watch`: whether the music folders are watched for changes (inotify); true unless false.
+    public var watch: Bool?
+    /// `loudness`: whether the server measures the loudness of tracks without ReplayGain in the background.
+    public var loudness: Bool?
     /// `log-format`: `text` or `json`.
     public var logFormat: ServerLog.Format?
     /// `log-file`: where the log goes instead of stderr.
@@ -51,6 +57,9 @@ public struct ServerConfig: Sendable, Equatable {
         ("max-transcodes", "an integer from 1 to 256"),
         ("music", "an array of absolute directory paths"),
         ("scan-interval", "seconds (an integer), a string such as \"90s\", \"30m\", \"6h\" or \"1d\", or 0 / \"off\""),
+        ("purge-missing-after", "seconds (an integer), a string such as \"30d\", or 0 / \"off\""),
+        ("watch", "true or false"),
+        ("loudness", "true or false"),
         ("log-format", "\"text\" or \"json\""),
         ("log-file", "an absolute file path"),
         ("sharing", "true or false"),
@@ -117,6 +126,15 @@ public struct ServerConfig: Sendable, Equatable {
                     tlsLines.key = entry.line
                 case "sharing":
                     config.sharing = try boolean(entry)
+                case "watch":
+                    config.watch = try boolean(entry)
+                case "loudness":
+                    config.loudness = try boolean(entry)
+                case "purge-missing-after":
+                    guard let interval = ScanInterval.parse(entry.value) else {
+                        throw ConfigValueError("purge-missing-after expects seconds (1 or more), a string such as \"30d\", or 0 or \"off\"; got \(describe(entry.value))")
+                    }
+                    config.purgeMissingAfter = interval
                 case "jukebox":
                     config.jukebox = try boolean(entry)
                 case "jukebox-audio-output":

@@ -113,6 +113,7 @@ extension Track {
         if path != old.path || fileSize != old.fileSize || fileModified != old.fileModified || duration != old.duration
             || bitrate != old.bitrate || sampleRate != old.sampleRate || channels != old.channels || codec != old.codec
             || audioHash != old.audioHash || details.bitDepth != old.details.bitDepth || missingSince != old.missingSince
+            || details.cue != old.details.cue
         {
             groups.insert(.file)
         }

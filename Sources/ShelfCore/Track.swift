@@ -68,6 +68,18 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
     /// When the file was found gone from a music root that was there (nil while it is on disk).
     /// A missing track keeps its ID, statistics, stars and playlist places; browsing hides it.
     public var missingSince: Date?
+    /// The file the track's audio is in: its path, less the `#NN` of a track cut from an audio
+    /// image by its CUE sheet (`details.cue`).
+    public var filePath: String {
+        guard details.cue != nil, let hash = path.lastIndex(of: "#") else { return path }
+        return String(path[..<hash])
+    }
+
+    /// The path of track `number` of the image at `image` (`#NN`, or more digits past 99).
+    public static func cuePath(image: String, number: Int) -> String {
+        image + "#" + (number < 10 ? "0\(number)" : "\(number)")
+    }
+
     /// The file is gone (`missingSince` is set): hidden from lists unless a filter asks for `missing`.
     public var missing: Bool { missingSince != nil }
 
@@ -131,7 +143,7 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
         case artworkID, hasArtwork, dateAdded, dateModified, playCount, skipCount, lastPlayed, rating, audioHash
         case artists, albumArtists, genres, composers, moods, contributors, musicBrainz, replayGain, originalDate
         case releaseDate, releaseTypes, releaseStatus, labels, catalogNumbers, barcode, isrcs, bpm, discSubtitle, media
-        case releaseCountry, albumVersion, bitDepth, missing, missingSince
+        case releaseCountry, albumVersion, bitDepth, missing, missingSince, cue
     }
 
     public init(from decoder: any Decoder) throws {
@@ -250,6 +262,7 @@ public struct Track: Sendable, Codable, Equatable, Identifiable {
         try c.encode(audioHash, forKey: .audioHash)
         try c.encode(missing, forKey: .missing)
         try c.encode(missingSince, forKey: .missingSince)
+        try c.encode(details.cue, forKey: .cue)
         let d = details
         try c.encode(d.artists, forKey: .artists)
         try c.encode(d.albumArtists, forKey: .albumArtists)

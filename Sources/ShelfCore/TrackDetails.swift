@@ -123,6 +123,37 @@ public struct ReplayGain: Sendable, Codable, Equatable {
 
 /// What a track's tags say beyond the display fields: every value of the list fields, the
 /// credited roles, MusicBrainz IDs, ReplayGain and release details. Stored as one column
+/// Where a track lies in an audio image split by a CUE sheet: the image is the track's file,
+/// and the track is the audio from `start` to `end` (nil: the image's end).
+public struct CueSlice: Sendable, Codable, Equatable {
+    /// The `.cue` file beside the image; nil for a sheet embedded in the image (a FLAC's `CUESHEET`).
+    public var sheet: String?
+    /// The track's number in the sheet (0: the hidden track before track 1).
+    public var number: Int
+    /// Seconds into the image.
+    public var start: Double
+    public var end: Double?
+
+    /// A slice from its parts.
+    public init(sheet: String?, number: Int, start: Double, end: Double?) {
+        self.sheet = sheet
+        self.number = number
+        self.start = start
+        self.end = end
+    }
+
+    /// Every key, absent ones as null (as the fast writer does).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(end, forKey: .end)
+        try c.encode(number, forKey: .number)
+        try c.encode(sheet, forKey: .sheet)
+        try c.encode(start, forKey: .start)
+    }
+
+    enum CodingKeys: String, CodingKey { case sheet, number, start, end }
+}
+
 /// (`TrackDetails.encoded`) because no list needs its own rows in the store: the mirror keeps
 /// the rows that filters and views read.
 public struct TrackDetails: Sendable, Equatable {
@@ -151,6 +182,8 @@ public struct TrackDetails: Sendable, Equatable {
     public var albumVersion: String?
     /// Bits per sample of a lossless stream; nil for lossy codecs.
     public var bitDepth: Int?
+    /// The track's place in an audio image its CUE sheet splits (nil for a file of its own).
+    public var cue: CueSlice?
 
     /// Nothing beyond the display fields.
     public init() {}
@@ -163,6 +196,7 @@ public struct TrackDetails: Sendable, Equatable {
     public var tagsOnly: TrackDetails {
         var copy = self
         copy.bitDepth = nil
+        copy.cue = nil
         return copy
     }
 
@@ -223,6 +257,7 @@ public struct TrackDetails: Sendable, Equatable {
         put("co", releaseCountry)
         put("av", albumVersion)
         put("bd", bitDepth.map(String.init))
+        if let cue { put("cue", [String(cue.number), String(cue.start), cue.end.map { String($0) } ?? "", cue.sheet ?? ""]) }
         return out
     }
 
@@ -296,6 +331,9 @@ public struct TrackDetails: Sendable, Equatable {
             case "co": releaseCountry = first
             case "av": albumVersion = first
             case "bd": bitDepth = first.flatMap { Int($0) }
+            case "cue":
+                guard values.count == 4, let number = Int(values[0]), let start = Double(values[1]) else { continue }
+                cue = CueSlice(sheet: values[3].isEmpty ? nil : values[3], number: number, start: start, end: Double(values[2]))
             default: continue
             }
         }

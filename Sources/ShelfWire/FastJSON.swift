@@ -370,6 +370,17 @@ extension Track: FastJSONEncodable {
         w.key("composer"); w.value(composer)
         w.key("composers"); w.value(details.composers)
         w.key("contributors"); w.value(details.contributors)
+        w.key("cue")
+        if let cue = details.cue {
+            w.beginObject()
+            w.key("end"); w.value(cue.end)
+            w.key("number"); w.value(cue.number)
+            w.key("sheet"); w.value(cue.sheet)
+            w.key("start"); w.value(cue.start)
+            w.endObject()
+        } else {
+            w.null()
+        }
         w.key("dateAdded"); w.value(dateAdded)
         w.key("dateModified"); w.value(dateModified)
         w.key("discCount"); w.value(discCount)

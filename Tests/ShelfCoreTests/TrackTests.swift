@@ -24,7 +24,7 @@ import Testing
             "year", "trackNumber", "trackCount", "discNumber", "discCount", "duration", "bitrate", "sampleRate",
             "channels", "codec", "compilation", "comment", "lyrics", "sortTitle", "sortArtist", "sortAlbum",
             "sortAlbumArtist", "sortComposer", "artworkID", "hasArtwork", "dateAdded", "dateModified", "playCount",
-            "skipCount", "lastPlayed", "rating", "audioHash", "missing", "missingSince",
+            "skipCount", "lastPlayed", "rating", "audioHash", "missing", "missingSince", "cue",
             // The details, beside the others.
             "artists", "albumArtists", "genres", "composers", "moods", "contributors", "musicBrainz", "replayGain",
             "originalDate", "releaseDate", "releaseTypes", "releaseStatus", "labels", "catalogNumbers", "barcode", "isrcs",

@@ -104,7 +104,7 @@ import Testing
             default: break
             }
         }
-        #expect(keys.count == 62)  // Track's 39 (hasArtwork and missing included), the 22 of its details, and section
+        #expect(keys.count == 63)  // Track's 40 (hasArtwork, missing and cue included), the 22 of its details, and section
         #expect(Set(keys).count == keys.count)
         #expect(keys == keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
         #expect(keys.prefix(5) == ["album", "albumArtist", "albumArtists", "albumVersion", "artist"])

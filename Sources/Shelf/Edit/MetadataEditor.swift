@@ -116,6 +116,17 @@ extension Library {
             let edited = changes.applied(to: stored)
             let properties = changes.fileProperties(of: edited)
             let url = URL(fileURLWithPath: stored.path)
+            if let cue = stored.details.cue {
+                // A track cut from an image lives in its CUE sheet: what the sheet holds per track
+                // is written there, in its own encoding; the rest is refused, saying why.
+                do {
+                    try Self.writeSheet(cue, of: stored, edited: edited, picture: changes.picture)
+                    written.append((id, stored.fileSize, stored.fileModified ?? Date(), nil))
+                } catch {
+                    result.failed.append(EditResult.Failed(id: id, path: stored.path, error: "\(error)"))
+                }
+                continue
+            }
             do {
                 var details: TrackDetails?
                 let file = try AtomicRewrite.rewrite(url, cancelled: { Task.isCancelled }) { copy in
@@ -170,4 +181,45 @@ extension Library {
         result.updated = updated
         return result
     }
+
+    /// Writes a cue track's title, performer, songwriter and ISRC into its sheet (atomically, in
+    /// the sheet's own encoding); refuses any other change, and a sheet embedded in the image.
+    static func writeSheet(_ cue: CueSlice, of stored: Track, edited: Track, picture: PictureChange) throws {
+        var others = edited
+        others.title = stored.title
+        others.artist = stored.artist
+        others.composer = stored.composer
+        others.details.isrcs = stored.details.isrcs
+        others.details.artists = stored.details.artists
+        others.details.composers = stored.details.composers
+        guard let sheetPath = cue.sheet else {
+            throw EditError(message: "\(stored.path) is cut from \(stored.filePath) by the CUE sheet embedded in it (its CUESHEET tag), which Shelf does not rewrite")
+        }
+        guard others == stored, picture == .unchanged else {
+            throw EditError(
+                message: "\(stored.path) is track \(cue.number) of the CUE sheet \(sheetPath): only its title, artist, composer and ISRC "
+                    + "are written (into the sheet); the album's fields and picture are the sheet's and the image's to edit")
+        }
+        let url = URL(fileURLWithPath: sheetPath)
+        guard let original = FileManager.default.contents(atPath: sheetPath) else { throw EditError(message: "\(sheetPath): cannot read it") }
+        let sheet = try CueSheet.parse(original, name: sheetPath)
+        // What the edit leaves alone keeps the sheet's own line (or its absence): a track's
+        // artist shown from the album's PERFORMER gets no PERFORMER line of its own.
+        let current = sheet.tracks.first { $0.number == cue.number }
+        func value(_ new: String?, _ old: String?, _ own: String?) -> String? {
+            new == old ? own : (SortKey.isBlank(new) ? nil : new)
+        }
+        let data = try sheet.rewritten(
+            original: original, track: cue.number, title: value(edited.title, stored.title, current?.title),
+            performer: value(edited.artist, stored.artist, current?.performer),
+            songwriter: value(edited.composer, stored.composer, current?.songwriter),
+            isrc: value(edited.details.isrcs.first, stored.details.isrcs.first, current?.isrc))
+        _ = try AtomicRewrite.rewrite(url, cancelled: { false }) { copy in try data.write(to: copy) }
+    }
+}
+
+/// An edit Shelf refuses or cannot carry out, in words naming the track or file.
+public struct EditError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

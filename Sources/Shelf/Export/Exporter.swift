@@ -198,7 +198,16 @@ extension Library {
             }
         }
         if Task.isCancelled { return .skipped("cancelled") }
-        let ext = options.format.fileExtension(source: fixed.path)
+        // A track cut from an image by its CUE sheet is rendered from its slice; "copy" keeps the
+        // image's audio losslessly (as WAV from a WAV image, else FLAC).
+        let slice = fixed.details.cue.map { (start: $0.start, end: $0.end) }
+        var options = options
+        if slice != nil, options.format == .copy { options.format = AudioScanner.pathExtension(fixed.filePath).hasPrefix("wav") ? .wav : .flac }
+        var ffmpeg = ffmpeg
+        if slice != nil, ffmpeg == nil {
+            do { ffmpeg = try Self.findFFmpeg() } catch { return .failed(path: fixed.path, error: "\(error)") }
+        }
+        let ext = options.format.fileExtension(source: fixed.filePath)
         guard let relative = ExportNaming.relativePath(options.template, track: fixed, ext: ext) else {
             return .failed(path: fixed.path, error: "the template '\(options.template)' leaves the target directory")
         }
@@ -211,9 +220,9 @@ extension Library {
             let temporary = AtomicRewrite.temporaryURL(for: destination)
             defer { unlink(temporary.path) }
             if let ffmpeg {
-                try await Self.render(fixed.path, to: temporary.path, options: options, ffmpeg: ffmpeg)
+                try await Self.render(fixed.filePath, to: temporary.path, options: options, ffmpeg: ffmpeg, slice: slice)
             } else {
-                try FileManager.default.copyItem(atPath: fixed.path, toPath: temporary.path)
+                try FileManager.default.copyItem(atPath: fixed.filePath, toPath: temporary.path)
             }
             // Every tag from the library, then what no edit sets (MusicBrainz IDs, ReplayGain, roles,
             // release details); a format that cannot hold one of these keeps the rest.
@@ -256,8 +265,15 @@ extension Library {
 
     /// Runs ffmpeg on the source's first audio stream with no metadata carried over (the tags
     /// are written afterwards from the library); a cancelled task terminates it.
-    static func render(_ source: String, to destination: String, options: ExportOptions, ffmpeg: String) async throws {
-        var arguments = ["-nostdin", "-hide_banner", "-v", "error", "-y", "-i", source, "-map", "0:a:0", "-map_metadata", "-1", "-vn"]
+    static func render(
+        _ source: String, to destination: String, options: ExportOptions, ffmpeg: String, slice: (start: Double, end: Double?)? = nil
+    ) async throws {
+        var arguments = ["-nostdin", "-hide_banner", "-v", "error", "-y"]
+        if let slice {
+            arguments += ["-ss", String(format: "%.6f", slice.start)]
+            if let end = slice.end { arguments += ["-t", String(format: "%.6f", max(0, end - slice.start))] }
+        }
+        arguments += ["-i", source, "-map", "0:a:0", "-map_metadata", "-1", "-vn"]
         let bitrate = "\(options.bitrate ?? 192)k"
         switch options.format {
         case .copy: break

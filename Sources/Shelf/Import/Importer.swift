@@ -76,6 +76,8 @@ struct ParsedFile: Sendable {
     var lyricsFile: String?
     /// What was beside it (`SidecarStamp`).
     var sidecars = ""
+    /// The CUE sheet that splits it into tracks (an audio image).
+    var cue: CueSource?
     /// The track its tags make, and what in them was malformed (read with the parse, on every core).
     var reading: (track: Track, problems: [String])?
 }
@@ -150,15 +152,24 @@ extension Library {
             var known: [String: KnownFile] = [:]
             let statement = try db.cachedStatement(
                 "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist FROM track WHERE path = ?")
+            // An image split by its sheet is known by its first track (`IMAGE#NN`).
+            let image = try db.cachedStatement(
+                "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist FROM track WHERE path >= ? AND path < ? LIMIT 1")
+            func lookUp(_ statement: Statement, _ arguments: [String]) throws -> KnownFile? {
+                try statement.bind(arguments)
+                defer { statement.reset() }
+                guard try statement.step() else { return nil }
+                let row = statement.currentRow
+                return KnownFile(
+                    size: try row.int64(1), modified: row.optionalDouble(2), sidecars: row.optionalString(3) ?? "",
+                    owner: try row.int64(4) != 0 ? nil : ArtistPictures.owner(albumArtist: row.optionalString(5), artist: row.optionalString(6)))
+            }
             for path in paths {
-                try statement.bind([path])
-                if try statement.step() {
-                    let row = statement.currentRow
-                    known[path] = KnownFile(
-                        size: try row.int64(1), modified: row.optionalDouble(2), sidecars: row.optionalString(3) ?? "",
-                        owner: try row.int64(4) != 0 ? nil : ArtistPictures.owner(albumArtist: row.optionalString(5), artist: row.optionalString(6)))
+                var found = try lookUp(statement, [path])
+                if found == nil, CueImages.imageExtensions.contains(AudioScanner.pathExtension(path)) {
+                    found = try lookUp(image, [path + "#", path + "$"])
                 }
-                statement.reset()
+                known[path] = found
             }
             return known
         }
@@ -182,11 +193,20 @@ extension Library {
         // What the files beside the audio give: the folder's picture (read once per folder) and
         // the lyrics file, before or after the file's own as the settings say.
         var folders: [String: Data?] = [:]
+        var sheets: [String: CueImages.FolderSheets] = [:]
         for index in parsed.indices {
             parsed[index].sidecars = stamps[parsed[index].url.path] ?? ""
             guard case .success(let value) = parsed[index].result, let own = parsed[index].reading?.track else { continue }
             let directory = parsed[index].url.deletingLastPathComponent()
             let listing = listings.of(directory)
+            if CueImages.imageExtensions.contains(AudioScanner.pathExtension(parsed[index].url.path)) {
+                if sheets[directory.path] == nil {
+                    let found = CueImages.sheets(in: listing)
+                    sheets[directory.path] = found
+                    report.warnings += found.problems
+                }
+                parsed[index].cue = CueImages.source(for: parsed[index].url, tags: value.0, in: listing, sheets: sheets[directory.path] ?? .init())
+            }
             if settings.pictures == .files || value.0.picture == nil {
                 if folders[directory.path] == nil {
                     let found = PictureFiles.album.find(in: listing)
@@ -227,35 +247,55 @@ extension Library {
                 let picture = settings.pictures == .files ? file.folderPicture ?? tags.picture : tags.picture ?? file.folderPicture
                 if let picture { track.artworkID = try batch.addArtwork(picture) }
                 if let lyrics = file.lyricsFile, settings.lyrics == .files || SortKey.isBlank(track.lyrics) { track.lyrics = lyrics }
-                let id: TrackID
-                if let existingID = try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ?", [path]) {
-                    id = TrackID(existingID)
-                    try Self.replace(id, with: track, in: batch)
-                    outcome.updated += 1
-                } else {
-                    let sameAudio = try batch.db.query("SELECT id, path FROM track WHERE audio_hash = ? ORDER BY id", [identity]) {
+                let entries = file.cue.map { CueImages.tracks(of: track, source: $0, duration: track.duration) } ?? [track]
+                if file.cue != nil {
+                    // The image's tracks its sheet no longer has go; a track of the whole image
+                    // (imported before the sheet was there) becomes its first, keeping what is its own.
+                    let kept = Set(entries.map(\.path))
+                    let old = try batch.db.query("SELECT id, path FROM track WHERE path >= ? AND path < ?", [path + "#", path + "$"]) {
                         (TrackID(try $0.int64(0)), try $0.string(1))
                     }
-                    // A track marked missing is the likeliest owner; then any whose file is gone.
-                    let missingIDs = try Set(batch.db.query(
-                        "SELECT id FROM track WHERE audio_hash = ? AND missing_since IS NOT NULL", [identity]) { try $0.int64(0) })
-                    if let gone = sameAudio.first(where: { missingIDs.contains($0.0.rawValue) })
-                        ?? sameAudio.first(where: { !FileManager.default.fileExists(atPath: $0.1) })
+                    for (staleID, stalePath) in old where !kept.contains(stalePath) { try batch.deleteTrack(staleID) }
+                    if let whole = try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ?", [path]), let first = entries.first,
+                        try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ?", [first.path]) == nil
                     {
-                        id = gone.0
-                        try Self.replace(id, with: track, in: batch)
-                        outcome.moved += 1
-                    } else if let present = sameAudio.first, !options.importDuplicates {
-                        outcome.duplicates.append(.init(path: path, existing: present.1))
-                        continue
-                    } else {
-                        track.dateAdded = batch.now
-                        id = try batch.insert(track)
-                        outcome.added += 1
+                        try Self.replace(TrackID(whole), with: first, in: batch)
                     }
                 }
-                // Bookkeeping of the import, not of the track: no change is recorded for it.
-                try batch.db.execute("UPDATE track SET sidecars = ? WHERE id = ?", [file.sidecars.isEmpty ? nil : file.sidecars, id.rawValue])
+                for entry in entries {
+                    var track = entry
+                    let path = entry.path
+                    let identity = entry.audioHash ?? identity
+                    let id: TrackID
+                    if let existingID = try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ?", [path]) {
+                        id = TrackID(existingID)
+                        try Self.replace(id, with: track, in: batch)
+                        outcome.updated += 1
+                    } else {
+                        let sameAudio = try batch.db.query("SELECT id, path FROM track WHERE audio_hash = ? ORDER BY id", [identity]) {
+                            (TrackID(try $0.int64(0)), try $0.string(1))
+                        }
+                        // A track marked missing is the likeliest owner; then any whose file is gone.
+                        let missingIDs = try Set(batch.db.query(
+                            "SELECT id FROM track WHERE audio_hash = ? AND missing_since IS NOT NULL", [identity]) { try $0.int64(0) })
+                        if let gone = sameAudio.first(where: { missingIDs.contains($0.0.rawValue) })
+                            ?? sameAudio.first(where: { !Library.fileOnDisk($0.1) })
+                        {
+                            id = gone.0
+                            try Self.replace(id, with: track, in: batch)
+                            outcome.moved += 1
+                        } else if let present = sameAudio.first, !options.importDuplicates {
+                            outcome.duplicates.append(.init(path: path, existing: present.1))
+                            continue
+                        } else {
+                            track.dateAdded = batch.now
+                            id = try batch.insert(track)
+                            outcome.added += 1
+                        }
+                    }
+                    // Bookkeeping of the import, not of the track: no change is recorded for it.
+                    try batch.db.execute("UPDATE track SET sidecars = ? WHERE id = ?", [file.sidecars.isEmpty ? nil : file.sidecars, id.rawValue])
+                }
             }
             try artistPictures.apply(in: batch)
             return outcome

@@ -124,9 +124,12 @@ extension Library {
                 report.keptOffline += 1
                 continue
             }
-            let exists = FileManager.default.fileExists(atPath: path)
+            let exists = Self.fileOnDisk(path)
             if since == nil, !exists { gone.append(id) }
-            if since != nil, exists { back.append(URL(fileURLWithPath: path)) }
+            if since != nil, exists {
+                // A track cut from an image comes back by reading the image again.
+                back.append(URL(fileURLWithPath: FileManager.default.fileExists(atPath: path) ? path : String(path[..<(path.lastIndex(of: "#") ?? path.endIndex)])))
+            }
         }
         for start in stride(from: 0, to: gone.count, by: 1_000) {
             let part = gone[start..<min(gone.count, start + 1_000)]
@@ -136,7 +139,7 @@ extension Library {
         }
         report.newlyMissing = gone.count
         if !back.isEmpty {
-            let imported = try await importFiles(at: back)
+            let imported = try await importFiles(at: Array(Set(back)).sorted { $0.path < $1.path })
             report.returned = imported.updated
         }
         let online = report.roots.filter(\.online).map(\.path)
@@ -176,7 +179,7 @@ extension Library {
             var count = 0
             for path in paths {
                 guard let id = try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ? AND missing_since IS NULL", [path]),
-                    !FileManager.default.fileExists(atPath: path)
+                    !Self.fileOnDisk(path)
                 else { continue }
                 try batch.updateTrack(TrackID(id)) { $0.missingSince = batch.now }
                 count += 1
@@ -185,14 +188,25 @@ extension Library {
         }
     }
 
-    /// The paths of present tracks under `folder` (a watcher saw a folder go).
-    public func trackPaths(under folder: String) async throws -> [String] {
-        let bounds = Self.prefixBounds(folder)
+    /// The paths of present tracks under `path` (a watcher saw a folder, or an image, go): the
+    /// tracks in a folder, or those a CUE sheet cut from an image.
+    public func trackPaths(under path: String) async throws -> [String] {
+        let bounds = Self.prefixBounds(path)
         return try await read { db in
-            try db.query("SELECT path FROM track WHERE path >= ? AND path < ? AND missing_since IS NULL", [bounds.0, bounds.1]) {
-                try $0.string(0)
-            }
+            try db.query(
+                "SELECT path FROM track WHERE ((path >= ? AND path < ?) OR (path >= ? AND path < ?)) AND missing_since IS NULL",
+                [bounds.0, bounds.1, path + "#", path + "$"]
+            ) { try $0.string(0) }
         }
+    }
+
+    /// Whether a track's audio is on disk: its file, or for a track cut from an image by its CUE
+    /// sheet (`IMAGE#NN`), the image.
+    public static func fileOnDisk(_ path: String) -> Bool {
+        if FileManager.default.fileExists(atPath: path) { return true }
+        guard let hash = path.lastIndex(of: "#"), path[path.index(after: hash)...].allSatisfy(\.isNumber), hash < path.index(before: path.endIndex)
+        else { return false }
+        return FileManager.default.fileExists(atPath: String(path[..<hash]))
     }
 
     // MARK: Judging a root

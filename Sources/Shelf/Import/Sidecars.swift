@@ -227,9 +227,13 @@ enum SidecarStamp {
     static func of(_ audio: URL, in listing: FolderListing, settings: ImportSettings) -> String {
         let picture = listing.albumPictures
         let lyrics = LyricsFile.stamp(beside: audio, in: listing)
-        if picture.isEmpty, lyrics.isEmpty { return "" }
+        // An image's sheets: a sheet written or added re-reads the image's tracks.
+        let sheets = CueImages.imageExtensions.contains(AudioScanner.pathExtension(audio.path))
+            ? listing.entries.values.sorted().filter { AudioScanner.pathExtension($0) == "cue" }.compactMap { listing.stamp($0) }.joined(separator: ",")
+            : ""
+        if picture.isEmpty, lyrics.isEmpty, sheets.isEmpty { return "" }
         // The order is part of it: changing the setting re-reads the tracks it can change.
-        return "p=\(settings.pictures.rawValue);\(picture)|l=\(settings.lyrics.rawValue);\(lyrics)"
+        return "p=\(settings.pictures.rawValue);\(picture)|l=\(settings.lyrics.rawValue);\(lyrics)" + (sheets.isEmpty ? "" : "|c=\(sheets)")
     }
 }
 

@@ -126,6 +126,9 @@ public final class StreamResponder: Sendable {
         public var channels: Int?
         public var sampleRate: Int?
         public var bitDepth: Int?
+        /// The slice of the file that is the track (a CUE sheet's track in an audio image): start
+        /// and end in seconds (nil end: the file's end); nil for the whole file.
+        public var slice: (start: Double, end: Double?)?
 
         /// A source from its parts.
         public init(path: String, codec: String?, duration: Double?, name: String, bitRate: Int? = nil, channels: Int? = nil,
@@ -142,8 +145,9 @@ public final class StreamResponder: Sendable {
 
         /// A track's file.
         public init(_ track: Track) {
-            self.init(path: track.path, codec: track.codec, duration: track.duration, name: "\(track.id)", bitRate: track.bitrate,
+            self.init(path: track.filePath, codec: track.codec, duration: track.duration, name: "\(track.id)", bitRate: track.bitrate,
                       channels: track.channels, sampleRate: track.sampleRate, bitDepth: track.details.bitDepth)
+            if let cue = track.details.cue { slice = (cue.start, cue.end) }
         }
     }
 
@@ -155,6 +159,8 @@ public final class StreamResponder: Sendable {
 
     /// The file of `source` (whole or the asked range).
     public func file(_ source: Source, request: HTTPRequest) throws -> HTTPResponse {
+        // A track cut from an image is no file of its own: its slice, losslessly, as FLAC.
+        if source.slice != nil { return try transcode(source, format: .flac, bitRate: 0, timeOffset: 0) }
         let what = source.name.contains("-") ? source.name : "track \(source.name)"
         let descriptor = open(source.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw HTTPError.notFound("the file of \(what) is missing or unreadable") }
@@ -220,7 +226,14 @@ public final class StreamResponder: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         var arguments = ["-hide_banner", "-loglevel", "error", "-nostdin"]
-        if timeOffset > 0 { arguments += ["-ss", String(format: "%.3f", timeOffset)] }
+        if let slice = source.slice {
+            // Input options: ffmpeg seeks the image to the slice (plus the offset within it) and
+            // reads only the slice's length.
+            arguments += ["-ss", String(format: "%.6f", slice.start + max(0, timeOffset))]
+            if let end = slice.end { arguments += ["-t", String(format: "%.6f", max(0, end - slice.start - max(0, timeOffset)))] }
+        } else if timeOffset > 0 {
+            arguments += ["-ss", String(format: "%.3f", timeOffset)]
+        }
         arguments += ["-i", source.path, "-map", "0:a:0", "-vn", "-map_metadata", "-1"]
         if let channels, channels > 0 { arguments += ["-ac", String(channels)] }
         arguments += format.arguments(bitRate: bitRate) + ["pipe:1"]

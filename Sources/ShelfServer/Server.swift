@@ -84,17 +84,22 @@ public final class ShelfServer: Sendable {
     private let watcher = Locked<(roots: [URL], watcher: LibraryWatcher)?>(nil)
     /// Finished watchers still stopping (a reload replaced them).
     private let stopping = Locked<[Task<Void, Never>]>([])
+    /// The background loudness measurement (nil: off).
+    private let loudness: Locked<LoudnessJob?>
 
     /// Starts serving `library`; throws when the address cannot be bound.
     public init(library: Library, options: Options = Options()) throws {
         let events = EventHub(library: library, clientBuffer: options.eventBufferBytes, stallLimit: options.eventStallLimit)
         let log = options.log
         self.log = log
+        let loudness = Locked<LoudnessJob?>(nil)
+        self.loudness = loudness
         let imports = ImportJobs(library: library, onChange: { status in
             events.poke()
             // The same document GET /api/import answers, as a `scan` event.
             events.publishScan((try? Wire.encode(status)) ?? Data("{}".utf8), running: status.state == "running")
             if let report = status.report, status.state == "finished" {
+                loudness.withLock { $0 }?.poke()
                 log("shelf: import finished: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.unchanged) unchanged, \(report.failed.count) failed")
                 if let scan = status.scan {
                     for root in scan.roots where !root.online {
@@ -140,7 +145,18 @@ public final class ShelfServer: Sendable {
 
     /// Turns the folder watcher (over `roots`) and the loudness job on or off (at start and on SIGHUP).
     public func apply(watch: Bool, roots: [URL], loudness: Bool) {
-        let (library, events, log) = (context.library, context.events, self.log)
+        let (library, events, log, loudnessJob) = (context.library, context.events, self.log, self.loudness)
+        let running = loudnessJob.withLock { job -> LoudnessJob? in
+            defer { if !loudness { job = nil } }
+            return loudness ? nil : job
+        }
+        if let running { stopping.withLock { $0.append(Task { await running.stop() }) } }
+        if loudness, loudnessJob.withLock({ $0 == nil }) {
+            let job = LoudnessJob(library: library, log: log, changed: { events.poke() })
+            loudnessJob.withLock { $0 = job }
+            job.start()
+            log("shelf: loudness: measuring tracks without ReplayGain in the background (one at a time, niced)")
+        }
         let wanted = watch && !roots.isEmpty
         let old = watcher.withLock { current -> LibraryWatcher? in
             if let current, wanted, current.roots == roots { return nil }
@@ -151,6 +167,7 @@ public final class ShelfServer: Sendable {
         guard wanted, watcher.withLock({ $0 == nil }) else { return }
         let new = LibraryWatcher(library: library, roots: roots, log: log) { batch in
             events.poke()
+            if batch.imported.map({ $0.added + $0.updated + $0.moved > 0 }) ?? false { loudnessJob.withLock { $0 }?.poke() }
             var parts: [String] = []
             if let report = batch.imported {
                 parts.append("\(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.failed.count) failed")
@@ -179,6 +196,7 @@ public final class ShelfServer: Sendable {
         context.podcasts.stop()
         context.jukebox?.stop()
         if let current = watcher.withLock({ $0 }) { await current.watcher.stop() }
+        if let job = loudness.withLock({ $0 }) { await job.stop() }
         for task in stopping.withLock({ $0 }) { await task.value }
         await context.imports.stop()
         http.stop(grace: grace)

@@ -157,3 +157,87 @@ import Testing
         #expect(starred.compactMap { $0["id"] as? String } == ["tr-2"])
     } }
 }
+
+/// A track cut from an image by its CUE sheet streams exactly its slice, raw (as FLAC) and
+/// transcoded, with `timeOffset` inside the slice.
+@Suite struct CueStreamTests {
+    /// The duration of the audio a stream sent: decoded by ffmpeg to WAV (a piped stream's
+    /// header has no length), then read by ffprobe.
+    static func duration(of data: Data, in dir: URL, name: String) throws -> Double {
+        let file = dir.appendingPathComponent(name)
+        try data.write(to: file)
+        let wav = dir.appendingPathComponent(name + ".wav")
+        let decoded = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error", "-y", "-i", file.path, wav.path])
+        try #require(decoded.status == 0, "\(decoded.stderr)")
+        let probe = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/ffprobe"),
+            ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", wav.path])
+        return try #require(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(probe.stderr)")
+    }
+
+    @Test func aCueTrackStreamsItsSlice() async throws { try await offCooperativePool {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-cue-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let album = root.appendingPathComponent("music/album")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        try TestAudio.wav(seconds: 9, frequency: 330).write(to: album.appendingPathComponent("image.wav"))
+        let sheet = """
+            PERFORMER "Band"
+            TITLE "Live"
+            FILE "image.wav" WAVE
+              TRACK 01 AUDIO
+                TITLE "One"
+                INDEX 01 00:00:00
+              TRACK 02 AUDIO
+                TITLE "Two"
+                INDEX 01 00:02:00
+              TRACK 03 AUDIO
+                TITLE "Three"
+                INDEX 01 00:06:30
+
+            """
+        try Data(sheet.utf8).write(to: album.appendingPathComponent("image.cue"))
+        let library = root.appendingPathComponent("library").path
+        func run(_ arguments: [String], stdin: String? = nil) throws -> ProcessResult {
+            try ChildProcess.run(ServedLibrary.shelfBinary(), ["--library", library] + arguments, stdin: stdin.map { Data($0.utf8) })
+        }
+        try #require(try run(["import", root.appendingPathComponent("music").path]).status == 0)
+        try #require(try run(["user", "add", "ann", "--admin", "--password-stdin"], stdin: ServedLibrary.annPassword + "\n").status == 0)
+        let server = try ServerProcess(library: library)
+        defer { server.stop() }
+        let ann = SubsonicClient(server)
+        let song = try #require(try ann.ok("getSong", [("id", "tr-2")])["song"] as? [String: Any])
+        #expect(song["title"] as? String == "Two" && song["duration"] as? Int == 4)
+        let raw = try ann.raw("stream", [("id", "tr-2")])
+        #expect(raw.status == 200 && raw.headers["content-type"] == "audio/flac")
+        #expect(abs(try Self.duration(of: raw.body, in: root, name: "raw.flac") - 4.4) < 0.05)
+        let offset = try ann.raw("stream", [("id", "tr-2"), ("format", "mp3"), ("maxBitRate", "128"), ("timeOffset", "1")])
+        #expect(offset.status == 200)
+        #expect(abs(try Self.duration(of: offset.body, in: root, name: "offset.mp3") - 3.4) < 0.1)
+        let last = try ann.raw("download", [("id", "tr-3")])
+        #expect(abs(try Self.duration(of: last.body, in: root, name: "last.flac") - 2.6) < 0.05)
+    } }
+}
+
+/// `shelf serve --loudness`: the tracks without ReplayGain are measured in the background and
+/// their gains reach the library (and so Subsonic's `replayGain`).
+@Suite struct LoudnessJobTests {
+    @Test func theServerMeasuresTracksWithoutGains() async throws { try await offCooperativePool {
+        let fixture = try ServedLibrary(tracks: 3)
+        defer { fixture.remove() }
+        // Three more tracks long enough to measure (the fixture's are shorter than a 400 ms block: no gain).
+        let longer = fixture.root.appendingPathComponent("longer").path
+        try WatchTests.sampleFiles(3, into: longer, seconds: "1.5")
+        try #require(try fixture.shelf(["import", longer]).status == 0)
+        #expect(try WatchTests.tracks(fixture, filter: "replayGain:yes").isEmpty)
+        let server = try ServerProcess(library: fixture.library, arguments: ["--loudness"])
+        defer { server.stop() }
+        #expect(server.waitForLine(timeout: 120) { $0.contains("shelf: loudness: measured 6 tracks") } != nil, "\(server.log.suffix(8))")
+        let measured = try WatchTests.tracks(fixture, filter: "replayGain:yes")
+        #expect(measured.count == 3)
+        let id = try #require(measured.first?["id"] as? Int)
+        let song = try #require(try SubsonicClient(server).ok("getSong", [("id", "tr-\(id)")])["song"] as? [String: Any])
+        let gain = try #require(song["replayGain"] as? [String: Any])
+        #expect(gain["trackGain"] is Double && gain["albumGain"] is Double, "\(gain)")
+    } }
+}

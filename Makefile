@@ -114,9 +114,11 @@ bench: release
 	.build/release/shelf-bench subsonic --library $(BENCH_DIR)-serve
 	.build/release/shelf-bench sync --library $(BENCH_DIR)-sync --small-library $(BENCH_DIR)-sync-small
 	.build/release/shelf-bench web --library $(BENCH_DIR)-serve
+	.build/release/shelf-bench watch --dir $(BENCH_DIR)-watch
+	.build/release/shelf-bench loudness --dir $(BENCH_DIR)-loudness
 
 clean:
-	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve $(BENCH_DIR)-sync $(BENCH_DIR)-sync-small
+	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve $(BENCH_DIR)-sync $(BENCH_DIR)-sync-small $(BENCH_DIR)-watch $(BENCH_DIR)-loudness
 
 # The files `make install` writes and `make uninstall` removes: nothing else is touched.
 INSTALL_ROOT = $(DESTDIR)$(PREFIX)

@@ -46,6 +46,12 @@ struct BenchMain {
             The shelfSync extension (getLibraryChanges) of `shelf serve` (a child): every page of the changes since a token
             after 1, 10, 100 and 1,000 songs edited in one transaction, and 100 in 100, on both libraries side by side
             (the time should follow the answer, not the library). The DIRs are generated (no pictures) once and reused.
+        usage: shelf-bench watch --dir DIR [--folders 40000]
+            The folder watcher (inotify) over DIR/music laid out as Artist/Album folders (made once): the time to watch
+            them all, the watcher's resident memory, and an album copied in until its tracks are in the library.
+        usage: shelf-bench loudness --dir DIR [--files 8] [--seconds 300]
+            Shelf's loudness measurement (libebur128 on ffmpeg's decode) beside ffmpeg -af ebur128=peak=true on the same
+            FLACs (made once in DIR): throughput in times real time per core, and the ratio (target ≥ 1×).
         usage: shelf-bench web --library DIR [--tracks 500500] [--scroll-rows 100000]
             The web page in headless Chromium (Selenium from .venv) against `shelf serve` (a child): navigation to first
             rows painted, jump to a letter, a fast scroll (long animation frames, frames dropped), the album grid's
@@ -80,6 +86,8 @@ struct BenchMain {
             case "subsonic": try await SubsonicBench(words).run(&report)
             case "sync": try await SyncBench(words).run(&report)
             case "web": try await WebBench(words).run(&report)
+            case "watch": try await WatchBench(words).run(&report)
+            case "loudness": try await LoudnessBench(words).run(&report)
             // The probes are this executable's own children: they always answer one JSON line.
             case "import-probe": return try await ImportBench.probe(words)
             case "artwork-probe": return try await ArtworkProbe.run(words)

@@ -37,6 +37,8 @@ struct WatchBench {
         }
         let limit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        // A new library each run: the album copied in below would otherwise be a duplicate of the last run's.
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("library"))
         let library = Library(directory: directory.appendingPathComponent("library"))
         try await library.rememberRoots([music])
         let before = ArtworkProbe.memory().rss
@@ -61,6 +63,7 @@ struct WatchBench {
         while changes.withLock({ $0 }) < 12, Date().timeIntervalSince(copied) < 60 { try await Task.sleep(for: .milliseconds(20)) }
         let visible = Date().timeIntervalSince(copied)
         await watcher.stop()
+        try? FileManager.default.removeItem(at: target)
         results.table(
             "The folder watcher (inotify) over a library's folders: time to watch them all, memory held, an album's copy to the library",
             key: "runs",

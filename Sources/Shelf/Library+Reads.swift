@@ -83,19 +83,12 @@ extension Library {
         if fields == .song, let mirror = mirrorReaders.withLock({ $0 }) {
             // Songs from the mirror, which sync keeps in step with every write: at 500,500 tracks
             // it is 0.77 GB against the store's 3.8 GB, so a page's rows share more cached pages.
-            let fromMirror: TrackLookup
+            // A track whose file is missing has no mirror row: songs lists leave it out.
             do {
-                fromMirror = try await mirror.read { db in try Self.probe(ids, MirrorSong.select, MirrorSong.decode, in: db) }
+                return try await mirror.read { db in try Self.probe(ids, MirrorSong.select, MirrorSong.decode, in: db) }
             } catch let error as SQLiteError {
                 throw LibraryError.wrap(error, path: mirror.path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
             }
-            guard !fromMirror.missing.isEmpty else { return fromMirror }
-            // A track whose file is missing has no mirror row but is still readable by its ID.
-            let sql = fields.select + " WHERE id = ?"
-            let rest = try await read { db in try Self.probe(fromMirror.missing, sql, TrackRow.decode, in: db) }
-            guard !rest.tracks.isEmpty else { return fromMirror }
-            let byID = Dictionary((fromMirror.tracks + rest.tracks.map(MirrorSong.cut)).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            return TrackLookup(tracks: ids.compactMap { byID[$0] }, missing: rest.missing)
         }
         let sql = fields.select + " WHERE id = ?"
         if fields == .song {

@@ -137,7 +137,7 @@ public final class ShelfServer: Sendable {
         imports.setPurgeMissingAfter(options.purgeMissingAfter)
         events.start()
         let roots = options.musicRoots
-        Task { try? await library.rememberRoots(roots) }
+        Task { try? await library.rememberRoots(roots, evenIfAbsent: true) }
         context.scans.start()
         context.podcasts.start()
         apply(watch: options.watch, roots: options.musicRoots, loudness: options.loudness)

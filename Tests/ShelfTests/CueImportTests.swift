@@ -137,6 +137,42 @@ import Testing
         try await library.waitForMirror()
     }
 
+    @Test func perTrackFilesOfAMultiFileSheetStayTracksAndARemovedSheetLosesNothing() async throws {
+        let dir = try TemporaryDirectory()
+        let album = dir.path("music/album")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        // A multi-FILE rip: one file per track, the sheet naming each once.
+        for (index, name) in ["01.flac", "02.flac"].enumerated() {
+            try TestAudio.flac(seconds: 2, frequency: 300 + 100 * Double(index)).write(to: album.appendingPathComponent(name))
+        }
+        let multi = "TITLE \"Rip\"\nFILE \"01.flac\" WAVE\n  TRACK 01 AUDIO\n    TITLE \"A\"\n    INDEX 01 00:00:00\nFILE \"02.flac\" WAVE\n  TRACK 02 AUDIO\n    TITLE \"B\"\n    INDEX 01 00:00:00\n"
+        try Data(multi.utf8).write(to: album.appendingPathComponent("Rip.cue"))
+        let library = Library(directory: dir.path("lib"))
+        #expect(try await library.importFiles(at: [dir.path("music")]).added == 2)
+        let ids = try await library.snapshot(LibraryQuery(sort: .path))
+        #expect(try await ids.asyncMap { try await library.track($0)?.details.cue }.allSatisfy { $0 == nil })
+
+        // An image whose sheet is removed: its tracks are marked missing (kept), the image is one
+        // track; the sheet back: the same tracks return and the whole-image track goes missing.
+        let image = dir.path("music/image")
+        try FileManager.default.createDirectory(at: image, withIntermediateDirectories: true)
+        try TestAudio.wav(seconds: 9, frequency: 220).write(to: image.appendingPathComponent("CD.wav"))
+        try Data(Self.sheet(file: "CD.wav").utf8).write(to: image.appendingPathComponent("CD.cue"))
+        #expect(try await library.importFiles(at: [image]).added == 3)
+        let cut = try await library.snapshot(LibraryQuery(filter: .text(.path, .contains("CD.wav#"))))
+        #expect(cut.count == 3)
+        try FileManager.default.removeItem(at: image.appendingPathComponent("CD.cue"))
+        #expect(try await library.importFiles(at: [image]).added == 1)
+        #expect(try await cut.asyncMap { try await library.track($0)?.missing }.allSatisfy { $0 == true })
+        try Data(Self.sheet(file: "CD.wav").utf8).write(to: image.appendingPathComponent("CD.cue"))
+        let again = try await library.importFiles(at: [image])
+        #expect(again.updated == 3 && again.added == 0, "\(again)")
+        #expect(try await cut.asyncMap { try await library.track($0)?.missing }.allSatisfy { $0 == false })
+        let whole = try await library.snapshot(LibraryQuery(filter: .and([.text(.path, .equals(image.appendingPathComponent("CD.wav").path)), .flag(.missing, true)])))
+        #expect(whole.count == 1)
+        try await library.waitForMirror()
+    }
+
     @Test(.enabled(if: hasMutagen, "no .venv with mutagen (make test makes it)"))
     func aFLACsEmbeddedSheet() async throws {
         let dir = try TemporaryDirectory()

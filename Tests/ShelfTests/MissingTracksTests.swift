@@ -111,6 +111,26 @@ import Testing
         try await Self.expectIntact(f)
     }
 
+    @Test func aFileBackUnchangedIsNoLongerMissingAndAlbumsFollow() async throws {
+        let f = try await Self.fixture()
+        let albums = { try await f.library.groups(GroupQuery(kind: .album), offset: 0, limit: 50).items.map { ($0.name, $0.trackCount) } }
+        #expect(try await albums().map(\.1) == [3])
+        // Moved away and back (a rename keeps the modification time): the same size and time.
+        // (Moving the whole album would leave the root empty: offline, judged not at all.)
+        let aside = f.dir.path("aside.wav")
+        let file = f.music.appendingPathComponent("album/1.wav")
+        try FileManager.default.moveItem(at: file, to: aside)
+        #expect(try await f.library.scanMissing().newlyMissing == 1)
+        try await f.library.waitForMirror()
+        #expect(try await albums().map(\.1) == [2])
+        try FileManager.default.moveItem(at: aside, to: file)
+        let back = try await f.library.scanMissing()
+        #expect(back.returned == 1 && back.missing.isEmpty, "\(back)")
+        try await f.library.waitForMirror()
+        #expect(try await albums().map(\.1) == [3])
+        try await Self.expectIntact(f)
+    }
+
     @Test func aRootThatIsGoneOrEmptyIsOfflineAndNothingOfItIsMarkedOrPruned() async throws {
         let f = try await Self.fixture()
         #expect(try await f.library.musicRoots() == [f.music.standardizedFileURL.path])

@@ -205,7 +205,7 @@ extension Library {
         if slice != nil, options.format == .copy { options.format = AudioScanner.pathExtension(fixed.filePath).hasPrefix("wav") ? .wav : .flac }
         var ffmpeg = ffmpeg
         if slice != nil, ffmpeg == nil {
-            do { ffmpeg = try Self.findFFmpeg() } catch { return .failed(path: fixed.path, error: "\(error)") }
+            do { ffmpeg = try Self.findFFmpeg(options.ffmpegPath) } catch { return .failed(path: fixed.path, error: "\(error)") }
         }
         let ext = options.format.fileExtension(source: fixed.filePath)
         guard let relative = ExportNaming.relativePath(options.template, track: fixed, ext: ext) else {

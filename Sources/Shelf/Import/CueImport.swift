@@ -89,10 +89,14 @@ enum CueImages {
     }
 
     /// The tracks a sheet cuts from `image` (its tags read into `whole`): the sheet's titles,
-    /// performers, songwriters and ISRCs over the image's own, album fields from its header.
+    /// performers, songwriters and ISRCs over the image's own, album fields from its header;
+    /// none when the sheet puts fewer than two in this file.
     static func tracks(of whole: Track, source: CueSource, duration: Double?) -> [Track] {
         let sheet = source.sheet
         let slices = sheet.slices(fileDurations: duration.map { [source.fileName: $0] } ?? [:]).filter { $0.file == source.fileName }
+        // A file a sheet holds one track of (a multi-FILE rip's per-track files) is a track of its
+        // own: its own tags say more than the sheet.
+        guard slices.count >= 2 else { return [] }
         let count = sheet.tracks.filter { $0.file == source.fileName }.count
         return slices.map { slice in
             var track = whole

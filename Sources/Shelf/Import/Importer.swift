@@ -150,16 +150,20 @@ extension Library {
         let paths = files.map(\.0.path)
         let known: [String: KnownFile] = try await read { db in
             var known: [String: KnownFile] = [:]
+            // A track marked missing is never "unchanged": its file is back, so it is read again
+            // (which clears the mark), whatever its size and time.
             let statement = try db.cachedStatement(
-                "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist FROM track WHERE path = ?")
-            // An image split by its sheet is known by its first track (`IMAGE#NN`).
+                "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist, missing_since FROM track WHERE path = ?")
+            // An image split by its sheet is known by a present track of it (`IMAGE#NN`).
             let image = try db.cachedStatement(
-                "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist FROM track WHERE path >= ? AND path < ? LIMIT 1")
+                "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist, missing_since FROM track "
+                    + "WHERE path >= ? AND path < ? AND missing_since IS NULL LIMIT 1")
             func lookUp(_ statement: Statement, _ arguments: [String]) throws -> KnownFile? {
                 try statement.bind(arguments)
                 defer { statement.reset() }
                 guard try statement.step() else { return nil }
                 let row = statement.currentRow
+                guard row.optionalDouble(7) == nil else { return nil }
                 return KnownFile(
                     size: try row.int64(1), modified: row.optionalDouble(2), sidecars: row.optionalString(3) ?? "",
                     owner: try row.int64(4) != 0 ? nil : ArtistPictures.owner(albumArtist: row.optionalString(5), artist: row.optionalString(6)))
@@ -247,20 +251,10 @@ extension Library {
                 let picture = settings.pictures == .files ? file.folderPicture ?? tags.picture : tags.picture ?? file.folderPicture
                 if let picture { track.artworkID = try batch.addArtwork(picture) }
                 if let lyrics = file.lyricsFile, settings.lyrics == .files || SortKey.isBlank(track.lyrics) { track.lyrics = lyrics }
-                let entries = file.cue.map { CueImages.tracks(of: track, source: $0, duration: track.duration) } ?? [track]
-                if file.cue != nil {
-                    // The image's tracks its sheet no longer has go; a track of the whole image
-                    // (imported before the sheet was there) becomes its first, keeping what is its own.
-                    let kept = Set(entries.map(\.path))
-                    let old = try batch.db.query("SELECT id, path FROM track WHERE path >= ? AND path < ?", [path + "#", path + "$"]) {
-                        (TrackID(try $0.int64(0)), try $0.string(1))
-                    }
-                    for (staleID, stalePath) in old where !kept.contains(stalePath) { try batch.deleteTrack(staleID) }
-                    if let whole = try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ?", [path]), let first = entries.first,
-                        try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ?", [first.path]) == nil
-                    {
-                        try Self.replace(TrackID(whole), with: first, in: batch)
-                    }
+                let cut = file.cue.map { CueImages.tracks(of: track, source: $0, duration: track.duration) } ?? []
+                let entries = cut.isEmpty ? [track] : cut
+                if CueImages.imageExtensions.contains(AudioScanner.pathExtension(path)) {
+                    try Self.reconcileImage(path, entries: cut, in: batch)
                 }
                 for entry in entries {
                     var track = entry
@@ -307,6 +301,29 @@ extension Library {
         report.failed += outcome.failed
         report.warnings += outcome.warnings
         report.commits += 1
+    }
+
+    /// Brings an image's stored tracks in line with how it is read now (`entries`: its sheet's
+    /// tracks, empty when it has no sheet). Nothing is deleted: a track the sheet no longer has,
+    /// the sheet's tracks when the sheet is gone, or the whole-image track beside a sheet's tracks
+    /// is marked missing (kept with its statistics and playlist places until pruned). A track of
+    /// the whole image imported before its sheet was there becomes the sheet's track 1.
+    @LibraryActor
+    private static func reconcileImage(_ path: String, entries: [Track], in batch: WriteBatch) throws {
+        let kept = Set(entries.map(\.path))
+        let cut = try batch.db.query("SELECT id, path FROM track WHERE path >= ? AND path < ? AND missing_since IS NULL", [path + "#", path + "$"]) {
+            (TrackID(try $0.int64(0)), try $0.string(1))
+        }
+        var gone = cut.filter { !kept.contains($0.1) }.map(\.0)
+        if !entries.isEmpty, let whole = try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ? AND missing_since IS NULL", [path]) {
+            let first = entries.first { $0.trackNumber == 1 } ?? entries[0]
+            if try batch.db.scalar(Int64.self, "SELECT id FROM track WHERE path = ?", [first.path]) == nil {
+                try replace(TrackID(whole), with: first, in: batch)
+            } else {
+                gone.append(TrackID(whole))
+            }
+        }
+        for id in gone { try batch.updateTrack(id) { $0.missingSince = batch.now } }
     }
 
     /// Stores the file's values on an existing track, keeping what belongs to the track rather

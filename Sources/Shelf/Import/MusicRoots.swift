@@ -47,22 +47,30 @@ public struct ScanReport: Sendable, Codable, Equatable {
 }
 
 extension Library {
-    /// Remembers `urls` (folders; files and folders inside a known root are skipped) as music
-    /// roots, so that scans judge them and an unmounted one is told apart from deleted files.
-    public func rememberRoots(_ urls: [URL]) async throws {
+    /// Remembers `urls` (folders; files, and folders inside a known root on the same file system,
+    /// are skipped) as music roots, so that scans judge them and an unmounted one is told apart
+    /// from deleted files. `evenIfAbsent` remembers folders that are not there now (a server's
+    /// configured roots: a share not mounted yet is then offline, not a library of missing files).
+    public func rememberRoots(_ urls: [URL], evenIfAbsent: Bool = false) async throws {
         let folders = urls.compactMap { url -> String? in
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue else { return nil }
+            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
+            guard exists ? isFolder.boolValue : evenIfAbsent else { return nil }
             return Self.rootPath(url)
         }
         guard !folders.isEmpty else { return }
         let known = try await musicRoots()
-        let added = folders.filter { folder in !known.contains { Self.isPath(folder, under: $0) } }
+        // A root inside another is kept only when it is another file system (a disk mounted in
+        // the library's folder): it is then judged on its own.
+        func nested(_ inner: String, in outer: String) -> Bool {
+            Self.isPath(inner, under: outer) && (inner == outer || Self.device(of: inner) == nil || Self.device(of: inner) == Self.device(of: outer))
+        }
+        let added = folders.filter { folder in !known.contains { nested(folder, in: $0) } }
         guard !added.isEmpty else { return }
         try await write { batch in
             for folder in added {
-                // A new root holding known ones replaces them.
-                for old in known where Self.isPath(old, under: folder) {
+                // A new root holding known ones on its own file system replaces them.
+                for old in known where old != folder && nested(old, in: folder) {
                     try batch.db.execute("DELETE FROM music_root WHERE path = ?", [old])
                 }
                 try batch.db.execute(
@@ -119,8 +127,17 @@ extension Library {
         }
         var gone: [TrackID] = []
         var back: [URL] = []
+        let roots = report.roots.map(\.path)
         for (id, path, since) in all {
             if onOfflineRoot(path) {
+                report.keptOffline += 1
+                continue
+            }
+            // Outside every root (a library older than remembered roots), a file whose folder is
+            // gone too is taken for one on a disk that is not there, and left alone.
+            if since == nil, !roots.contains(where: { Self.isPath(path, under: $0) }),
+                !FileManager.default.fileExists(atPath: ((path as NSString).deletingLastPathComponent))
+            {
                 report.keptOffline += 1
                 continue
             }
@@ -228,7 +245,7 @@ extension Library {
         // Another file system than before counts as the root only when its files are there (a
         // library moved to a new disk mounted at the same place); else it is a stand-in folder.
         if let recordedDevice, let device = device(of: path), device != recordedDevice,
-            !sample.isEmpty, !sample.contains(where: { FileManager.default.fileExists(atPath: $0) })
+            !sample.isEmpty, !sample.contains(where: fileOnDisk)
         {
             return offline("another file system")
         }

@@ -419,11 +419,14 @@ final class MirrorStore {
         let allValueFields = Array(MirrorValues.fields.indices)
         for id in touched {
             if let state = states[id], state.beforeKnown {
-                if let after = state.after {
-                    newValues.append((id, state.before.map { MirrorValues.changedFields(from: $0, to: after) } ?? allValueFields))
+                // As the mirror sees them: a missing track has no row (`apply` does the same).
+                let before = state.before.flatMap { $0.missing ? nil : $0 }
+                let after = state.after.flatMap { $0.missing ? nil : $0 }
+                if let after {
+                    newValues.append((id, before.map { MirrorValues.changedFields(from: $0, to: after) } ?? allValueFields))
                 }
                 try apply(state, id: id, to: db, counts: &counts)
-                regroup(state.before.map { GroupMember($0, options: options) }, state.after.map { GroupMember($0, options: options) })
+                regroup(before.map { GroupMember($0, options: options) }, after.map { GroupMember($0, options: options) })
                 continue
             }
             let old = try db.queryOne(MirrorRow.selectAll, [id.rawValue]) { row in

@@ -39,6 +39,8 @@ public final class LibraryWatcher: Sendable {
         var rescan = false
         var rootsAway = false
         var watcher: DirectoryWatcher?
+        /// Looks for roots that went away, until they are back (one at a time).
+        var poller: Task<Void, Never>?
         var stopped = false
         var lastEvent = ContinuousClock.now
     }
@@ -79,17 +81,22 @@ public final class LibraryWatcher: Sendable {
         let coverage = try startWatcher()
         let task = Task { [self] in await run() }
         worker.withLock { $0 = task }
+        // A root not there at the start is looked for like one that went away.
+        let absent = Set(roots.filter { !FileManager.default.fileExists(atPath: $0) })
+        if !absent.isEmpty { startPolling(away: absent) }
         return coverage
     }
 
     /// Stops watching; a batch being imported finishes first.
     public func stop() async {
-        let watcher = state.withLock { state -> DirectoryWatcher? in
+        let (watcher, poller) = state.withLock { state -> (DirectoryWatcher?, Task<Void, Never>?) in
             state.stopped = true
-            defer { state.watcher = nil }
-            return state.watcher
+            defer { (state.watcher, state.poller) = (nil, nil) }
+            return (state.watcher, state.poller)
         }
         watcher?.stop()
+        poller?.cancel()
+        await poller?.value
         wake.finish()
         let task = worker.withLock { $0 }
         task?.cancel()
@@ -100,10 +107,13 @@ public final class LibraryWatcher: Sendable {
         let watcher = try DirectoryWatcher(roots: roots.filter { FileManager.default.fileExists(atPath: $0) }) { [weak self] events in
             self?.receive(events)
         }
-        let old = state.withLock { state -> DirectoryWatcher? in
+        // Never a watcher after `stop`: it would hold its thread and descriptor for good.
+        let (old, stopped) = state.withLock { state -> (DirectoryWatcher?, Bool) in
+            if state.stopped { return (nil, true) }
             defer { state.watcher = watcher }
-            return state.watcher
+            return (state.watcher, false)
         }
+        if stopped { return WatchCoverage(watchedFolders: 0) }
         old?.stop()
         let coverage = watcher.start()
         report(coverage)
@@ -212,6 +222,13 @@ public final class LibraryWatcher: Sendable {
                 files.insert((path as NSString).deletingLastPathComponent)
             }
         }
+        // One removed likewise (its folder may still be there).
+        for path in gone where Self.sidecarExtensions.contains(AudioScanner.pathExtension(path)) {
+            let folder = (path as NSString).deletingLastPathComponent
+            if FileManager.default.fileExists(atPath: folder) { files.insert(folder) }
+        }
+        // A file inside a folder also imported is read with it, once.
+        files = files.filter { path in !files.contains { $0 != path && Library.isPath(path, under: $0) } }
         // Imports first: a file moved in takes its missing track (found by its audio) before
         // the paths that went are judged.
         if !files.isEmpty {
@@ -240,26 +257,44 @@ public final class LibraryWatcher: Sendable {
     }
 
     /// A root went away (deleted, moved, unmounted): nothing of it is touched; it is looked for
-    /// every few seconds, and when it is back it is watched again and scanned.
+    /// every two seconds, and when it is back the roots there are watched again and scanned.
     private func watchForReturn() async {
         let reports = (try? await library.judgeRoots()) ?? []
         for report in reports where !report.online && roots.contains(report.path) {
             log("shelf: watch: music root \(report.path) is offline (\(report.reason ?? "not there")); its tracks are kept as they are until it is back")
         }
-        let task = Task { [self] in
-            while !Task.isCancelled, !state.withLock({ $0.stopped }) {
-                do { try await Task.sleep(for: .seconds(2)) } catch { return }
-                guard let reports = try? await library.judgeRoots() else { continue }
-                let ours = reports.filter { report in roots.contains(report.path) }
-                guard ours.allSatisfy(\.online), roots.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) else { continue }
+        startPolling()
+    }
+
+    /// Starts the one poller for roots that are away (`away`: those to watch again when they are
+    /// back; all of them after a root went, since its watches are gone). None when one runs or the
+    /// watcher stopped.
+    private func startPolling(away: Set<String>? = nil) {
+        let away = away ?? Set(roots)
+        state.withLock { state in
+            guard !state.stopped, state.poller == nil else { return }
+            state.poller = Task { [self] in await poll(away: away) }
+        }
+    }
+
+    private func poll(away start: Set<String>) async {
+        defer { state.withLock { $0.poller = nil } }
+        var away = start
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: .seconds(2)) } catch { return }
+            guard let reports = try? await library.judgeRoots() else { continue }
+            let offline = Set(reports.filter { !$0.online }.map(\.path))
+            let awayNow = Set(roots.filter { !FileManager.default.fileExists(atPath: $0) || offline.contains($0) })
+            // Watched again with whichever roots are there; a root still away keeps this going.
+            if !away.subtracting(awayNow).isEmpty {
                 log("shelf: watch: the music roots are back; watching and scanning them again")
                 do { _ = try startWatcher() } catch { log("shelf: watch: \(error)") }
                 state.withLock { $0.rescan = true; $0.lastEvent = .now - settle }
                 wake.yield()
-                return
             }
+            away = awayNow
+            if away.isEmpty { return }
         }
-        _ = task
     }
 
     static let sidecarExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "lrc", "txt", "cue"]

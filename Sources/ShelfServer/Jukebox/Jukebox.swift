@@ -41,7 +41,7 @@ public struct JukeboxState: Sendable {
 /// mpv starts on first use and quits with the server.
 public final class Jukebox: Sendable {
     private struct State {
-        var entries: [(id: TrackID, path: String)] = []
+        var entries: [(id: TrackID, path: JukeboxFile)] = []
         var current = -1
         var gain = 1.0
         /// mpv's ID of the file Shelf last loaded: an end of any other (an older file's, during a skip) is not the queue's.
@@ -74,11 +74,11 @@ public final class Jukebox: Sendable {
     /// The actions of jukeboxControl, resolved (tracks with their files).
     public enum Action: Sendable {
         case status
-        case set([(TrackID, String)])
+        case set([(TrackID, JukeboxFile)])
         case start
         case stop
         case skip(index: Int, offset: Int)
-        case add([(TrackID, String)])
+        case add([(TrackID, JukeboxFile)])
         case clear
         case remove(index: Int)
         case shuffle
@@ -108,7 +108,7 @@ public final class Jukebox: Sendable {
         case .start:
             let idle = (try? mpv.property("idle-active")) as? Bool ?? true
             if idle {
-                let next = state.withLock { s -> String? in
+                let next = state.withLock { s -> JukeboxFile? in
                     guard !s.entries.isEmpty else { return nil }
                     if s.current < 0 || s.current >= s.entries.count { s.current = 0 }
                     return s.entries[s.current].path
@@ -120,7 +120,7 @@ public final class Jukebox: Sendable {
         case .stop:
             try mpv.command(["set_property", "pause", true])
         case .skip(let index, let offset):
-            let path = try state.withLock { s throws(JukeboxError) -> String in
+            let path = try state.withLock { s throws(JukeboxError) -> JukeboxFile in
                 try s.check(index)
                 s.current = index
                 return s.entries[index].path
@@ -152,7 +152,7 @@ public final class Jukebox: Sendable {
             state.withLock { s in
                 guard !s.entries.isEmpty else { return }
                 var rest = s.entries
-                var first: [(id: TrackID, path: String)] = []
+                var first: [(id: TrackID, path: JukeboxFile)] = []
                 if s.current >= 0, s.current < rest.count { first = [rest.remove(at: s.current)] }
                 s.entries = first + rest.shuffled()
                 s.current = 0
@@ -181,11 +181,16 @@ public final class Jukebox: Sendable {
         }
     }
 
-    /// Plays `path` from `offset` seconds: the start goes with the load (named arguments, so the
-    /// call reads the same whatever mpv's positional order), and the new file's playlist ID is kept.
-    private func play(_ mpv: MPV, _ path: String, offset: Int) throws(JukeboxError) {
-        var load: [String: Any] = ["name": "loadfile", "url": path, "flags": "replace"]
-        if offset > 0 { load["options"] = "start=\(offset)" }
+    /// Plays `file` from `offset` seconds: the start (and a CUE track's end) goes with the load
+    /// (named arguments, so the call reads the same whatever mpv's positional order), and the new
+    /// file's playlist ID is kept.
+    private func play(_ mpv: MPV, _ file: JukeboxFile, offset: Int) throws(JukeboxError) {
+        var load: [String: Any] = ["name": "loadfile", "url": file.path, "flags": "replace"]
+        var options: [String] = []
+        let start = (file.start ?? 0) + Double(max(0, offset))
+        if start > 0 { options.append("start=\(start)") }
+        if let end = file.end { options.append("end=\(end)") }
+        if !options.isEmpty { load["options"] = options.joined(separator: ",") }
         try mpv.command(load)
         let entry = (try? mpv.property("playlist/0/id")) as? Int
         state.withLock { s in
@@ -213,7 +218,7 @@ public final class Jukebox: Sendable {
             serial.lock()
             defer { serial.unlock() }
             guard let mpv = player.withLock({ $0 }), !state.withLock({ $0.stopped }) else { return }
-            let next = state.withLock { s -> String? in
+            let next = state.withLock { s -> JukeboxFile? in
                 if let entry, let loaded = s.loadedEntry, entry != loaded { return nil }
                 if s.currentPending, s.current >= 0, s.current < s.entries.count { return s.entries[s.current].path }
                 guard s.current + 1 < s.entries.count else { return nil }
@@ -222,6 +227,21 @@ public final class Jukebox: Sendable {
             }
             if let next { try? play(mpv, next, offset: 0) }
         }
+    }
+}
+
+/// What the jukebox plays for a song: its file, and for a track cut from an image by its CUE
+/// sheet, the slice (seconds into the image).
+public struct JukeboxFile: Sendable, Equatable {
+    public var path: String
+    public var start: Double?
+    public var end: Double?
+
+    /// A track's file, or its slice of an image.
+    public init(_ track: Track) {
+        path = track.filePath
+        start = track.details.cue?.start
+        end = track.details.cue?.end
     }
 }
 

@@ -61,7 +61,7 @@ public final class ImportJobs: Sendable {
                 do {
                     var imported = paths
                     if scan {
-                        try await library.rememberRoots(paths)
+                        try await library.rememberRoots(paths, evenIfAbsent: true)
                         let offline = try await library.judgeRoots().filter { !$0.online }.map(\.path)
                         imported = paths.filter { url in !offline.contains { Library.isPath(url.standardizedFileURL.path, under: $0) } }
                     }

@@ -72,8 +72,12 @@ extension SubsonicAPI {
     /// getSong.
     func getSong(_ call: SubsonicCall) async throws -> SubsonicReply {
         let id = try call.parameters.trackID()
-        guard let song = try await songs([id], for: try call.signedIn).first else { throw SubsonicError.notFound("song tr-\(id)") }
-        return .element("song", song)
+        let user = try call.signedIn
+        if let song = try await songs([id], for: user).first { return .element("song", song) }
+        // A track whose file is missing is in no list but still readable by its ID.
+        guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
+        let data = try await context.library.userTrackData(for: user.id, tracks: [id])
+        return .element("song", SubsonicSong(track, data[id]))
     }
 
     /// getGenres: every genre with its song and album counts.

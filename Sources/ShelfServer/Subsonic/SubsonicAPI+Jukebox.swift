@@ -36,8 +36,8 @@ extension SubsonicAPI {
             guard texts.count <= 10_000 else { throw SubsonicError.invalid("id", "\(texts.count) ids", "at most 10000 songs") }
             var ids: [TrackID] = []
             for text in texts { ids.append(try SubsonicParameters.track(text, "id")) }
-            let found = Dictionary(try await library.tracks(ids: ids).tracks.map { ($0.id, $0.path) }, uniquingKeysWith: { a, _ in a })
-            let tracks = try ids.map { id throws(SubsonicError) -> (TrackID, String) in
+            let found = Dictionary(try await library.tracks(ids: ids).tracks.map { ($0.id, JukeboxFile($0)) }, uniquingKeysWith: { a, _ in a })
+            let tracks = try ids.map { id throws(SubsonicError) -> (TrackID, JukeboxFile) in
                 guard let path = found[id] else { throw SubsonicError.notFound("song tr-\(id)") }
                 return (id, path)
             }

@@ -73,11 +73,13 @@ struct SubsonicSong: SubsonicModel {
     func write(to w: inout SubsonicWriter) {
         // The name and extension by hand, on UTF-8 (both separators are ASCII): NSString's path
         // methods normalise the whole path first, and Character searches compare graphemes.
-        let path = track.path
+        let path = track.filePath
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
         let file = slash.map { String(path[path.utf8.index(after: $0)...]) } ?? path
         let dot = file.utf8.lastIndex(of: UInt8(ascii: ".")).flatMap { $0 == file.startIndex ? nil : $0 }
-        let suffix = dot.map { file[file.utf8.index(after: $0)...].lowercased() } ?? ""
+        // A track cut from an image streams as FLAC, and is about its share of the image.
+        let cut = track.details.cue != nil
+        let suffix = cut ? "flac" : dot.map { file[file.utf8.index(after: $0)...].lowercased() } ?? ""
         let album = ids.album.map { SubsonicID.album($0) }
         w.attribute("id", SubsonicID.track(track.id))
         w.attribute("parent", album)
@@ -89,8 +91,9 @@ struct SubsonicSong: SubsonicModel {
         w.attribute("year", track.year)
         w.attribute("genre", track.genre)
         if track.artworkID != nil { w.attribute("coverArt", SubsonicID.track(track.id)) }
-        w.attribute("size", Int(track.fileSize))
-        w.attribute("contentType", StreamResponder.mimeType(suffix: suffix, codec: track.codec))
+        let size = cut ? track.duration.flatMap { duration in track.bitrate.map { Int(duration * Double($0) * 125) } } : Int(track.fileSize)
+        w.attribute("size", size)
+        w.attribute("contentType", cut ? "audio/flac" : StreamResponder.mimeType(suffix: suffix, codec: track.codec))
         w.attribute("suffix", suffix)
         // Whole seconds, but a decodable file of under half a second is 1, not 0: apps drop songs
         // without a duration.

@@ -61,6 +61,8 @@ import Testing
         let id = try #require(first["id"] as? Int)
         let oldPath = try #require(first["path"] as? String)
         #expect(try fixture.shelf(["edit", String(id), "--set", "title=Renamed Song"]).status == 0)
+        // Shelf's own edit (a temporary renamed over the file) is seen and found unchanged: not imported again.
+        #expect(server.waitForLine(timeout: 10) { $0.contains("shelf: watch: 0 added, 0 updated, 0 moved, 0 failed") } != nil, "\(server.log.suffix(8))")
         let newPath = URL(fileURLWithPath: fixture.music).appendingPathComponent("moved/renamed-\(id).\(URL(fileURLWithPath: oldPath).pathExtension)").path
         try FileManager.default.createDirectory(atPath: (newPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: oldPath, toPath: newPath)

@@ -66,6 +66,15 @@ subsonic-client:
 	  (python3 -m venv .venv && .venv/bin/pip install --quiet py-opensonic selenium mutagen) \
 	    || { echo "make: could not install py-opensonic, selenium and mutagen into .venv; the Subsonic client, browser and tag round-trip tests will be skipped" >&2; rm -rf .venv; }; \
 	fi
+	@# axe-core 4.x, for the browser suite's accessibility checks: axe-selenium-python 3.x carries
+	@# it but wants Python 3.12, so only its wheel is fetched and axe.min.js taken out of it.
+	@if [ -x .venv/bin/python ] && [ ! -f .venv/axe/axe.min.js ]; then \
+	  rm -rf .venv/axe-wheel && mkdir -p .venv/axe .venv/axe-wheel && \
+	  .venv/bin/pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --dest .venv/axe-wheel "axe-selenium-python>=3,<4" && \
+	  .venv/bin/python -c "import zipfile, glob, sys; w = zipfile.ZipFile(glob.glob('.venv/axe-wheel/*.whl')[0]); n = [x for x in w.namelist() if x.endswith('axe.min.js')][0]; open('.venv/axe/axe.min.js', 'wb').write(w.read(n))" \
+	  || { echo "make: could not fetch axe-core (axe-selenium-python's wheel); the browser suite's accessibility checks will be skipped" >&2; rm -rf .venv/axe; }; \
+	  rm -rf .venv/axe-wheel; \
+	fi
 
 # The suite under ThreadSanitizer, in its own build folder; the `shelf` children the CLI tests run
 # are instrumented too, and exit 66 on any report.

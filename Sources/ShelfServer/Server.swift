@@ -25,6 +25,8 @@ public struct ServerContext: Sendable {
     public let sharing: Locked<Bool>
     /// The server's own audio output (nil: the jukebox is off).
     public let jukebox: Jukebox?
+    /// The loudness measurement: the background job and the admin page's one-off runs.
+    public let loudness: LoudnessControl
     /// The music folders (`shelf serve --music`, the config's `music`): what a scan imports.
     public var musicRoots: [URL] { scans.roots }
 }
@@ -92,7 +94,8 @@ public final class ShelfServer: Sendable {
         let events = EventHub(library: library, clientBuffer: options.eventBufferBytes, stallLimit: options.eventStallLimit)
         let log = options.log
         self.log = log
-        let loudness = Locked<LoudnessJob?>(nil)
+        let control = LoudnessControl(library: library, log: log, changed: { events.poke() })
+        let loudness = control.background
         self.loudness = loudness
         let imports = ImportJobs(library: library, onChange: { status in
             events.poke()
@@ -121,7 +124,7 @@ public final class ShelfServer: Sendable {
                 library: library, settings: options.podcasts ?? PodcastSettings(folder: library.directory.appendingPathComponent("podcasts")),
                 log: log, changed: { events.poke() }),
             sharing: Locked(options.sharing),
-            jukebox: options.jukebox.map { Jukebox(settings: $0, log: log) })
+            jukebox: options.jukebox.map { Jukebox(settings: $0, log: log) }, loudness: control)
         self.context = context
         let router = Router(
             routes: NativeAPI(context: context).routes + WebPage().routes + SharePages(context: context).routes,
@@ -197,6 +200,7 @@ public final class ShelfServer: Sendable {
         context.jukebox?.stop()
         if let current = watcher.withLock({ $0 }) { await current.watcher.stop() }
         if let job = loudness.withLock({ $0 }) { await job.stop() }
+        await context.loudness.stopOneOff()
         for task in stopping.withLock({ $0 }) { await task.value }
         await context.imports.stop()
         http.stop(grace: grace)

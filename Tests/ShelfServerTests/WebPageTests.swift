@@ -28,7 +28,7 @@ import Testing
 
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.files.path).filter { !$0.hasPrefix(".") }.sorted()
         #expect(names.contains("index.html") && names.contains("app.js"))
-        let types = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8", "svg": "image/svg+xml"]
+        let types = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8", "svg": "image/svg+xml", "webmanifest": "application/manifest+json; charset=utf-8"]
         for name in names {
             let onDisk = try Data(contentsOf: Self.files.appendingPathComponent(name))
             let served = try client.request("GET", "/app/\(name)")

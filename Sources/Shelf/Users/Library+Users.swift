@@ -237,4 +237,14 @@ extension Library {
     public func deleteSession(_ token: String) async throws {
         try await write { batch in try batch.deleteSession(token) }
     }
+
+    /// Ends every session of `user` except `keep`'s (signing out everywhere else); how many ended.
+    public func deleteSessions(of user: UserID, except keep: String?) async throws -> Int {
+        try await write { batch in try batch.deleteSessions(of: user, except: keep) }
+    }
+
+    /// How many unexpired sessions `user` has.
+    public func sessionCount(of user: UserID) async throws -> Int {
+        try await write { batch in try batch.sessionCount(of: user) }
+    }
 }

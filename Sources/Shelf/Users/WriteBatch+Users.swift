@@ -129,6 +129,20 @@ extension WriteBatch {
         try db.execute("DELETE FROM user_session WHERE sha256 = ?", [Secrets.sha256(token)])
     }
 
+    /// Ends every session of `user` but the one with token `keep` ("sign out everywhere else");
+    /// returns how many ended.
+    public func deleteSessions(of user: UserID, except keep: String?) throws -> Int {
+        let keptHash = keep.map { Secrets.sha256($0) } ?? Data()
+        let ended = try db.scalar(Int.self, "SELECT count(*) FROM user_session WHERE user_id = ? AND sha256 != ?", [user.rawValue, keptHash]) ?? 0
+        try db.execute("DELETE FROM user_session WHERE user_id = ? AND sha256 != ?", [user.rawValue, keptHash])
+        return ended
+    }
+
+    /// How many unexpired sessions `user` has.
+    public func sessionCount(of user: UserID) throws -> Int {
+        try db.scalar(Int.self, "SELECT count(*) FROM user_session WHERE user_id = ? AND expires > ?", [user.rawValue, now]) ?? 0
+    }
+
     // MARK: Play queues
 
     /// Saves `user`'s play queue (replacing the last), stamped with this batch's time; every track

@@ -14,15 +14,27 @@ extension NativeAPI {
         ]
     }
 
-    struct ImportBody: Decodable { let paths: [String] }
+    /// `{"paths":[…]}` imports those; `{"scan":true}` scans the configured music folders.
+    struct ImportBody: Decodable {
+        let paths: [String]?
+        let scan: Bool?
+    }
 
     func startImport(_ request: RouteRequest) async throws -> HTTPResponse {
         let body = try request.json(ImportBody.self)
-        guard !body.paths.isEmpty else { throw HTTPError.badRequest("import needs paths", code: "invalidValue") }
-        for path in body.paths where !path.hasPrefix("/") || !FileManager.default.fileExists(atPath: path) {
+        if body.scan == true {
+            guard body.paths == nil else { throw HTTPError.badRequest("give paths or scan, not both", code: "invalidValue") }
+            guard let status = context.scans.scanNow(reason: "the web page") else {
+                throw HTTPError.badRequest("no music folders are configured to scan (music in the config, or --music)", code: "invalidValue")
+            }
+            return try .json(status, status: 202)
+        }
+        let paths = body.paths ?? []
+        guard !paths.isEmpty else { throw HTTPError.badRequest("import needs paths (or scan: true)", code: "invalidValue") }
+        for path in paths where !path.hasPrefix("/") || !FileManager.default.fileExists(atPath: path) {
             throw HTTPError.badRequest("'\(path)' is not an absolute path that exists on the server", code: "invalidValue")
         }
-        let status = try context.imports.start(body.paths.map { URL(fileURLWithPath: $0) })
+        let status = try context.imports.start(paths.map { URL(fileURLWithPath: $0) })
         return try .json(status, status: 202)
     }
 

@@ -128,7 +128,7 @@ final class SubsonicAPI: Sendable {
 
     // MARK: Authentication
 
-    /// The user of `u`+`p`, `u`+`t`+`s` or `apiKey`; failures are counted per address by the
+    /// The user of `u`+`p`, `u`+`t`+`s`, `apiKey` or the web page's session; failures are counted per address by the
     /// same throttle as `/api/` sign-ins.
     func authenticate(_ parameters: SubsonicParameters, _ request: HTTPRequest) async throws -> User {
         let address = request.remoteAddress
@@ -140,6 +140,17 @@ final class SubsonicAPI: Sendable {
             guard let user = try await context.library.user(forAPIKey: key) else {
                 context.throttle.fail(address)
                 throw SubsonicError(44, "the API key is not valid (revoked, or never issued)")
+            }
+            return user
+        }
+        // The web page calls the API with its own session: the cookie, plus the anti-forgery
+        // header on every call (Subsonic reads change state by GET too), so no other site can.
+        if !["u", "p", "t", "s"].contains(where: parameters.has), let token = request.cookie(SessionAuthenticator.cookieName) {
+            guard !(request.headers[SessionAuthenticator.csrfHeader] ?? "").isEmpty else {
+                throw SubsonicError(10, "a call signed in by the session cookie must carry the \(SessionAuthenticator.csrfHeader) header")
+            }
+            guard let user = try await context.library.user(forSession: token) else {
+                throw SubsonicError(40, "the session has ended; sign in again")
             }
             return user
         }

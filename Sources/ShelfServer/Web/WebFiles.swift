@@ -9,11 +9,16 @@ enum WebFiles {
         ("api.js", PackageResources.api_js),
         ("edit-dialog.js", PackageResources.edit_dialog_js),
         ("groups-grid.js", PackageResources.groups_grid_js),
+        ("i18n.js", PackageResources.i18n_js),
+        ("i18n-en.js", PackageResources.i18n_en_js),
+        ("i18n-ja.js", PackageResources.i18n_ja_js),
         ("icon.svg", PackageResources.icon_svg),
         ("jump-bar.js", PackageResources.jump_bar_js),
+        ("manifest.webmanifest", PackageResources.manifest_webmanifest),
         ("player.js", PackageResources.player_js),
         ("playlists.js", PackageResources.playlists_js),
         ("sources.js", PackageResources.sources_js),
+        ("sw.js", PackageResources.sw_js),
         ("virtual-table.js", PackageResources.virtual_table_js),
     ]
 }

@@ -20,19 +20,32 @@ struct WebPage: Sendable {
         "media-src 'self'", "font-src 'self'", "manifest-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
     ].joined(separator: "; ")
 
+    /// The service worker as served at `/sw.js`: `sw.js` with the shell's file list and a version
+    /// from every file's ETag written in, so a changed file makes a changed worker.
+    let serviceWorker: File
+
     init() {
         var files: [String: File] = [:]
         for (name, bytes) in WebFiles.all {
             files[name] = File(bytes: Data(bytes), type: Self.mediaType(of: name), etag: Self.etag(bytes))
         }
         self.files = files
+        let shell = ["/"] + files.keys.filter { $0 != "sw.js" }.sorted().map { "/app/\($0)" }
+        let version = Self.etag(Array(files.keys.sorted().map { files[$0]?.etag ?? "" }.joined().utf8)).filter { $0 != "\"" }
+        let list = "[" + shell.map { "'\($0)'" }.joined(separator: ", ") + "]"
+        let source = String(decoding: files["sw.js"]?.bytes ?? Data(), as: UTF8.self)
+            .replacingOccurrences(of: "__SHELF_VERSION__", with: version)
+            .replacingOccurrences(of: "__SHELF_FILES__", with: list)
+        serviceWorker = File(bytes: Data(source.utf8), type: Self.mediaType(of: "sw.js"), etag: Self.etag(Array(source.utf8)))
     }
 
-    /// The page's routes: `/` and `/app/{name}`, open to anyone.
+    /// The page's routes: `/`, `/app/{name}` and the service worker at `/sw.js` (at the root, so
+    /// its scope is the whole page), open to anyone.
     var routes: [Route] {
         [
             Route("GET", "/", access: .anyone) { request in respond("index.html", request) },
             Route("GET", "/app/{name}", access: .anyone) { request in respond(request.parameters["name"] ?? "", request) },
+            Route("GET", "/sw.js", access: .anyone) { request in respond(serviceWorker, request) },
         ]
     }
 
@@ -42,6 +55,11 @@ struct WebPage: Sendable {
         guard let file = files[name] else {
             return Router.errorResponse(HTTPError.notFound("the page has no file '\(name)'"))
         }
+        return respond(file, request)
+    }
+
+    /// `file` with its headers, or 304 when the client's copy is current.
+    func respond(_ file: File, _ request: RouteRequest) -> HTTPResponse {
         // `no-cache`: keep the file but ask each time, so a new build is picked up on the next load
         // while an unchanged file costs a 304.
         let headers = [
@@ -64,7 +82,8 @@ struct WebPage: Sendable {
         case "css": "text/css; charset=utf-8"
         case "svg": "image/svg+xml"
         case "png": "image/png"
-        case "json", "webmanifest": "application/json; charset=utf-8"
+        case "json": "application/json; charset=utf-8"
+        case "webmanifest": "application/manifest+json; charset=utf-8"
         default: "application/octet-stream"
         }
     }

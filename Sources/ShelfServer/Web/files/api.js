@@ -73,3 +73,30 @@ export function clock(seconds) {
   const rest = String(s % 60).padStart(2, '0');
   return h ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${m}:${rest}`;
 }
+
+/** One call of the OpenSubsonic API under /rest/, signed in by the page's own session (the
+ *  anti-forgery header stands in for u/p or apiKey): resolves to the `subsonic-response` object,
+ *  rejects with ApiError carrying the Subsonic error code. `params` values that are arrays repeat
+ *  the name (`id=1&id=2`); the call goes as a form POST so long lists fit. */
+export async function subsonic(name, params = {}, { signal } = {}) {
+  const form = new URLSearchParams({ f: 'json', c: 'Shelf web' });
+  for (const [key, value] of Object.entries(params)) {
+    if (Array.isArray(value)) value.forEach((item) => form.append(key, String(item)));
+    else if (value !== undefined && value !== null && value !== '') form.set(key, String(value));
+  }
+  const response = await fetch(`/rest/${name}`, {
+    method: 'POST', signal, credentials: 'same-origin',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded', 'X-Shelf-Request': '1' },
+    body: form.toString(),
+  });
+  let json = null;
+  try { json = await response.json(); } catch { json = null; }
+  const answer = json && json['subsonic-response'];
+  if (!answer) throw new ApiError(response.status, 'http', `${response.status} ${response.statusText}`);
+  if (answer.status !== 'ok') {
+    const error = answer.error || {};
+    if (error.code === 10 || error.code === 40) listeners.forEach((handler) => handler());
+    throw new ApiError(response.status, error.code ?? 0, error.message ?? 'failed');
+  }
+  return answer;
+}

@@ -10,6 +10,7 @@ import { Player } from './player.js';
 import { GroupsGrid } from './groups-grid.js';
 import { EditDialog } from './edit-dialog.js';
 import { Playlists } from './playlists.js';
+import { applyTranslations, t, tn, formatNumber, showErrorIn } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -99,7 +100,7 @@ const playlists = new Playlists($('playlists'), {
     const open = playlists.playlists.find((p) => p.id === state.list.id);
     if (state.list.type === 'playlist' || state.list.type === 'smart') {
       if (open) state.list.name = open.name;
-      $('list-title').textContent = state.list.name ?? 'Tracks';
+      showTitle(state.list.name);
       refreshAll();
     }
   },
@@ -108,6 +109,7 @@ const playlists = new Playlists($('playlists'), {
 // MARK: Signing in and out
 
 async function start() {
+  applyTranslations();
   try {
     const { user } = await api('/api/me');
     signedIn(user);
@@ -149,7 +151,8 @@ $('signin').addEventListener('submit', async (event) => {
     form.elements.password.value = '';
     signedIn(user);
   } catch (error) {
-    $('signin-error').textContent = error.message;
+    // The server's 401 here means a wrong name or password; its other answers say what they are.
+    showErrorIn($('signin-error'), error, { unauthorized: 'signin.failed' });
   }
 });
 
@@ -189,19 +192,30 @@ function showList({ keepPosition = false } = {}) {
   const searching = source.kind === 'search';
   table.showSort(searching || source.kind === 'smart' || source.kind === 'album' || (source.kind === 'playlist' && !state.list.sorted) ? null : state.sort.field, state.sort.desc);
   table.setSource(source, { keepPosition });
-  $('list-title').textContent = searching ? `Search “${state.text.trim()}”` : state.list.name ?? 'Tracks';
+  if (searching) showTitle(t('list.searchTitle', { text: state.text.trim() }), { data: true });
+  else showTitle(state.list.name);
   jumpBar.load(source.kind === 'library' ? listParams() : null).catch(showError);
   showSelection();
 }
 
+/** The list's heading: `text` (library data such as a playlist's name when `data`, so marked
+ *  translate="no"), or the Tracks view's name when there is none. */
+function showTitle(text, { data = text != null } = {}) {
+  const title = $('list-title');
+  title.removeAttribute('data-i18n');
+  title.textContent = text ?? t('views.tracks');
+  if (data) title.setAttribute('translate', 'no');
+  else title.removeAttribute('translate');
+}
+
+/** "1,234 tracks" beside the heading. */
 function showCount(total) {
-  const noun = total === 1 ? 'track' : 'tracks';
-  $('list-count').textContent = `${total.toLocaleString()} ${noun}`;
+  $('list-count').textContent = tn('list.count', total);
 }
 
 function showError(error) {
   if (isAbort(error)) return;
-  $('search-error').textContent = error.message ?? String(error);
+  showErrorIn($('search-error'), error);
   state.errorShown = true;
   if (error.status === 400) showCount(0);
 }
@@ -213,7 +227,7 @@ function clearError() {
 
 function showSelection() {
   const count = table.selection.size;
-  $('selection-count').textContent = count ? `${count.toLocaleString()} selected` : '';
+  $('selection-count').textContent = count ? t('list.selected', { count: formatNumber(count) }) : '';
   for (const id of ['play-selection', 'next-selection', 'queue-selection', 'add-to-playlist', 'edit-selection']) $(id).disabled = count === 0;
 }
 
@@ -300,14 +314,15 @@ function showView(view) {
   document.querySelector('.list-actions').hidden = view !== 'tracks';
   const sortTags = state.sortTags ? 'on' : 'off';
   const groups = {
-    albums: ['albums', { sortTags }, 'album', 'Albums'],
-    artists: ['artists', { sortTags, by: 'albumArtist' }, 'artist', 'Artists'],
-    composers: ['composers', { sortTags }, 'composer', 'Composers'],
-    genres: ['genres', { sortTags }, 'genre', 'Genres'],
+    albums: ['albums', { sortTags }, 'album', t('views.albums')],
+    artists: ['artists', { sortTags, by: 'albumArtist' }, 'artist', t('views.artists')],
+    composers: ['composers', { sortTags }, 'composer', t('views.composers')],
+    genres: ['genres', { sortTags }, 'genre', t('views.genres')],
   }[view];
   if (groups) {
     const [path, params, kind, title] = groups;
-    $('list-title').textContent = title;
+    showTitle(title, { data: false });
+    $('groups-view').setAttribute('aria-label', title);
     $('list-count').textContent = '';
     grid.show(path, params, kind);
     groupsJumpBar.load(params, `/api/${path}/sections`).catch(showError);
@@ -335,7 +350,7 @@ async function openGroup(item) {
   if (item.kind === 'album') return openAlbum(item);
   if (item.kind === 'artist' || item.kind === 'albumArtist') {
     showView('albums');
-    $('list-title').textContent = item.name || '(none)';
+    showTitle(item.name || t('common.none'), { data: Boolean(item.name) });
     const params = { sortTags: state.sortTags ? 'on' : 'off', artist: String(item.id) };
     grid.show('albums', params, 'album');
     groupsJumpBar.load(params, '/api/albums/sections').catch(showError);
@@ -353,19 +368,19 @@ async function openGroup(item) {
 async function openAlbum(item) {
   showView('album');
   // A blank album tag is its artist's unknown album: named as the grid names it.
-  $('list-title').textContent = item.name || '(none)';
-  $('album-name').textContent = item.name || '(none)';
+  showTitle(item.name || t('common.none'), { data: Boolean(item.name) });
+  $('album-name').textContent = item.name || t('common.none');
   $('album-cover').src = item.artworkID ? artworkURL(item.artworkID, 200) : '';
   if (!item.artworkID) $('album-cover').removeAttribute('src');
   const { items } = await api(`/api/albums/${item.id}/tracks`);
-  const seconds = items.reduce((sum, t) => sum + (t.duration || 0), 0);
-  $('album-meta').textContent = [item.artist, item.year, `${items.length} tracks`, clock(seconds)].filter(Boolean).join(' · ');
+  const seconds = items.reduce((sum, track) => sum + (track.duration || 0), 0);
+  $('album-meta').textContent = [item.artist, item.year, tn('list.count', items.length), clock(seconds)].filter(Boolean).join(' · ');
   const list = $('album-tracks');
   list.textContent = '';
   items.forEach((track, index) => {
     const entry = document.createElement('li');
     entry.tabIndex = 0;
-    entry.textContent = track.title ?? '(untitled)';
+    entry.textContent = track.title ?? t('common.untitled');
     const time = document.createElement('span');
     time.textContent = clock(track.duration);
     entry.append(time);

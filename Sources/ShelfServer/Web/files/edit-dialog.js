@@ -3,11 +3,13 @@
 // the server's report (updated, skipped, failed with reasons) is shown in the dialog. A picture
 // chosen from a file replaces every edited track's (sent as base64), or "Remove picture" drops it.
 import { api } from './api.js';
+import { t, tn, formatNumber, showErrorIn } from './i18n.js';
 
+/** The fields the dialog edits: the name sent to the server and the label shown. */
 const FIELDS = [
-  ['title', 'Title'], ['artist', 'Artist'], ['album', 'Album'], ['albumArtist', 'Album artist'],
-  ['composer', 'Composer'], ['genre', 'Genre'], ['year', 'Year'], ['trackNumber', 'Track'],
-  ['discNumber', 'Disc'], ['comment', 'Comment'],
+  ['title', t('fields.title')], ['artist', t('fields.artist')], ['album', t('fields.album')], ['albumArtist', t('fields.albumArtist')],
+  ['composer', t('fields.composer')], ['genre', t('fields.genre')], ['year', t('fields.year')], ['trackNumber', t('fields.trackNumber')],
+  ['discNumber', t('fields.discNumber')], ['comment', t('fields.comment')],
 ];
 
 /** The dialog; `open(ids, tracksByID)` fills it, `onSaved(report)` follows a save. */
@@ -28,7 +30,7 @@ export class EditDialog {
     }
     // The picture: a file input (JPEG or PNG) and a switch to remove it instead.
     const pictureLabel = document.createElement('label');
-    pictureLabel.textContent = 'New picture';
+    pictureLabel.textContent = t('edit.newPicture');
     this.picture = document.createElement('input');
     this.picture.type = 'file';
     this.picture.name = 'picture';
@@ -39,7 +41,7 @@ export class EditDialog {
     this.removePicture = document.createElement('input');
     this.removePicture.type = 'checkbox';
     this.removePicture.name = 'removePicture';
-    removeLabel.append(this.removePicture, ' Remove picture');
+    removeLabel.append(this.removePicture, ` ${t('edit.removePicture')}`);
     this.picture.addEventListener('change', () => { if (this.picture.files.length) this.removePicture.checked = false; });
     this.removePicture.addEventListener('change', () => { if (this.removePicture.checked) this.picture.value = ''; });
     fields.append(pictureLabel, removeLabel);
@@ -54,10 +56,11 @@ export class EditDialog {
   open(ids, tracks) {
     this.ids = ids;
     this.report.textContent = '';
-    this.dialog.querySelector('h2').textContent = ids.length === 1 ? 'Edit track' : `Edit ${ids.length.toLocaleString()} tracks`;
+    this.report.removeAttribute('translate');
+    this.dialog.querySelector('h2').textContent = tn('edit.heading', ids.length);
     const complete = tracks.length === ids.length;
     for (const [name, input] of this.inputs) {
-      const values = new Set(tracks.map((t) => (t[name] ?? '').toString()));
+      const values = new Set(tracks.map((track) => (track[name] ?? '').toString()));
       delete input.dataset.dirty;
       if (complete && values.size === 1) {
         input.value = [...values][0];
@@ -65,7 +68,7 @@ export class EditDialog {
         input.classList.remove('mixed');
       } else {
         input.value = '';
-        input.placeholder = 'Mixed — type to set for all';
+        input.placeholder = t('edit.mixed');
         input.classList.add('mixed');
       }
     }
@@ -76,6 +79,7 @@ export class EditDialog {
   }
 
   async save() {
+    this.report.removeAttribute('translate');
     const set = {};
     for (const [name, input] of this.inputs) if (input.dataset.dirty) set[name] = input.value.trim() === '' ? null : input.value;
     const body = { ids: this.ids, set };
@@ -83,22 +87,30 @@ export class EditDialog {
     if (file) body.picture = await base64(file);
     if (this.removePicture.checked) body.removePicture = true;
     if (!Object.keys(set).length && !file && !body.removePicture) {
-      this.report.textContent = 'Nothing changed.';
+      this.report.textContent = t('edit.nothingChanged');
       return;
     }
-    this.report.textContent = 'Saving…';
+    this.report.textContent = t('edit.saving');
     try {
       const result = await api('/api/edit', { method: 'POST', body });
-      const lines = [`Updated ${result.updated.length}`];
-      if (result.skipped.length) lines.push(`skipped ${result.skipped.length}: ${result.skipped.map((s) => `${s.id}: ${s.reason}`).join('; ')}`);
-      if (result.failed.length) lines.push(`failed ${result.failed.length}: ${result.failed.map((f) => `${f.id}: ${f.error} (${f.path})`).join('; ')}`);
-      this.report.textContent = `${lines.join(', ')}.`;
+      // The reasons and errors are the server's words (and paths), shown as they are.
+      const lines = [t('edit.report.updated', { count: formatNumber(result.updated.length) })];
+      if (result.skipped.length) {
+        const details = result.skipped.map((s) => `${s.id}: ${s.reason}`).join('; ');
+        lines.push(t('edit.report.skipped', { count: formatNumber(result.skipped.length), details }));
+      }
+      if (result.failed.length) {
+        const details = result.failed.map((f) => `${f.id}: ${f.error} (${f.path})`).join('; ');
+        lines.push(t('edit.report.failed', { count: formatNumber(result.failed.length), details }));
+      }
+      this.report.textContent = t('edit.report.sentence', { parts: lines.join(t('common.listSeparator')) });
+      if (lines.length > 1) this.report.setAttribute('translate', 'no');
       for (const input of this.inputs.values()) delete input.dataset.dirty;
       this.picture.value = '';
       this.removePicture.checked = false;
       this.onSaved(result);
     } catch (error) {
-      this.report.textContent = error.message;
+      showErrorIn(this.report, error);
     }
   }
 }

@@ -3,6 +3,7 @@
 // rounded up to the server's size steps, set when its tile comes near the view and dropped when
 // the tile is recycled, so far covers hold no memory.
 import { api, artworkURL, isAbort } from './api.js';
+import { t, tn } from './i18n.js';
 
 const MAX_SCROLL = 8_000_000;
 const MIN_TILE = 168;
@@ -69,6 +70,7 @@ export class GroupsGrid {
     while (this.pool.length < needed) {
       const tile = document.createElement('div');
       tile.className = 'tile';
+      tile.setAttribute('translate', 'no'); // a name from the library, in its label too
       tile.tabIndex = 0;
       tile.setAttribute('role', 'link');
       const image = document.createElement('img');
@@ -119,11 +121,16 @@ export class GroupsGrid {
       }
       if (tile.dataset.id === String(item.id)) return;
       tile.dataset.id = String(item.id);
-      name.textContent = item.name || '(none)';
-      sub.textContent = this.kind === 'album'
-        ? [item.artist, item.year].filter(Boolean).join(' · ')
-        : `${item.albumCount ? `${item.albumCount} albums · ` : ''}${item.trackCount} tracks`;
-      tile.setAttribute('aria-label', `${name.textContent}, ${sub.textContent}`);
+      name.textContent = item.name || t('common.none');
+      // An album's line is its artist and year (library data, like the tile); the others' are counts, in words.
+      if (this.kind === 'album') {
+        sub.textContent = [item.artist, item.year].filter(Boolean).join(' · ');
+        sub.removeAttribute('translate');
+      } else {
+        sub.textContent = [item.albumCount ? tn('groups.albumCount', item.albumCount) : '', tn('list.count', item.trackCount ?? 0)].filter(Boolean).join(' · ');
+        sub.setAttribute('translate', 'yes');
+      }
+      tile.setAttribute('aria-label', sub.textContent ? t('groups.tileLabel', { name: name.textContent, details: sub.textContent }) : name.textContent);
       if (this.kind === 'album' && item.artworkID) image.src = artworkURL(item.artworkID, width - 16);
       else image.removeAttribute('src');
     });

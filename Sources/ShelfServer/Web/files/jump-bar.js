@@ -2,6 +2,7 @@
 // sorted, filtered and sort-tagged; empty sections are disabled; a click, or a letter typed
 // while the list has focus, moves to the section's first row through /api/anchor.
 import { api, isAbort } from './api.js';
+import { t, formatNumber } from './i18n.js';
 
 export const SECTIONS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ', ...'あかさたなはまやらわ', '#'];
 
@@ -40,6 +41,7 @@ export class JumpBar {
       const button = document.createElement('button');
       button.type = 'button';
       button.textContent = name;
+      button.setAttribute('translate', 'no'); // a letter or kana row, not a word
       button.dataset.section = name;
       button.disabled = true;
       button.addEventListener('click', () => this.jump(name));
@@ -66,8 +68,10 @@ export class JumpBar {
       for (const [name, button] of this.buttons) {
         const info = this.counts.get(name);
         button.disabled = !info || info.count === 0;
-        button.title = info ? `${name}: ${info.count.toLocaleString()} from row ${(info.firstIndex + 1).toLocaleString()}` : `${name}: none`;
-        button.setAttribute('aria-label', info ? `${name}, ${info.count} rows` : `${name}, empty`);
+        button.title = info
+          ? t('jump.title', { section: name, count: formatNumber(info.count), row: formatNumber(info.firstIndex + 1) })
+          : t('jump.none', { section: name });
+        button.setAttribute('aria-label', info ? t('jump.rows', { section: name, count: formatNumber(info.count) }) : t('jump.empty', { section: name }));
       }
     } catch (error) {
       if (!isAbort(error)) throw error;

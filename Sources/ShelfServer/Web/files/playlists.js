@@ -2,6 +2,7 @@
 // in the table; create, delete; add the selected tracks; create a smart playlist from a rule with
 // its limit and selection, the server's error shown in the dialog.
 import { api } from './api.js';
+import { t, tn, errorText, showErrorIn } from './i18n.js';
 
 /** The playlist list in `element`. */
 export class Playlists {
@@ -31,7 +32,7 @@ export class Playlists {
         this.onOpen({ id: created.id, name: created.name, kind: 'smart' });
         this.markCurrent(created.id);
       } catch (error) {
-        document.getElementById('smart-error').textContent = error.message;
+        showErrorIn(document.getElementById('smart-error'), error);
       }
     });
   }
@@ -56,6 +57,7 @@ export class Playlists {
         if (playlist.kind === 'folder') {
           item.className = 'folder';
           const name = document.createElement('span');
+          name.setAttribute('translate', 'no');
           name.textContent = playlist.name;
           const sub = document.createElement('ul');
           item.append(name, sub);
@@ -64,8 +66,9 @@ export class Playlists {
           const button = document.createElement('button');
           button.type = 'button';
           button.dataset.playlist = String(playlist.id);
+          button.setAttribute('translate', 'no');
           button.textContent = `${playlist.kind === 'smart' ? '⚙ ' : ''}${playlist.name}`;
-          if (playlist.kind === 'regular') button.title = `${playlist.itemCount} tracks`;
+          if (playlist.kind === 'regular') button.title = tn('list.count', playlist.itemCount ?? 0);
           if (playlist.id === this.current) button.setAttribute('aria-current', 'page');
           button.addEventListener('click', () => {
             this.markCurrent(playlist.id);
@@ -75,13 +78,17 @@ export class Playlists {
             if (event.key === 'Delete') this.remove(playlist);
             if (event.key === 'F2') this.rename(playlist);
           });
-          const actions = [['✎', 'Rename', () => this.rename(playlist)], ['✕', 'Delete', () => this.remove(playlist)]].map(([text, name, action]) => {
+          const actions = [
+            ['✎', 'rename', t('playlists.rename', { name: playlist.name }), () => this.rename(playlist)],
+            ['✕', 'delete', t('playlists.delete', { name: playlist.name }), () => this.remove(playlist)],
+          ].map(([text, name, label, action]) => {
             const control = document.createElement('button');
             control.type = 'button';
             control.className = 'pl-action';
             control.textContent = text;
-            control.setAttribute('aria-label', `${name} ${playlist.name}`);
-            control.dataset.action = name.toLowerCase();
+            control.setAttribute('aria-label', label);
+            control.setAttribute('translate', 'no'); // the label carries the playlist's name
+            control.dataset.action = name;
             control.addEventListener('click', action);
             return control;
           });
@@ -104,30 +111,30 @@ export class Playlists {
   }
 
   async create() {
-    const name = window.prompt('New playlist name');
+    const name = window.prompt(t('playlists.newName'));
     if (!name) return;
     const { id } = await api('/api/playlists', { method: 'POST', body: { name } });
     const ids = this.selectedIDs();
-    if (ids.length && window.confirm(`Add the ${ids.length} selected tracks to “${name}”?`)) {
+    if (ids.length && window.confirm(tn('playlists.addSelected', ids.length, { name }))) {
       await api(`/api/playlists/${id}/items`, { method: 'POST', body: { tracks: ids } });
     }
     await this.load();
   }
 
   async rename(playlist) {
-    const name = window.prompt('Rename the playlist', playlist.name);
+    const name = window.prompt(t('playlists.renamePrompt'), playlist.name);
     if (!name || name === playlist.name) return;
     try {
       await api(`/api/playlists/${playlist.id}/rename`, { method: 'POST', body: { name } });
     } catch (error) {
-      window.alert(error.message);
+      window.alert(errorText(error));
     }
     await this.load();
     this.onChanged();
   }
 
   async remove(playlist) {
-    if (!window.confirm(`Delete “${playlist.name}”?`)) return;
+    if (!window.confirm(t('playlists.confirmDelete', { name: playlist.name }))) return;
     await api(`/api/playlists/${playlist.id}`, { method: 'DELETE' });
     await this.load();
   }
@@ -136,7 +143,7 @@ export class Playlists {
   async chooseAndAdd(ids) {
     const regular = this.playlists.filter((p) => p.kind === 'regular');
     const names = regular.map((p, i) => `${i + 1}. ${p.name}`).join('\n');
-    const answer = window.prompt(`Add ${ids.length} tracks to which playlist?\n${names}\n(a number, or a new name)`);
+    const answer = window.prompt(tn('playlists.choose', ids.length, { names }));
     if (!answer) return;
     let target = regular[Number(answer) - 1];
     if (!target) {

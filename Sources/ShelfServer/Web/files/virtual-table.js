@@ -6,6 +6,7 @@
 // on), by offset otherwise (a far drag or a jump); requests for rows no longer near the view
 // are cancelled; rows far from it are dropped, so memory stays flat.
 import { isAbort, clock } from './api.js';
+import { t, formatNumber, formatDate } from './i18n.js';
 
 const MAX_SCROLL = 8_000_000;
 
@@ -19,20 +20,20 @@ function setText(cell, text) {
   }
 }
 
-/** The table's columns: header, sort field, how a cell shows a track, numeric or not. */
+/** The table's columns: header, tooltip, sort field, how a cell shows a track, numeric or not. */
 export const COLUMNS = [
-  { label: 'Title', sort: 'title', cell: (t) => t.title ?? '', cls: 'title' },
-  { label: 'Artist', sort: 'artist', cell: (t) => t.artist ?? '' },
-  { label: 'Album', sort: 'album', cell: (t) => t.album ?? '' },
-  { label: 'Album artist', sort: 'albumArtist', cell: (t) => t.albumArtist ?? '' },
-  { label: 'Composer', sort: 'composer', cell: (t) => t.composer ?? '' },
-  { label: 'Genre', sort: 'genre', cell: (t) => t.genre ?? '' },
-  { label: 'Year', sort: 'year', cell: (t) => t.year ?? '', num: true },
-  { label: '#', sort: 'trackNumber', cell: (t) => t.trackNumber ?? '', num: true, name: 'Track' },
-  { label: 'Time', sort: 'duration', cell: (t) => clock(t.duration), num: true },
-  { label: 'Plays', sort: 'playCount', cell: (t) => t.playCount || '', num: true },
-  { label: 'Rating', sort: 'rating', cell: (t) => (t.rating ? '★'.repeat(Math.round(t.rating / 20)) : '') },
-  { label: 'Added', sort: 'dateAdded', cell: (t) => (t.dateAdded ?? '').slice(0, 10), num: true },
+  { label: t('fields.title'), title: t('columns.sortBy.title'), sort: 'title', cell: (track) => track.title ?? '', cls: 'title' },
+  { label: t('fields.artist'), title: t('columns.sortBy.artist'), sort: 'artist', cell: (track) => track.artist ?? '' },
+  { label: t('fields.album'), title: t('columns.sortBy.album'), sort: 'album', cell: (track) => track.album ?? '' },
+  { label: t('fields.albumArtist'), title: t('columns.sortBy.albumArtist'), sort: 'albumArtist', cell: (track) => track.albumArtist ?? '' },
+  { label: t('fields.composer'), title: t('columns.sortBy.composer'), sort: 'composer', cell: (track) => track.composer ?? '' },
+  { label: t('fields.genre'), title: t('columns.sortBy.genre'), sort: 'genre', cell: (track) => track.genre ?? '' },
+  { label: t('fields.year'), title: t('columns.sortBy.year'), sort: 'year', cell: (track) => track.year ?? '', num: true },
+  { label: t('columns.trackNumber'), title: t('columns.sortBy.trackNumber'), sort: 'trackNumber', cell: (track) => track.trackNumber ?? '', num: true },
+  { label: t('fields.duration'), title: t('columns.sortBy.duration'), sort: 'duration', cell: (track) => clock(track.duration), num: true },
+  { label: t('fields.playCount'), title: t('columns.sortBy.playCount'), sort: 'playCount', cell: (track) => (track.playCount ? formatNumber(track.playCount) : ''), num: true },
+  { label: t('fields.rating'), title: t('columns.sortBy.rating'), sort: 'rating', cell: (track) => (track.rating ? '★'.repeat(Math.round(track.rating / 20)) : '') },
+  { label: t('fields.dateAdded'), title: t('columns.sortBy.dateAdded'), sort: 'dateAdded', cell: (track) => formatDate(track.dateAdded), num: true },
 ];
 
 /** The table over `elements` (grid, viewport, rows layer, spacer, header row). */
@@ -78,7 +79,7 @@ export class VirtualTable {
       const button = document.createElement('button');
       button.type = 'button';
       button.textContent = column.label;
-      button.title = `Sort by ${(column.name ?? column.label).toLowerCase()}`;
+      button.title = column.title;
       button.dataset.sort = column.sort;
       button.addEventListener('click', () => this.handlers.onSort(column.sort));
       cell.append(button);

@@ -1,0 +1,109 @@
+import Foundation
+import Shelf
+import ShelfCore
+import ShelfWire
+
+/// What the web page's admin and settings views need beyond the Subsonic API (which the page
+/// calls with its session for users, shares, podcasts and the rest): API keys, the user's other
+/// sessions, and the loudness measurement.
+extension NativeAPI {
+    /// The routes of this group.
+    var adminRoutes: [Route] {
+        [
+            Route("GET", "/api/users/{name}/keys", listKeys),
+            Route("POST", "/api/users/{name}/keys", createKey),
+            Route("DELETE", "/api/keys/{id}", revokeKey),
+            Route("GET", "/api/me/sessions", sessions),
+            Route("DELETE", "/api/me/sessions/others", endOtherSessions),
+            Route("GET", "/api/loudness", access: .admin, loudnessStatus),
+            Route("POST", "/api/loudness", access: .admin) { _ in
+                context.loudness.runNow()
+                return try .json(try await loudnessDocument(), status: 202)
+            },
+        ]
+    }
+
+    /// `{"keys":[{id,created,lastUsed}]}`: the key IDs, never the keys.
+    struct KeysDocument: Encodable {
+        struct Key: Encodable {
+            let id: String
+            let created: Date
+            let lastUsed: Date?
+        }
+        let keys: [Key]
+    }
+
+    /// `{"key":"…","info":{id,created,lastUsed}}`: the key itself, this once.
+    struct NewKeyDocument: Encodable {
+        let key: String
+        let info: KeysDocument.Key
+    }
+
+    /// The user a key route names: oneself, or anyone for an admin.
+    func keyOwner(_ request: RouteRequest) async throws -> User {
+        let me = try request.signedIn
+        let name = request.parameters["name"] ?? ""
+        guard let user = try await library.user(named: name) else { throw HTTPError.notFound("there is no user '\(name)'") }
+        guard user.id == me.id || me.isAdmin else { throw HTTPError.forbidden("only an admin may manage another user's API keys") }
+        return user
+    }
+
+    func listKeys(_ request: RouteRequest) async throws -> HTTPResponse {
+        let user = try await keyOwner(request)
+        let keys = try await library.apiKeys(of: user.id).map { KeysDocument.Key(id: $0.id, created: $0.created, lastUsed: $0.lastUsed) }
+        return try .json(KeysDocument(keys: keys))
+    }
+
+    func createKey(_ request: RouteRequest) async throws -> HTTPResponse {
+        let user = try await keyOwner(request)
+        let (info, key) = try await library.createAPIKey(for: user.id)
+        context.events.poke()
+        return try .json(NewKeyDocument(key: key, info: .init(id: info.id, created: info.created, lastUsed: info.lastUsed)), status: 201)
+    }
+
+    func revokeKey(_ request: RouteRequest) async throws -> HTTPResponse {
+        let me = try request.signedIn
+        let id = request.parameters["id"] ?? ""
+        // The owner is found among the keys the caller may see, so an unknown ID and another
+        // user's key answer alike to a non-admin.
+        let owners = me.isAdmin ? try await library.users() : [me]
+        var found = false
+        for owner in owners where try await library.apiKeys(of: owner.id).contains(where: { $0.id == id }) {
+            found = true
+            break
+        }
+        guard found else { throw HTTPError.notFound("there is no API key '\(id)'") }
+        try await library.revokeAPIKey(id: id)
+        return try .json(["revoked": id])
+    }
+
+    func sessions(_ request: RouteRequest) async throws -> HTTPResponse {
+        let me = try request.signedIn
+        return try .json(["sessions": try await library.sessionCount(of: me.id)])
+    }
+
+    func endOtherSessions(_ request: RouteRequest) async throws -> HTTPResponse {
+        let me = try request.signedIn
+        let ended = try await library.deleteSessions(of: me.id, except: request.http.cookie(SessionAuthenticator.cookieName))
+        return try .json(["ended": ended])
+    }
+
+    /// `{"enabled","running","last","withoutGain"}`.
+    struct LoudnessDocument: Encodable {
+        let enabled: Bool
+        let running: Bool
+        let last: LoudnessJob.LastRun?
+        /// Tracks without a ReplayGain gain: what a run would measure.
+        let withoutGain: Int
+    }
+
+    func loudnessDocument() async throws -> LoudnessDocument {
+        let status = context.loudness.status
+        let waiting = try await library.page(LibraryQuery(filter: try Parameters.filter("replayGain:no")), limit: 0).total
+        return LoudnessDocument(enabled: status.enabled, running: status.running, last: status.last, withoutGain: waiting)
+    }
+
+    func loudnessStatus(_ request: RouteRequest) async throws -> HTTPResponse {
+        try .json(try await loudnessDocument())
+    }
+}

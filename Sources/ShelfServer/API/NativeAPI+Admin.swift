@@ -95,6 +95,17 @@ extension NativeAPI {
         let last: LoudnessJob.LastRun?
         /// Tracks without a ReplayGain gain: what a run would measure.
         let withoutGain: Int
+
+        /// Every key, `last` as null before the first run.
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(enabled, forKey: .enabled)
+            try c.encode(running, forKey: .running)
+            try c.encode(last, forKey: .last)
+            try c.encode(withoutGain, forKey: .withoutGain)
+        }
+
+        enum CodingKeys: String, CodingKey { case enabled, running, last, withoutGain }
     }
 
     func loudnessDocument() async throws -> LoudnessDocument {

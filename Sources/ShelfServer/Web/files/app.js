@@ -7,12 +7,30 @@ import { VirtualTable } from './virtual-table.js';
 import { JumpBar, sectionOfKey } from './jump-bar.js';
 import { librarySource, searchSource, playlistSource, playlistPageSource, smartSource, albumSource } from './sources.js';
 import { Player } from './player.js';
+import { installShortcuts } from './shortcuts.js';
 import { GroupsGrid } from './groups-grid.js';
 import { EditDialog } from './edit-dialog.js';
 import { Playlists } from './playlists.js';
 import { applyTranslations, t, tn, formatNumber, showErrorIn } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
+
+// The theme before anything draws (settings.js writes it; reading it here keeps the pages'
+// modules off the first load).
+try {
+  const theme = localStorage.getItem('shelf.theme');
+  if (theme === 'light' || theme === 'dark') document.documentElement.dataset.theme = theme;
+} catch { /* storage refused: the system's theme */ }
+
+// The views beside the list, each a module loaded the first time it is opened, so the first
+// rows never wait for them.
+const PAGES = {
+  missing: ['./pages.js', 'MissingPage'], podcasts: ['./pages.js', 'PodcastsPage'], radio: ['./pages.js', 'RadioPage'],
+  bookmarks: ['./pages.js', 'BookmarksPage'], shares: ['./pages.js', 'SharesPage'], artist: ['./pages.js', 'ArtistPage'],
+  admin: ['./admin.js', 'AdminPage'], settings: ['./settings.js', 'SettingsPage'],
+};
+const pages = new Map();
+let shownPage = null;
 
 const state = {
   user: null,
@@ -76,6 +94,7 @@ const player = new Player(
   },
   { onTrack: (track) => table.showPlaying(track.id) },
 );
+const shortcuts = installShortcuts({ player });
 
 const grid = new GroupsGrid(
   { viewport: $('groups-viewport'), layer: $('groups-layer'), spacer: $('groups-spacer') },
@@ -109,6 +128,8 @@ const playlists = new Playlists($('playlists'), {
 // MARK: Signing in and out
 
 async function start() {
+  // The shell's files, kept for opening offline (sw.js); the API and audio are never cached.
+  navigator.serviceWorker?.register('/sw.js').catch(() => { /* no worker: the page works without one */ });
   applyTranslations();
   try {
     const { user } = await api('/api/me');
@@ -136,6 +157,7 @@ function signedIn(user) {
   document.body.dataset.admin = String(Boolean(user.admin));
   for (const element of document.querySelectorAll('.admin-only')) element.hidden = !user.admin;
   listen();
+  player.offerResume();
   playlists.load().catch(showError);
   showView('tracks');
   showList();
@@ -157,12 +179,17 @@ $('signin').addEventListener('submit', async (event) => {
 });
 
 $('signout').addEventListener('click', async () => {
-  player.clear();
+  // The player saves the queue and ends the listen while the session still works.
+  await player.signOut();
   try { await api('/api/session', { method: 'DELETE' }); } catch { /* signed out either way */ }
   showSignIn();
 });
 
-onSignedOut(() => { if (state.user) showSignIn(); });
+onSignedOut(() => {
+  if (!state.user) return;
+  player.reset();
+  showSignIn();
+});
 
 // MARK: The list
 
@@ -228,7 +255,7 @@ function clearError() {
 function showSelection() {
   const count = table.selection.size;
   $('selection-count').textContent = count ? t('list.selected', { count: formatNumber(count) }) : '';
-  for (const id of ['play-selection', 'next-selection', 'queue-selection', 'add-to-playlist', 'edit-selection']) $(id).disabled = count === 0;
+  for (const id of ['play-selection', 'next-selection', 'queue-selection', 'add-to-playlist', 'share-selection', 'edit-selection']) $(id).disabled = count === 0;
 }
 
 async function selectedTracks() {
@@ -257,6 +284,10 @@ $('play-selection').addEventListener('click', async () => player.playNow((await 
 $('queue-selection').addEventListener('click', async () => player.add((await selectedTracks()).tracks));
 $('next-selection').addEventListener('click', async () => player.playNext((await selectedTracks()).tracks));
 $('add-to-playlist').addEventListener('click', () => playlists.chooseAndAdd(table.selectedIDs()));
+$('share-selection').addEventListener('click', async () => {
+  const { createShareDialog } = await import('./pages.js');
+  await createShareDialog(table.selectedIDs());
+});
 $('edit-selection').addEventListener('click', async () => {
   const { ids, tracks } = await selectedTracks();
   editor.open(ids, tracks);
@@ -312,6 +343,13 @@ function showView(view) {
   $('groups-view').hidden = !['albums', 'artists', 'composers', 'genres'].includes(view);
   $('album-view').hidden = view !== 'album';
   document.querySelector('.list-actions').hidden = view !== 'tracks';
+  const isPage = Boolean(PAGES[view]);
+  $('page-view').hidden = !isPage;
+  document.querySelector('.listhead').hidden = isPage;
+  if (!isPage && shownPage) {
+    shownPage.hide?.();
+    shownPage = null;
+  }
   const sortTags = state.sortTags ? 'on' : 'off';
   const groups = {
     albums: ['albums', { sortTags }, 'album', t('views.albums')],
@@ -335,7 +373,9 @@ function showView(view) {
 for (const button of document.querySelectorAll('[data-view]')) {
   button.addEventListener('click', () => {
     playlists.markCurrent(null);
-    if (button.dataset.view === 'tracks') {
+    if (PAGES[button.dataset.view]) {
+      openPage(button.dataset.view).catch(showError);
+    } else if (button.dataset.view === 'tracks') {
       state.list = { type: 'library' };
       showView('tracks');
       showList();
@@ -345,16 +385,60 @@ for (const button of document.querySelectorAll('[data-view]')) {
   });
 }
 
+/** What the pages may do to the rest of the page. */
+function pageDeps() {
+  return {
+    player, user: state.user,
+    openAlbum: (album) => openAlbum(album),
+    openArtist: (id, name) => openPage('artist', { id, name }),
+    openArtistByName: (name) => openArtistByName(name),
+    search: (text) => searchFor(text),
+  };
+}
+
+/** Shows page `view` (loading its module the first time) with `args`. */
+async function openPage(view, args = {}) {
+  const [module, name] = PAGES[view];
+  const section = $('page-view');
+  showView(view);
+  section.dataset.view = view;
+  section.dataset.ready = 'false';
+  let page = pages.get(view);
+  if (!page) {
+    const Page = (await import(module))[name];
+    page = new Page(section, pageDeps());
+    pages.set(view, page);
+  }
+  if (state.view !== view) return;  // another view was chosen while the module loaded
+  if (shownPage && shownPage !== page) shownPage.hide?.();
+  shownPage = page;
+  page.deps = pageDeps();
+  await page.show(args);
+  if (state.view !== view) return;
+  section.dataset.ready = 'true';
+  section.querySelector('h1')?.focus();
+}
+
+/** The artist page of a name (one of a track's several artists). */
+async function openArtistByName(name) {
+  const { id } = await api('/api/artists/named', { params: { name } });
+  await openPage('artist', { id, name });
+}
+
+/** The tracks view filtered by `text` (a genre or label link). */
+function searchFor(text) {
+  state.list = { type: 'library' };
+  state.text = text;
+  $('search').value = text;
+  showView('tracks');
+  showList();
+}
+
 async function openGroup(item) {
   if (!item) return;
   if (item.kind === 'album') return openAlbum(item);
   if (item.kind === 'artist' || item.kind === 'albumArtist') {
-    showView('albums');
-    showTitle(item.name || t('common.none'), { data: Boolean(item.name) });
-    const params = { sortTags: state.sortTags ? 'on' : 'off', artist: String(item.id) };
-    grid.show('albums', params, 'album');
-    groupsJumpBar.load(params, '/api/albums/sections').catch(showError);
-    return;
+    return openPage('artist', { id: item.id, name: item.name });
   }
   // Composers and genres drill down to the tracks, filtered.
   const field = item.kind === 'composer' ? 'composer' : 'genre';
@@ -377,18 +461,41 @@ async function openAlbum(item) {
   $('album-meta').textContent = [item.artist, item.year, tn('list.count', items.length), clock(seconds)].filter(Boolean).join(' · ');
   const list = $('album-tracks');
   list.textContent = '';
-  items.forEach((track, index) => {
-    const entry = document.createElement('li');
-    entry.tabIndex = 0;
-    entry.textContent = track.title ?? t('common.untitled');
-    const time = document.createElement('span');
-    time.textContent = clock(track.duration);
-    entry.append(time);
-    const play = () => player.playNow(items, index);
-    entry.addEventListener('click', play);
-    entry.addEventListener('keydown', (event) => { if (event.key === 'Enter') play(); });
-    list.append(entry);
-  });
+  $('album-details').textContent = '';
+  // Release details, disc headings and credits come with the pages' module (loaded on demand).
+  const { albumHeader, discGroups, discHeading, artistLinks } = await import('./pages.js');
+  const deps = pageDeps();
+  $('album-details').append(albumHeader(items, deps));
+  const groups = discGroups(items);
+  let index = 0;
+  for (const group of groups) {
+    if (groups.length > 1 || group.subtitle) {
+      const heading = document.createElement('li');
+      heading.className = 'disc';
+      heading.append(discHeading(group));
+      list.append(heading);
+    }
+    for (const track of group.tracks) {
+      const at = index++;
+      const entry = document.createElement('li');
+      entry.tabIndex = 0;
+      entry.className = 'album-track';
+      const title = document.createElement('span');
+      title.className = 'album-track-title';
+      title.textContent = track.title ?? t('common.untitled');
+      const credits = document.createElement('div');
+      credits.className = 'album-track-credits';
+      credits.append(artistLinks(track, deps));
+      const time = document.createElement('span');
+      time.className = 'album-track-time';
+      time.textContent = clock(track.duration);
+      entry.append(title, time, credits);
+      const play = () => player.playNow(items, at);
+      entry.addEventListener('click', play);
+      entry.addEventListener('keydown', (event) => { if (event.key === 'Enter' && event.target === entry) play(); });
+      list.append(entry);
+    }
+  }
   $('album-play').onclick = () => player.playNow(items, 0);
   $('album-back').onclick = () => showView('albums');
 }
@@ -415,6 +522,9 @@ function listen() {
   events.addEventListener('change', (event) => { seen(event); scheduleRefresh(); });
   events.addEventListener('tokenExpired', (event) => { seen(event); scheduleRefresh(); });
   events.addEventListener('ready', (event) => { seen(event); document.body.dataset.live = 'true'; });
+  events.addEventListener('scan', (event) => {
+    try { pages.get('admin')?.onScan(JSON.parse(event.data)); } catch { /* a torn event: the next one says the same */ }
+  });
   events.addEventListener('error', () => {
     if (events.readyState !== EventSource.CLOSED) return;
     document.body.dataset.live = 'false';
@@ -449,5 +559,11 @@ function refreshAll() {
   }
   playlists.load().catch(() => {});
 }
+
+// For the browser suite and the console: open an artist, show the shortcuts.
+window.shelf = Object.assign(window.shelf || {}, {
+  openArtist: (id, name) => openPage('artist', { id, name }),
+  showShortcuts: () => { if (!shortcuts.dialog.open) shortcuts.dialog.showModal(); },
+});
 
 start();

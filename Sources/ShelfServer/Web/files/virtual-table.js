@@ -60,6 +60,7 @@ export class VirtualTable {
     this.buildHeader();
     viewport.addEventListener('scroll', () => this.onScroll(), { passive: true });
     new ResizeObserver(() => this.layout()).observe(viewport);
+    this.passFocusThroughViewport();
     layer.addEventListener('click', (event) => this.onClick(event));
     layer.addEventListener('dblclick', (event) => {
       const index = this.indexOf(event.target);
@@ -137,6 +138,28 @@ export class VirtualTable {
   }
 
   /** Rows that fit in the view, plus one. */
+  /** A scroll container must be reachable by keyboard (WCAG 2.1.1; axe's scrollable-region-
+   *  focusable), so the viewport is in the tab order; but the grid owns the keys and the active
+   *  row, so focus arriving in the viewport goes on: to the grid, or past the viewport when Tab
+   *  leaves the grid forwards. A click on a row focuses the grid too. */
+  passFocusThroughViewport() {
+    const { grid, viewport } = this;
+    viewport.tabIndex = 0;
+    let pointer = false;
+    viewport.addEventListener('pointerdown', () => { pointer = true; }, true);
+    viewport.addEventListener('focus', (event) => {
+      const forwardFromGrid = grid.contains(event.relatedTarget) && event.relatedTarget !== viewport && !pointer;
+      pointer = false;
+      if (!forwardFromGrid) {
+        grid.focus({ preventScroll: true });
+        return;
+      }
+      const stops = [...document.querySelectorAll('button, a[href], input, select, textarea, [tabindex]')]
+        .filter((el) => el.tabIndex >= 0 && !el.disabled && el.getClientRects().length > 0);
+      (stops[stops.indexOf(viewport) + 1] ?? grid).focus();
+    });
+  }
+
   visibleCount() { return Math.ceil(this.viewport.clientHeight / this.rowHeight) + 1; }
 
   /** Rows per request: twice what the view shows (so a tall window is filled by one request). */

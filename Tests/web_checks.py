@@ -71,7 +71,7 @@ def write_tone_album(directory):
         out.setnchannels(1)
         out.setsampwidth(2)
         out.setframerate(RATE)
-        out.writeframes(array.array("h", (int(6000 * math.sin(2 * math.pi * 330 * k / RATE)) for k in range(RATE))).tobytes())
+        out.writeframes(array.array("h", (int(6000 * math.sin(2 * math.pi * 330 * k / RATE)) for k in range(3 * RATE))).tobytes())
     path = os.path.join(plain, "Plain.flac")
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", raw, "-c:a", "flac", path], check=True)
     os.remove(raw)
@@ -209,6 +209,18 @@ def test_gapless_and_replaygain(kit, driver, tracks):
     play_tracks(kit, driver, [plain], 0)
     kit.wait(driver, lambda d: (s := player_state(kit, d)) and s["track"] == plain["id"], "the untagged track")
     kit.wait(driver, lambda d: abs(player_state(kit, d)["gain"] - 10 ** (-6 / 20)) < 1e-3, "the default gain")
+    # Crossfade: between albums the next track starts early (a negative gap on the audio clock);
+    # within an album played in order, never.
+    kit.js(driver, "window.shelf.player.setSettings({replayGain: 'track', preamp: 0, defaultGain: -6, crossfade: 1})")
+    kit.js(driver, "window.shelf.player.engine.joins.length = 0")
+    play_tracks(kit, driver, [tracks[0], tracks[1], plain], 0)
+    kit.wait(driver, lambda d: len(player_state(kit, d)["joins"]) >= 2, "the crossfaded queue's joins")
+    joins = player_state(kit, driver)["joins"][:2]
+    assert joins[0]["to"] == tracks[1]["id"] and abs(joins[0]["gap"]) <= 0.020, f"crossfaded within the album: {joins[0]}"
+    assert joins[1]["to"] == plain["id"] and -1.05 <= joins[1]["gap"] <= -0.95, f"no 1 s crossfade between albums: {joins[1]}"
+    kit.js(driver, "window.shelf.player.setSettings({replayGain: 'track', preamp: 0, defaultGain: -6, crossfade: 0})")
+    play_tracks(kit, driver, [plain], 0)
+    kit.wait(driver, lambda d: (s := player_state(kit, d)) and s["track"] == plain["id"] and s["playing"], "the untagged track again")
     # The volume slider is the listener's: it never touches the ReplayGain node.
     kit.js(driver, "const v = document.getElementById('volume'); v.value = '0.5'; v.dispatchEvent(new Event('input'));")
     assert abs(player_state(kit, driver)["gain"] - 10 ** (-6 / 20)) < 1e-3
@@ -526,6 +538,12 @@ def test_japanese(kit, driver):
     if found:
         problems["smart dialog"] = sorted(set(found))[:8]
     kit.js(driver, "document.getElementById('smart-dialog').close()")
+    # The dark theme in Japanese, for the README.
+    kit.js(driver, "document.documentElement.dataset.theme = 'dark'")
+    for view in ("albums", "admin", "settings"):
+        show_view(kit, driver, view)
+        kit.shot(driver, f"ja-{view}-dark-1280x800")
+    kit.js(driver, "delete document.documentElement.dataset.theme")
     assert "トラック" in driver.find_element(By.CSS_SELECTOR, "[data-view='tracks']").text or "曲" in driver.find_element(By.CSS_SELECTOR, "[data-view='tracks']").text
     assert not problems, json.dumps(problems, ensure_ascii=False)
     set_language(kit, driver, "en")
@@ -595,6 +613,7 @@ def test_axe(kit, driver):
         for view in VIEWS + ["album"]:
             show_view(kit, driver, view)
             scan(f"{view}/{theme}")
+            kit.shot(driver, f"{view}-{theme}-1280x800")
         kit.show_tracks(driver)
         kit.js(driver, "const q = document.getElementById('queue'); if (q.hidden) document.getElementById('queue-toggle').click();")
         scan(f"queue/{theme}")

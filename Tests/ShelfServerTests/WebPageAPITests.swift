@@ -141,7 +141,8 @@ import Testing
         #expect(!worker.text.contains("__SHELF_"))
         for name in ["'/'", "'/app/app.js'", "'/app/index.html'", "'/app/manifest.webmanifest'"] { #expect(worker.text.contains(name), "\(name)") }
         #expect(!worker.text.contains("'/app/sw.js'"))
-        #expect(!worker.text.contains("/api/"))
+        let files = try #require(worker.text.firstMatch(of: #/const FILES = \[([^\]]*)\]/#)).1
+        #expect(!files.contains("/api/") && !files.contains("/rest/"), "\(files)")
         let manifest = try client.request("GET", "/app/manifest.webmanifest")
         #expect(manifest.headers["content-type"] == "application/manifest+json; charset=utf-8")
         #expect((manifest.json as? [String: Any])?["start_url"] as? String == "/")

@@ -124,6 +124,74 @@ import Testing
         }
     }
 
+    /// The page's words live in the two tables (i18n-en.js, i18n-ja.js), never in the code: both
+    /// tables have the same keys and placeholders, every key the code names is in them, every
+    /// text and labelling attribute of index.html is marked for translation (or as data), and no
+    /// script assigns a literal word to what the page shows. The browser suite adds the Japanese
+    /// walk (no untranslated word on any view).
+    @Test func thePageTextComesFromTheTables() throws {
+        func table(_ name: String) throws -> [String: String] {
+            let text = try String(contentsOf: Self.files.appendingPathComponent(name), encoding: .utf8)
+            var entries: [String: String] = [:]
+            for match in text.matches(of: #/\n  '([^']+)': '((?:[^'\\]|\\.)*)',/#) { entries[String(match.1)] = String(match.2) }
+            return entries
+        }
+        let en = try table("i18n-en.js")
+        let ja = try table("i18n-ja.js")
+        #expect(en.count > 400, "\(en.count) English entries")
+        #expect(Set(en.keys) == Set(ja.keys), "only English: \(Set(en.keys).subtracting(ja.keys).sorted()); only Japanese: \(Set(ja.keys).subtracting(en.keys).sorted())")
+        func placeholders(_ text: String) -> Set<String> { Set(text.matches(of: #/\{[a-zA-Z]+\}/#).map { String($0.0) }) }
+        for (key, text) in en {
+            guard var theirs = ja[key].map(placeholders) else { continue }
+            var ours = placeholders(text)
+            // English may say "Edit track" for one where Japanese says "1曲を編集": a singular form
+            // may leave the count out.
+            if key.hasSuffix(".one") {
+                ours.remove("{count}")
+                theirs.remove("{count}")
+            }
+            if ours != theirs { Issue.record("\(key): the placeholders differ between the tables") }
+        }
+        let scripts = try FileManager.default.contentsOfDirectory(atPath: Self.files.path).filter { $0.hasSuffix(".js") && !$0.hasPrefix("i18n") && $0 != "sw.js" }
+        #expect(scripts.count >= 15)
+        for name in scripts {
+            let script = try String(contentsOf: Self.files.appendingPathComponent(name), encoding: .utf8)
+            for match in script.matches(of: #/\bt\('([a-zA-Z0-9_.]+)'/#) where en[String(match.1)] == nil {
+                Issue.record("\(name) uses '\(match.1)', which is not in the tables")
+            }
+            for match in script.matches(of: #/\btn\('([a-zA-Z0-9_.]+)'/#) where en["\(match.1).one"] == nil || en["\(match.1).other"] == nil {
+                Issue.record("\(name) counts with '\(match.1)', whose .one and .other are not both in the tables")
+            }
+            // A literal word put where the page shows it (or names a control) is text outside the tables.
+            let literal = #/(?:textContent|innerText|title|placeholder|ariaLabel|alt)\s*=\s*['"`][^'"`]*[A-Za-z]{3,}|setAttribute\('(?:aria-label|title|placeholder|alt)',\s*['"`][^'"`]*[A-Za-z]{3,}|\btext:\s*['"`][^'"`]*[A-Za-z]{3,}|(?:alert|confirm|prompt)\(\s*['"`]/#
+            let lines = script.split(separator: "\n", omittingEmptySubsequences: false)
+            for match in script.matches(of: literal) {
+                // Library data spliced into a template is not a word of the page; a language's own
+                // name in the language list is marked translate="no" on purpose.
+                if match.0.contains("`${") { continue }
+                let line = lines[script[..<match.range.lowerBound].filter { $0 == "\n" }.count]
+                if line.contains("translate: 'no'") { continue }
+                Issue.record("\(name): a literal word shown: \(match.0)")
+            }
+        }
+        let html = try String(contentsOf: Self.files.appendingPathComponent("index.html"), encoding: .utf8)
+        for match in html.matches(of: #/<(\w+)([^>]*)>([^<]*[A-Za-z]{2,}[^<]*)</#) {
+            let (tag, attributes) = (String(match.1), String(match.2))
+            if tag == "title" || tag == "script" || attributes.contains("translate=\"no\"") { continue }
+            if !attributes.contains("data-i18n=") { Issue.record("index.html: <\(tag)\(attributes)> shows '\(match.3)' without data-i18n") }
+        }
+        for match in html.matches(of: #/<(\w+)([^>]*)>/#) {
+            let attributes = String(match.2)
+            for name in ["aria-label", "placeholder", "title", "alt"] where attributes.contains(" \(name)=\"") {
+                guard let value = attributes.firstMatch(of: try Regex(" \(name)=\"([^\"]*)\""))?.output[1].substring, value.contains(where: \.isLetter) else { continue }
+                if !attributes.contains("data-i18n-\(name)=") { Issue.record("index.html: \(name)=\"\(value)\" without data-i18n-\(name)") }
+            }
+        }
+        for match in html.matches(of: #/data-i18n(?:-[a-z-]+)?="([^"]+)"/#) where en[String(match.1)] == nil {
+            Issue.record("index.html names '\(match.1)', which is not in the tables")
+        }
+    }
+
     // MARK: In a real browser
 
     /// The venv's Python when Selenium is installed and Debian's Chromium and its driver are

@@ -57,7 +57,10 @@ const table = new VirtualTable(
     onSelection: () => showSelection(),
     onTotal: (total) => showCount(total),
     onError: (error) => showError(error),
-    onRows: () => { if (state.errorShown) clearError(); },
+    onRows: () => {
+      if (state.errorShown) clearError();
+      afterFirstRows();
+    },
     onKey: (event) => {
       if (event.ctrlKey || event.metaKey || event.altKey) {
         if (event.altKey && (event.key === 'ArrowUp' || event.key === 'ArrowDown')) movePlaylistRow(event);
@@ -127,9 +130,22 @@ const playlists = new Playlists($('playlists'), {
 
 // MARK: Signing in and out
 
+/** Registers the service worker that keeps the shell's files for opening offline (sw.js; the API
+ *  and audio are never cached), and then offers the queue another device saved. Both wait until
+ *  the page has drawn its first rows and the browser is idle: the worker's first install fetches
+ *  every file, and neither may compete with the first rows. */
+let afterFirstRowsDone = false;
+function afterFirstRows() {
+  if (afterFirstRowsDone) return;
+  afterFirstRowsDone = true;
+  const later = window.requestIdleCallback ?? ((callback) => setTimeout(callback, 200));
+  later(() => {
+    if (state.user) player.offerResume();
+    navigator.serviceWorker?.register('/sw.js').catch(() => { /* no worker: the page works without one */ });
+  }, { timeout: 2000 });
+}
+
 async function start() {
-  // The shell's files, kept for opening offline (sw.js); the API and audio are never cached.
-  navigator.serviceWorker?.register('/sw.js').catch(() => { /* no worker: the page works without one */ });
   applyTranslations();
   try {
     const { user } = await api('/api/me');
@@ -140,6 +156,7 @@ async function start() {
 }
 
 function showSignIn() {
+  afterFirstRows();
   clearTimeout(relistenTimer);
   events?.close();
   events = null;
@@ -157,7 +174,8 @@ function signedIn(user) {
   document.body.dataset.admin = String(Boolean(user.admin));
   for (const element of document.querySelectorAll('.admin-only')) element.hidden = !user.admin;
   listen();
-  player.offerResume();
+  // A later sign-in (the first rows are long drawn) offers the saved queue at once.
+  if (afterFirstRowsDone) player.offerResume();
   playlists.load().catch(showError);
   showView('tracks');
   showList();
@@ -454,8 +472,8 @@ async function openAlbum(item) {
   // A blank album tag is its artist's unknown album: named as the grid names it.
   showTitle(item.name || t('common.none'), { data: Boolean(item.name) });
   $('album-name').textContent = item.name || t('common.none');
-  $('album-cover').src = item.artworkID ? artworkURL(item.artworkID, 200) : '';
-  if (!item.artworkID) $('album-cover').removeAttribute('src');
+  if (item.artworkID) $('album-cover').src = artworkURL(item.artworkID, 200);
+  else $('album-cover').removeAttribute('src');
   const { items } = await api(`/api/albums/${item.id}/tracks`);
   const seconds = items.reduce((sum, track) => sum + (track.duration || 0), 0);
   $('album-meta').textContent = [item.artist, item.year, tn('list.count', items.length), clock(seconds)].filter(Boolean).join(' · ');

@@ -3,19 +3,17 @@
 // browser's languages), with numbers and dates formatted by Intl for the same language. Changing
 // the language reloads the page, so nothing has to be redrawn in place.
 import en from './i18n-en.js';
-import ja from './i18n-ja.js';
 
-const TABLES = { en, ja };
 const STORAGE_KEY = 'shelf.lang';
 
 /** The languages the page speaks. */
-export const languages = Object.keys(TABLES);
+export const languages = ['en', 'ja'];
 
 /** The language saved in localStorage, else the first of the browser's languages the page speaks, else English. */
 function chooseLanguage() {
   let saved = null;
   try { saved = localStorage.getItem(STORAGE_KEY); } catch { /* storage blocked: the browser decides */ }
-  if (saved && Object.hasOwn(TABLES, saved)) return saved;
+  if (saved && languages.includes(saved)) return saved;
   const wanted = typeof navigator === 'undefined' ? [] : (navigator.languages?.length ? navigator.languages : [navigator.language ?? '']);
   for (const tag of wanted) {
     const lower = String(tag).toLowerCase();
@@ -28,17 +26,21 @@ function chooseLanguage() {
 /** The page's language for this load: 'en' or 'ja'. */
 export const language = chooseLanguage();
 
+// Only the table in use is fetched: English always (every other language falls back to it), the
+// other when it is the page's language.
+const TABLES = { en };
+if (language === 'ja') TABLES.ja = (await import('./i18n-ja.js')).default;
 const table = TABLES[language];
 const warned = new Set();
 
 /** Saves `lang` ('en' or 'ja') as the reader's choice and reloads the page in it. */
 export function setLanguage(lang) {
-  if (!Object.hasOwn(TABLES, lang)) throw new RangeError(`unknown language ${lang}`);
+  if (!languages.includes(lang)) throw new RangeError(`unknown language ${lang}`);
   localStorage.setItem(STORAGE_KEY, lang);
   location.reload();
 }
 
-/** A whole table by language (for tests and tools). */
+/** A whole table by language (for tests and tools); only the page's language and English are loaded. */
 export function strings(lang = language) { return TABLES[lang] ?? null; }
 
 /** Whether the current table has `key`. */

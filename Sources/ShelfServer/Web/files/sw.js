@@ -8,6 +8,15 @@ const FILES = __SHELF_FILES__;
 const CACHE = `shelf-shell-${VERSION}`;
 
 self.addEventListener('install', (event) => {
+  // Where the browser can route requests without starting the worker (Chrome's static routing),
+  // everything but the shell goes straight to the network: the API, audio, pictures and shares.
+  try {
+    event.addRoutes?.([
+      { condition: { urlPattern: '/api/*' }, source: 'network' },
+      { condition: { urlPattern: '/rest/*' }, source: 'network' },
+      { condition: { urlPattern: '/share/*' }, source: 'network' },
+    ]);
+  } catch { /* routes this browser does not take: the fetch handler below lets them pass */ }
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)).then(() => self.skipWaiting()));
 });
 

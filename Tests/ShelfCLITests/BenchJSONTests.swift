@@ -198,7 +198,10 @@ import Testing
         let first = measured.first { ($0["measurement"] as? String)?.hasPrefix("navigation") == true }
         expectPositive(first ?? [:], ["value"])
         expectPositive(document, ["heapBeforeMB", "heapAfterMB", "nodesBefore", "nodesAfter"])
-        #expect(try rows(document, "targets").count == 5)
+        #expect(try rows(document, "targets").count == 7)
+        for prefix in ["whole list in 200 jumps: long tasks", "the shell's files gzip-compressed"] {
+            #expect(names.contains { $0.hasPrefix(prefix) }, "no measurement '\(prefix)'")
+        }
     }
 
     @Test func failuresAreOneJSONDocumentToo() throws {

@@ -243,8 +243,10 @@ extension Library {
         try await write { batch in try batch.deleteSessions(of: user, except: keep) }
     }
 
-    /// How many unexpired sessions `user` has.
-    public func sessionCount(of user: UserID) async throws -> Int {
-        try await write { batch in try batch.sessionCount(of: user) }
+    /// How many unexpired sessions `user` has at `now`.
+    public func sessionCount(of user: UserID, now: Date = Date()) async throws -> Int {
+        try await read { db in
+            try db.scalar(Int.self, "SELECT count(*) FROM user_session WHERE user_id = ? AND expires > ?", [user.rawValue, now]) ?? 0
+        }
     }
 }

@@ -138,11 +138,6 @@ extension WriteBatch {
         return ended
     }
 
-    /// How many unexpired sessions `user` has.
-    public func sessionCount(of user: UserID) throws -> Int {
-        try db.scalar(Int.self, "SELECT count(*) FROM user_session WHERE user_id = ? AND expires > ?", [user.rawValue, now]) ?? 0
-    }
-
     // MARK: Play queues
 
     /// Saves `user`'s play queue (replacing the last), stamped with this batch's time; every track

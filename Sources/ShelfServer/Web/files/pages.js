@@ -158,6 +158,23 @@ export function keepFocus(root, render) {
   if (target && document.activeElement !== target) target.focus();
 }
 
+/** Fetches a page's list (`fetch` resolves to it) and renders it with `page.render`, keeping the
+ *  focus; an answer for an older show() (another `generation`) is dropped, and a failure goes to
+ *  the page's error box. */
+export async function loadList(page, fetch) {
+  const generation = page.generation;
+  try {
+    const items = await fetch();
+    if (generation !== page.generation) return;
+    if (page.status.textContent === t('pages.loading')) page.status.textContent = '';
+    keepFocus(page.container, () => page.render(items));
+  } catch (error) {
+    if (generation !== page.generation) return;
+    page.status.textContent = '';
+    showError(page.error, error);
+  }
+}
+
 /** Whether the signed-in user is an admin (/api/me says `admin`; the brief's `isAdmin` also counts). */
 export function isAdmin(user) {
   return Boolean(user && (user.admin ?? user.isAdmin));
@@ -631,18 +648,8 @@ export class BookmarksPage {
     await this.load();
   }
 
-  async load() {
-    const generation = this.generation;
-    try {
-      const answer = await subsonic('getBookmarks');
-      if (generation !== this.generation) return;
-      if (this.status.textContent === t('pages.loading')) this.status.textContent = '';
-      keepFocus(this.container, () => this.render(list(answer.bookmarks?.bookmark)));
-    } catch (error) {
-      if (generation !== this.generation) return;
-      this.status.textContent = '';
-      showError(this.error, error);
-    }
+  load() {
+    return loadList(this, async () => list((await subsonic('getBookmarks')).bookmarks?.bookmark));
   }
 
   render(bookmarks) {
@@ -732,18 +739,8 @@ export class SharesPage {
     await this.load();
   }
 
-  async load() {
-    const generation = this.generation;
-    try {
-      const answer = await subsonic('getShares');
-      if (generation !== this.generation) return;
-      if (this.status.textContent === t('pages.loading')) this.status.textContent = '';
-      keepFocus(this.container, () => this.render(list(answer.shares?.share)));
-    } catch (error) {
-      if (generation !== this.generation) return;
-      this.status.textContent = '';
-      showError(this.error, error);
-    }
+  load() {
+    return loadList(this, async () => list((await subsonic('getShares')).shares?.share));
   }
 
   render(shares) {

@@ -158,6 +158,17 @@ export function keepFocus(root, render) {
   if (target && document.activeElement !== target) target.focus();
 }
 
+/** What every page beside the list starts as: its container (given the page-view class), the
+ *  rest of the page it may call (`deps`), and a generation that a newer show() advances, so an
+ *  answer for an older one is dropped. */
+export class Page {
+  constructor(container, deps) {
+    Object.assign(this, { container, deps });
+    container.classList.add('page-view');
+    this.generation = 0;
+  }
+}
+
 /** Fetches a page's list (`fetch` resolves to it) and renders it with `page.render`, keeping the
  *  focus; an answer for an older show() (another `generation`) is dropped, and a failure goes to
  *  the page's error box. */
@@ -244,12 +255,7 @@ function quoted(text) { return `"${String(text).replace(/"/g, '')}"`; }
 
 /** The tracks whose files are gone: kept with their plays and places until the file returns or a
  *  scan purges them. `show()` takes no arguments. */
-export class MissingPage {
-  constructor(container, deps) {
-    Object.assign(this, { container, deps });
-    container.classList.add('page-view');
-    this.generation = 0;
-  }
+export class MissingPage extends Page {
 
   async show() {
     const generation = ++this.generation;
@@ -498,12 +504,7 @@ export class PodcastsPage {
 /** The internet radio stations the server lists for players; admins add, edit and delete them.
  *  The page's CSP plays media from this server only, so a station opens in another player.
  *  `show()` takes no arguments. */
-export class RadioPage {
-  constructor(container, deps) {
-    Object.assign(this, { container, deps });
-    container.classList.add('page-view');
-    this.generation = 0;
-  }
+export class RadioPage extends Page {
 
   async show() {
     const generation = ++this.generation;
@@ -629,12 +630,7 @@ export class RadioPage {
 
 /** The user's bookmarks (a place in a track, saved by a player): resume one, or delete it.
  *  `show()` takes no arguments. */
-export class BookmarksPage {
-  constructor(container, deps) {
-    Object.assign(this, { container, deps });
-    container.classList.add('page-view');
-    this.generation = 0;
-  }
+export class BookmarksPage extends Page {
 
   async show() {
     this.generation += 1;
@@ -719,12 +715,7 @@ const SHARE_TRACKS_SHOWN = 30;
 
 /** The user's public share links (an admin sees everyone's): copy, edit the description and
  *  expiry, revoke. `show()` takes no arguments. */
-export class SharesPage {
-  constructor(container, deps) {
-    Object.assign(this, { container, deps });
-    container.classList.add('page-view');
-    this.generation = 0;
-  }
+export class SharesPage extends Page {
 
   async show() {
     this.generation += 1;

@@ -12,7 +12,7 @@ DESTDIR ?=
 SHELF_BIN ?= .build/release/shelf
 BUILD_COMMIT_HEADER := Sources/CShelfBuild/build_commit.h
 
-.PHONY: deps build-info build release test tsan demo bench clean subsonic-client install uninstall snapshots
+.PHONY: deps build-info build release test tsan demo bench clean subsonic-client install uninstall snapshots lint format
 
 deps:
 	@missing=""; \
@@ -44,9 +44,18 @@ build: deps build-info
 release: deps build-info
 	$(SWIFT) build -c release
 
-test: deps build-info subsonic-client
+test: deps build-info subsonic-client lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# The toolchain's own swift-format, with the rules in .swift-format: `make lint` fails on any
+# finding, `make format` rewrites the tree in place.
+SWIFT_FORMAT_PATHS := Package.swift Sources Tests
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(SWIFT_FORMAT_PATHS)
+
+format:
+	$(SWIFT) format --in-place --recursive --parallel $(SWIFT_FORMAT_PATHS)
 
 # Rewrites the Subsonic snapshot files (Tests/ShelfServerTests/Snapshots) from what the writers
 # make now; review the diff before committing it.

@@ -23,7 +23,7 @@ struct ArtworkBench {
     private func probe(_ arguments: [String]) throws -> [String: Any] {
         let result = try ChildProcess.run(URL(fileURLWithPath: CommandLine.arguments[0]), ["artwork-probe"] + arguments)
         guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
-              let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         else { throw BenchUsageError(message: "probe \(arguments) failed: \(result.stderr)") }
         return object
     }
@@ -47,13 +47,16 @@ struct ArtworkBench {
         }
         let legacyList = try probe(["list-legacy", legacy.path])
         let migratedList = try probe(["list", migrated.path])
-        results.table("(a) listing \(tracks) titles, each in a fresh process", key: "listing", [
-            .init("store", "store"), .init("RSS after listing MiB", "rssAfterMiB", decimals: 1),
-            .init("RSS growth MiB", "rssGrowthMiB", decimals: 1), .init("fetch to last title ms", "fetchToLastTitleMs", decimals: 1),
-            .init("titles", "titles"),
-        ], [("legacy (pictures inline)", legacyList), ("migrated (artwork table)", migratedList)].map { name, values in
-            [name, Self.mib(values["rssAfter"]), Self.mib(values["rssGrowth"]), Self.figure(values["ms"]), Self.figure(values["titles"])]
-        })
+        results.table(
+            "(a) listing \(tracks) titles, each in a fresh process", key: "listing",
+            [
+                .init("store", "store"), .init("RSS after listing MiB", "rssAfterMiB", decimals: 1),
+                .init("RSS growth MiB", "rssGrowthMiB", decimals: 1), .init("fetch to last title ms", "fetchToLastTitleMs", decimals: 1),
+                .init("titles", "titles"),
+            ],
+            [("legacy (pictures inline)", legacyList), ("migrated (artwork table)", migratedList)].map { name, values in
+                [name, Self.mib(values["rssAfter"]), Self.mib(values["rssGrowth"]), Self.figure(values["ms"]), Self.figure(values["titles"])]
+            })
 
         // (b) The loader over 3,000 600×600 JPEGs at 60 px and at 600 px, in separate processes.
         if !FileManager.default.fileExists(atPath: covers.path) {
@@ -62,26 +65,36 @@ struct ArtworkBench {
         }
         var scans: [(Int, [String: Any])] = []
         for size in [60, 600] { scans.append((size, try probe(["scan", covers.path, "\(size)"]))) }
-        results.table("(b) the loader reading every picture once, 32 MiB cache", key: "loader", [
-            .init("size px", "sizePx"), .init("images decoded", "imagesDecoded"), .init("cache MiB", "cacheMiB", decimals: 1),
-            .init("images held", "imagesHeld"), .init("evictions", "evictions"), .init("RSS before MiB", "rssBeforeMiB", decimals: 1),
-            .init("final RSS MiB", "rssFinalMiB", decimals: 1), .init("peak RSS MiB", "peakMiB", decimals: 1),
-            .init("cache within limit after every load", "cacheWithinLimit"), .init("seconds", "seconds", decimals: 1),
-        ], scans.map { size, v in
-            [size, Self.figure(v["decodes"]), Self.mib(v["cachedBytes"]), Self.figure(v["imagesHeld"]), Self.figure(v["evictions"]),
-             Self.mib(v["rssBefore"]), Self.mib(v["rssFinal"]), Self.mib(v["rssPeak"]), (v["withinLimit"] as? Bool) == true, Self.figure(v["seconds"])]
-        })
+        results.table(
+            "(b) the loader reading every picture once, 32 MiB cache", key: "loader",
+            [
+                .init("size px", "sizePx"), .init("images decoded", "imagesDecoded"), .init("cache MiB", "cacheMiB", decimals: 1),
+                .init("images held", "imagesHeld"), .init("evictions", "evictions"), .init("RSS before MiB", "rssBeforeMiB", decimals: 1),
+                .init("final RSS MiB", "rssFinalMiB", decimals: 1), .init("peak RSS MiB", "peakMiB", decimals: 1),
+                .init("cache within limit after every load", "cacheWithinLimit"), .init("seconds", "seconds", decimals: 1),
+            ],
+            scans.map { size, v in
+                [
+                    size, Self.figure(v["decodes"]), Self.mib(v["cachedBytes"]), Self.figure(v["imagesHeld"]), Self.figure(v["evictions"]),
+                    Self.mib(v["rssBefore"]), Self.mib(v["rssFinal"]), Self.mib(v["rssPeak"]), (v["withinLimit"] as? Bool) == true, Self.figure(v["seconds"]),
+                ]
+            })
 
         // (c) Thumbnails per second: DCT scaling, whole decode then scaling, and Pillow's draft mode.
         let thumbs = try probe(["thumbs", covers.path, "200"])
         let pillowSkipped = Report.Value.absent("skipped (\(thumbs["pillowNote"] ?? "no Pillow"))")
-        results.table("(c) thumbnails per second over \(thumbs["pictures"] as? Int ?? 0) of the 600×600 JPEGs", key: "thumbnails", [
-            .init("size px", "sizePx"), .init("pictures", "pictures"), .init("Shelf, DCT scaling /s", "dctPerSecond"),
-            .init("Shelf, whole decode then scale /s", "wholeDecodePerSecond"), .init("Pillow draft() /s", "pillowDraftPerSecond"),
-        ], [60, 300].map { size in
-            [size, Self.figure(thumbs["pictures"]), Self.figure(thumbs["dct\(size)"]), Self.figure(thumbs["full\(size)"]),
-             thumbs["pillow\(size)"].map(Self.figure) ?? pillowSkipped]
-        })
+        results.table(
+            "(c) thumbnails per second over \(thumbs["pictures"] as? Int ?? 0) of the 600×600 JPEGs", key: "thumbnails",
+            [
+                .init("size px", "sizePx"), .init("pictures", "pictures"), .init("Shelf, DCT scaling /s", "dctPerSecond"),
+                .init("Shelf, whole decode then scale /s", "wholeDecodePerSecond"), .init("Pillow draft() /s", "pillowDraftPerSecond"),
+            ],
+            [60, 300].map { size in
+                [
+                    size, Self.figure(thumbs["pictures"]), Self.figure(thumbs["dct\(size)"]), Self.figure(thumbs["full\(size)"]),
+                    thumbs["pillow\(size)"].map(Self.figure) ?? pillowSkipped,
+                ]
+            })
     }
 
     /// A probe's byte count in MiB.
@@ -125,9 +138,16 @@ enum ArtworkProbe {
             let db = try Connection(path: directory.appendingPathComponent("library.sqlite").path, mode: .readOnly)
             let before = memory().rss
             let start = DispatchTime.now().uptimeNanoseconds
-            struct Row { let id: Int64; let title: String?; let artist: String?; let album: String?; let picture: Data? }
+            struct Row {
+                let id: Int64
+                let title: String?
+                let artist: String?
+                let album: String?
+                let picture: Data?
+            }
             let rows = try db.query("SELECT id, title, artist, album, artwork_data FROM track ORDER BY id", []) { row in
-                Row(id: try row.int64(0), title: row.optionalString(1), artist: row.optionalString(2), album: row.optionalString(3),
+                Row(
+                    id: try row.int64(0), title: row.optionalString(1), artist: row.optionalString(2), album: row.optionalString(3),
                     picture: row.optionalData(4))
             }
             let titles = rows.compactMap(\.title)
@@ -166,9 +186,11 @@ enum ArtworkProbe {
             }
             let stats = loader.cache.stats
             let memory = memory()
-            try emit(["decodes": loader.stats.decodes, "cachedBytes": stats.cachedBytes, "imagesHeld": stats.imagesHeld,
-                      "evictions": stats.evictions, "rssFinal": memory.rss, "rssPeak": memory.peak, "rssBefore": rssBefore, "withinLimit": within,
-                      "seconds": Date().timeIntervalSince(start)])
+            try emit([
+                "decodes": loader.stats.decodes, "cachedBytes": stats.cachedBytes, "imagesHeld": stats.imagesHeld,
+                "evictions": stats.evictions, "rssFinal": memory.rss, "rssPeak": memory.peak, "rssBefore": rssBefore, "withinLimit": within,
+                "seconds": Date().timeIntervalSince(start),
+            ])
         case "thumbs":
             let count = Int(words.count > 2 ? words[2] : "200") ?? 200
             let db = try Connection(path: directory.appendingPathComponent("library.sqlite").path, mode: .readOnly)

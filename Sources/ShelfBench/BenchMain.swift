@@ -64,7 +64,7 @@ struct BenchMain {
             return print("shelf-bench \(EngineVersions.version) (\(String(cString: shelf_build_commit())))")
         }
         #if DEBUG
-        FileHandle.standardError.write(Data("warning: shelf-bench is a DEBUG build; timings are not representative (use -c release)\n".utf8))
+            FileHandle.standardError.write(Data("warning: shelf-bench is a DEBUG build; timings are not representative (use -c release)\n".utf8))
         #endif
         var words = Array(CommandLine.arguments.dropFirst())
         guard let command = words.first else { usageError("missing command") }

@@ -11,7 +11,8 @@ struct Generate {
     let artwork: DatasetGenerator.Artwork?
 
     init(_ words: [String]) throws {
-        let flags = try Flags(words, known: ["--tracks", "--seed", "--library", "--chunk", "--artwork-px"], switches: ["--artwork-per-track", "--artwork-flat"])
+        let flags = try Flags(
+            words, known: ["--tracks", "--seed", "--library", "--chunk", "--artwork-px"], switches: ["--artwork-per-track", "--artwork-flat"])
         let side = try flags.int("--artwork-px", default: 0)
         artwork = side > 0 ? DatasetGenerator.Artwork(side: side, perTrack: flags.bool("--artwork-per-track"), noise: !flags.bool("--artwork-flat")) : nil
         tracks = try flags.int("--tracks")
@@ -61,10 +62,18 @@ struct Generate {
             mirrorBuildSeconds: mirrorSeconds,
             tracksPerSecond: Double(report.tracks) / max(report.seconds, 1e-9), bytesOnDisk: info.bytesOnDisk,
             bytesPerTrack: Double(info.bytesOnDisk) / Double(max(info.trackCount, 1)))
-        results.table(key: nil, [
-            .init("tracks", "tracks"), .init("albums", "albums"), .init("artists", "artists"), .init("seconds", "seconds", decimals: 2),
-            .init("of which generating", "generatorSeconds", decimals: 2), .init("tracks/s", "tracksPerSecond"),
-            .init("mirror build s", "mirrorBuildSeconds", decimals: 2),            .init("bytes on disk", "bytesOnDisk"), .init("bytes/track", "bytesPerTrack"),
-        ], [[line.tracks, line.albums, line.artists, line.seconds, line.generatorSeconds, line.tracksPerSecond, line.mirrorBuildSeconds, line.bytesOnDisk, line.bytesPerTrack]])
+        results.table(
+            key: nil,
+            [
+                .init("tracks", "tracks"), .init("albums", "albums"), .init("artists", "artists"), .init("seconds", "seconds", decimals: 2),
+                .init("of which generating", "generatorSeconds", decimals: 2), .init("tracks/s", "tracksPerSecond"),
+                .init("mirror build s", "mirrorBuildSeconds", decimals: 2), .init("bytes on disk", "bytesOnDisk"), .init("bytes/track", "bytesPerTrack"),
+            ],
+            [
+                [
+                    line.tracks, line.albums, line.artists, line.seconds, line.generatorSeconds, line.tracksPerSecond, line.mirrorBuildSeconds,
+                    line.bytesOnDisk, line.bytesPerTrack,
+                ]
+            ])
     }
 }

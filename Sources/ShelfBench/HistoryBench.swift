@@ -46,16 +46,22 @@ struct HistoryBench {
         let large = try await prepare(largeDirectory ?? scratch.path("large"), tracks: largeTracks, updates: bulkUpdates)
         let small = try await prepare(smallDirectory ?? scratch.path("small"), tracks: smallTracks, updates: 0)
         let lines = [try await measure(large, name: "large"), try await measure(small, name: "small")]
-        results.table(key: "libraries", [
-            .init("library", "library"), .init("tracks", "tracks"), .init("log entries", "logEntries"),
-            .init("changes (last 100 tx) ms", "changesLast100Ms", decimals: 3), .init("raw SQL ms", "changesRawMs", decimals: 3),
-            .init("summary (last \(tail) tx) ms", "summaryLastTailMs", decimals: 3), .init("raw SQL ms", "summaryRawMs", decimals: 3),
-            .init("changes answer (transactions)", "changesAnswerTransactions"), .init("summary answer (tracks)", "summaryAnswerTracks"),
-        ], lines.map {
-            [$0.library, $0.tracks, $0.logEntries, $0.changesLast100Ms, $0.rawChangesLast100Ms, $0.summaryLastTailMs,
-             $0.rawSummaryLastTailMs, $0.changesAnswer, $0.summaryAnswer]
-        })
-        results.sentence("""
+        results.table(
+            key: "libraries",
+            [
+                .init("library", "library"), .init("tracks", "tracks"), .init("log entries", "logEntries"),
+                .init("changes (last 100 tx) ms", "changesLast100Ms", decimals: 3), .init("raw SQL ms", "changesRawMs", decimals: 3),
+                .init("summary (last \(tail) tx) ms", "summaryLastTailMs", decimals: 3), .init("raw SQL ms", "summaryRawMs", decimals: 3),
+                .init("changes answer (transactions)", "changesAnswerTransactions"), .init("summary answer (tracks)", "summaryAnswerTracks"),
+            ],
+            lines.map {
+                [
+                    $0.library, $0.tracks, $0.logEntries, $0.changesLast100Ms, $0.rawChangesLast100Ms, $0.summaryLastTailMs,
+                    $0.rawSummaryLastTailMs, $0.changesAnswer, $0.summaryAnswer,
+                ]
+            })
+        results.sentence(
+            """
             ratio large/small: changes \(figure: "changesLargeToSmallRatio", lines[0].changesLast100Ms / lines[1].changesLast100Ms, decimals: 2), \
             summary \(figure: "summaryLargeToSmallRatio", lines[0].summaryLastTailMs / lines[1].summaryLastTailMs, decimals: 2) \
             (target: under 2; the summary over the last \(figure: "tailTransactions", tail) transactions)
@@ -103,7 +109,8 @@ struct HistoryBench {
         }
         // The limit: the same rows stepped through sqlite3 without building a single Swift value.
         let db = try Connection(path: library.storeURL.path, mode: .readOnly)
-        let rawSQL = "SELECT l.tx, t.committed_at, l.object_type, l.object_id, l.op, l.groups FROM change_log AS l JOIN change_transaction AS t ON t.id = l.tx WHERE l.tx > ? AND l.tx <= ? ORDER BY l.tx, l.seq"
+        let rawSQL =
+            "SELECT l.tx, t.committed_at, l.object_type, l.object_id, l.op, l.groups FROM change_log AS l JOIN change_transaction AS t ON t.id = l.tx WHERE l.tx > ? AND l.tx <= ? ORDER BY l.tx, l.seq"
         func raw(_ from: Int64) throws {
             let statement = try db.cachedStatement(rawSQL)
             try statement.bind([from, current.transaction])

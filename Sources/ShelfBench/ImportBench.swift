@@ -45,11 +45,13 @@ struct ImportBench {
             for run in ["first import", "unchanged rescan"] {
                 let result = try ChildProcess.run(me, ["import-probe", music.path, library.path])
                 guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
-                      let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                      let seconds = values["seconds"] as? Double, let handled = values["files"] as? Int
+                    let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let seconds = values["seconds"] as? Double, let handled = values["files"] as? Int
                 else { throw BenchUsageError(message: "import probe failed: \(result.stderr)") }
-                lines.append(Line(files: handled, catalogue: tagged ? "tagged" : "plain", run: run, seconds: seconds,
-                                  filesPerSecond: Double(handled) / seconds, peakRSSBytes: values["peak"] as? Int))
+                lines.append(
+                    Line(
+                        files: handled, catalogue: tagged ? "tagged" : "plain", run: run, seconds: seconds,
+                        filesPerSecond: Double(handled) / seconds, peakRSSBytes: values["peak"] as? Int))
             }
         }
         // mutagen: bare tag parsing of the same files, the reference reader.
@@ -70,18 +72,25 @@ struct ImportBench {
         let mutagen = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, music.path])
         let parts = mutagen.stdout.split(whereSeparator: \.isWhitespace)
         if parts.count == 2, let count = Int(parts[0]), let seconds = Double(parts[1]) {
-            lines.append(Line(files: count, catalogue: "tagged", run: "mutagen (tags only)", seconds: seconds, filesPerSecond: Double(count) / seconds, peakRSSBytes: nil))
+            lines.append(
+                Line(
+                    files: count, catalogue: "tagged", run: "mutagen (tags only)", seconds: seconds, filesPerSecond: Double(count) / seconds, peakRSSBytes: nil)
+            )
         } else {
             log("mutagen skipped: not installed (pip install mutagen)")
         }
         if let plain = lines.first(where: { $0.catalogue == "plain" && $0.run == "first import" }),
-           let tagged = lines.first(where: { $0.catalogue == "tagged" && $0.run == "first import" }) {
-            results.sentence("tagged files import at \(figure: "taggedOverPlain", tagged.filesPerSecond / plain.filesPerSecond, decimals: 2)× the plain files' rate")
+            let tagged = lines.first(where: { $0.catalogue == "tagged" && $0.run == "first import" })
+        {
+            results.sentence(
+                "tagged files import at \(figure: "taggedOverPlain", tagged.filesPerSecond / plain.filesPerSecond, decimals: 2)× the plain files' rate")
         }
-        results.table(key: "runs", [
-            .init("files", "files"), .init("catalogue", "catalogue"), .init("run", "run"), .init("seconds", "seconds", decimals: 2),
-            .init("files/s", "filesPerSecond"), .init("peak RSS MiB", "peakMiB", decimals: 1),
-        ], lines.map { [$0.files, $0.catalogue, $0.run, $0.seconds, $0.filesPerSecond, $0.peakRSSBytes.map { Double($0) / 1_048_576 }] })
+        results.table(
+            key: "runs",
+            [
+                .init("files", "files"), .init("catalogue", "catalogue"), .init("run", "run"), .init("seconds", "seconds", decimals: 2),
+                .init("files/s", "filesPerSecond"), .init("peak RSS MiB", "peakMiB", decimals: 1),
+            ], lines.map { [$0.files, $0.catalogue, $0.run, $0.seconds, $0.filesPerSecond, $0.peakRSSBytes.map { Double($0) / 1_048_576 }] })
     }
 
     /// One import in this process: prints files handled, seconds and peak RSS as JSON.
@@ -92,8 +101,11 @@ struct ImportBench {
         let report = try await library.importFiles(at: [URL(fileURLWithPath: words[0])])
         let handled = report.added + report.updated + report.unchanged + report.moved + report.duplicates.count + report.failed.count
         let peak = ArtworkProbe.memory().peak
-        let json = try JSONSerialization.data(withJSONObject: ["files": handled, "seconds": report.seconds, "peak": peak, "added": report.added,
-                                                               "unchanged": report.unchanged, "failed": report.failed.count], options: [.sortedKeys])
+        let json = try JSONSerialization.data(
+            withJSONObject: [
+                "files": handled, "seconds": report.seconds, "peak": peak, "added": report.added,
+                "unchanged": report.unchanged, "failed": report.failed.count,
+            ], options: [.sortedKeys])
         print(String(decoding: json, as: UTF8.self))
     }
 }

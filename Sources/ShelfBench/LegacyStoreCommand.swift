@@ -34,7 +34,8 @@ struct LegacyStoreCommand {
         }
         let seconds = Date().timeIntervalSince(started)
         let mean = Double(pictureBytes) / Double(max(1, catalogue.count))
-        results.sentence("""
+        results.sentence(
+            """
             legacy store: \(figure: "tracks", catalogue.count) tracks, \(figure: "pictureKiB", kib) KiB pictures \
             (\(figure: "distinctPictures", min(distinct, catalogue.count)) distinct, \(figure: "meanPictureBytes", mean) bytes on average, \
             \(figure: "inlineBytes", pictureBytes) in all) in \(figure: "seconds", seconds, decimals: 1) s

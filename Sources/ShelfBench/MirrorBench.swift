@@ -1,9 +1,8 @@
 import Foundation
+@_spi(Internals) import Shelf
 import ShelfCore
 import ShelfDatabase
 import ShelfTestSupport
-
-@_spi(Internals) import Shelf
 
 /// `shelf-bench mirror`: seed 002's table, side by side in one run at each scale: the direct path,
 /// the mirror, and the mirror's SQL stepped raw through sqlite3 without building Swift values.
@@ -76,22 +75,35 @@ struct MirrorBench {
                 builds.append(build)
             }
         }
-        results.table(key: "reads", [
-            .init("tracks", "tracks"), .init("catalogue", "catalogue"), .init("read path", "read"), .init("detail", "readDetail"), .init("direct ms", "directMs", decimals: 3),
-            .init("mirror ms", "mirrorMs", decimals: 3), .init("raw SQL ms", "rawMs", decimals: 3),
-            .init("speedup", "speedupRatio", suffix: "×"), .init("mirror/raw", "ratioToRaw", decimals: 2),
-            .init("raw + column reads ms", "rawWithColumnsMs", decimals: 3), .init("mirror/that", "ratioToRawWithColumns", decimals: 2),
-        ], lines.map {
-            let (read, detail) = Self.splitName($0.read)
-            return [$0.tracks, $0.catalogue, read, detail, $0.directMs, $0.mirrorMs, $0.rawMs, $0.speedup, $0.mirrorOverRaw, $0.rawReadMs, $0.mirrorOverRawRead]
-        })
-        results.table(key: "builds", [
-            .init("tracks", "tracks"), .init("catalogue", "catalogue"), .init("mirror build s", "buildSeconds", decimals: 1), .init("mirror bytes", "mirrorBytes"),
-            .init("bytes/track", "bytesPerTrack"), .init("100-track batch, mirror on ms", "batchMirrorOnMs", decimals: 3),
-            .init("mirror off ms", "batchMirrorOffMs", decimals: 3), .init("its mirror UPDATEs raw ms", "mirrorUpdatesRawMs", decimals: 3),
-        ], builds.map {
-            [$0.tracks, $0.catalogue, $0.buildSeconds, $0.mirrorBytes, $0.bytesPerTrack, $0.writeBatchMirrorOnMs, $0.writeBatchMirrorOffMs, $0.mirrorUpdatesRawMs]
-        })
+        results.table(
+            key: "reads",
+            [
+                .init("tracks", "tracks"), .init("catalogue", "catalogue"), .init("read path", "read"), .init("detail", "readDetail"),
+                .init("direct ms", "directMs", decimals: 3),
+                .init("mirror ms", "mirrorMs", decimals: 3), .init("raw SQL ms", "rawMs", decimals: 3),
+                .init("speedup", "speedupRatio", suffix: "×"), .init("mirror/raw", "ratioToRaw", decimals: 2),
+                .init("raw + column reads ms", "rawWithColumnsMs", decimals: 3), .init("mirror/that", "ratioToRawWithColumns", decimals: 2),
+            ],
+            lines.map {
+                let (read, detail) = Self.splitName($0.read)
+                return [
+                    $0.tracks, $0.catalogue, read, detail, $0.directMs, $0.mirrorMs, $0.rawMs, $0.speedup, $0.mirrorOverRaw, $0.rawReadMs, $0.mirrorOverRawRead,
+                ]
+            })
+        results.table(
+            key: "builds",
+            [
+                .init("tracks", "tracks"), .init("catalogue", "catalogue"), .init("mirror build s", "buildSeconds", decimals: 1),
+                .init("mirror bytes", "mirrorBytes"),
+                .init("bytes/track", "bytesPerTrack"), .init("100-track batch, mirror on ms", "batchMirrorOnMs", decimals: 3),
+                .init("mirror off ms", "batchMirrorOffMs", decimals: 3), .init("its mirror UPDATEs raw ms", "mirrorUpdatesRawMs", decimals: 3),
+            ],
+            builds.map {
+                [
+                    $0.tracks, $0.catalogue, $0.buildSeconds, $0.mirrorBytes, $0.bytesPerTrack, $0.writeBatchMirrorOnMs, $0.writeBatchMirrorOffMs,
+                    $0.mirrorUpdatesRawMs,
+                ]
+            })
     }
 
     private func log(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
@@ -165,47 +177,61 @@ struct MirrorBench {
             let raw: () throws -> Void
         }
         let cases: [Case] = [
-            Case(name: "snapshot build", direct: { _ = try direct.snapshot(byArtist) }, mirror: { _ = try mirror.snapshot(byArtist) },
-                 raw: { try raw("SELECT id FROM mirror_track WHERE 1 ORDER BY \(chain)", []) }),
-            Case(name: "filtered paging (first page)", direct: { _ = try direct.page(filtered, after: nil, limit: 50) },
-                 mirror: { _ = try mirror.page(filtered, after: nil, limit: 50) },
-                 raw: {
-                     try raw(filteredPage.sql, filteredPage.arguments + [51])
-                     try raw("SELECT count(*) FROM mirror_track WHERE \(filterSQL)", filterArguments)
-                 }),
-            Case(name: "A–Z anchor jump (M)", direct: { _ = try direct.anchor("M", byArtist) }, mirror: { _ = try mirror.anchor("M", byArtist) },
-                 raw: { try raw(anchorM.sql, anchorM.arguments) }),
-            Case(name: "first page", direct: { _ = try direct.page(byArtist, after: nil, limit: 50) },
-                 mirror: { _ = try mirror.page(byArtist, after: nil, limit: 50) },
-                 raw: {
-                     try raw(firstPage.sql, firstPage.arguments + [51])
-                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
-                 }),
-            Case(name: "deep page at 90% by cursor", direct: { _ = try direct.page(byArtist, after: deepCursor, limit: 50) },
-                 mirror: { _ = try mirror.page(byArtist, after: deepCursor, limit: 50) },
-                 raw: {
-                     try raw(deepPage.sql, deepPage.arguments + [51])
-                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
-                 }),
-            Case(name: "deep page at 90% by offset", direct: { _ = try direct.page(byArtist, offset: deepIndex, limit: 50) },
-                 mirror: { _ = try mirror.page(byArtist, offset: deepIndex, limit: 50) },
-                 raw: {
-                     try raw(offsetPage.sql, offsetPage.arguments + [51, deepIndex])
-                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
-                 }),
-            Case(name: "zero-hit hasRows", direct: { _ = try direct.hasRows(zeroHit) }, mirror: { _ = try mirror.hasRows(zeroHit) },
-                 raw: {
-                     let (sql, arguments) = MirrorFilter.compile(zeroHit.filter)
-                     try raw("SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(sql))", arguments)
-                 }),
-            Case(name: "first paint (first page + sections)",
-                 direct: { _ = try direct.page(byArtist, after: nil, limit: 50); _ = try direct.sections(byArtist) },
-                 mirror: { _ = try mirror.page(byArtist, after: nil, limit: 50); _ = try mirror.sections(byArtist) },
-                 raw: {
-                     try raw(firstPage.sql, firstPage.arguments + [51])
-                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
-                     try raw("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [sectionColumn])
-                 }),
+            Case(
+                name: "snapshot build", direct: { _ = try direct.snapshot(byArtist) }, mirror: { _ = try mirror.snapshot(byArtist) },
+                raw: { try raw("SELECT id FROM mirror_track WHERE 1 ORDER BY \(chain)", []) }),
+            Case(
+                name: "filtered paging (first page)", direct: { _ = try direct.page(filtered, after: nil, limit: 50) },
+                mirror: { _ = try mirror.page(filtered, after: nil, limit: 50) },
+                raw: {
+                    try raw(filteredPage.sql, filteredPage.arguments + [51])
+                    try raw("SELECT count(*) FROM mirror_track WHERE \(filterSQL)", filterArguments)
+                }),
+            Case(
+                name: "A–Z anchor jump (M)", direct: { _ = try direct.anchor("M", byArtist) }, mirror: { _ = try mirror.anchor("M", byArtist) },
+                raw: { try raw(anchorM.sql, anchorM.arguments) }),
+            Case(
+                name: "first page", direct: { _ = try direct.page(byArtist, after: nil, limit: 50) },
+                mirror: { _ = try mirror.page(byArtist, after: nil, limit: 50) },
+                raw: {
+                    try raw(firstPage.sql, firstPage.arguments + [51])
+                    try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
+                }),
+            Case(
+                name: "deep page at 90% by cursor", direct: { _ = try direct.page(byArtist, after: deepCursor, limit: 50) },
+                mirror: { _ = try mirror.page(byArtist, after: deepCursor, limit: 50) },
+                raw: {
+                    try raw(deepPage.sql, deepPage.arguments + [51])
+                    try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
+                }),
+            Case(
+                name: "deep page at 90% by offset", direct: { _ = try direct.page(byArtist, offset: deepIndex, limit: 50) },
+                mirror: { _ = try mirror.page(byArtist, offset: deepIndex, limit: 50) },
+                raw: {
+                    try raw(offsetPage.sql, offsetPage.arguments + [51, deepIndex])
+                    try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
+                }),
+            Case(
+                name: "zero-hit hasRows", direct: { _ = try direct.hasRows(zeroHit) }, mirror: { _ = try mirror.hasRows(zeroHit) },
+                raw: {
+                    let (sql, arguments) = MirrorFilter.compile(zeroHit.filter)
+                    try raw("SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(sql))", arguments)
+                }),
+            Case(
+                name: "first paint (first page + sections)",
+                direct: {
+                    _ = try direct.page(byArtist, after: nil, limit: 50)
+                    _ = try direct.sections(byArtist)
+                },
+                mirror: {
+                    _ = try mirror.page(byArtist, after: nil, limit: 50)
+                    _ = try mirror.sections(byArtist)
+                },
+                raw: {
+                    try raw(firstPage.sql, firstPage.arguments + [51])
+                    try raw("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = 'k_title'", [])
+                    try raw("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [sectionColumn])
+                }),
         ]
         // Searches: common prefixes (tens of thousands of hits, ranked by tiers), a rare title
         // (ranked by bm25), a two-character Japanese query. Raw: the same statements stepped.
@@ -216,21 +242,22 @@ struct MirrorBench {
             let hits = try mirror.search(query, scope: SearchScope(), after: nil, limit: 1).total
             let exact = hits <= mirror.exactRankLimit
             let capped = "SELECT count(*) FROM (SELECT 1 FROM mirror_search WHERE mirror_search MATCH ? LIMIT ?)"
-            searchCases.append(Case(
-                name: "search '\(text)' (\(hits) hits, \(exact ? "bm25" : "tiers"))",
-                direct: { _ = try direct.search(query, scope: SearchScope(), after: nil, limit: 50) },
-                mirror: { _ = try mirror.search(query, scope: SearchScope(), after: nil, limit: 50) },
-                raw: {
-                    try raw(capped, [query.matchExpression, mirror.exactRankLimit + 1])
-                    if exact {
-                        let page = mirror.searchSQL(query, scope: SearchScope(), exact: true)
-                        try raw(page.sql, page.arguments + [-Double.infinity, 0, 51])
-                    } else {
-                        try raw("SELECT count(*) FROM mirror_search WHERE mirror_search MATCH ?", [query.matchExpression])
-                        let page = mirror.searchSQL(query, scope: SearchScope(), exact: false, tier: 0)
-                        try raw(page.sql, page.arguments + [0, 51])
-                    }
-                }))
+            searchCases.append(
+                Case(
+                    name: "search '\(text)' (\(hits) hits, \(exact ? "bm25" : "tiers"))",
+                    direct: { _ = try direct.search(query, scope: SearchScope(), after: nil, limit: 50) },
+                    mirror: { _ = try mirror.search(query, scope: SearchScope(), after: nil, limit: 50) },
+                    raw: {
+                        try raw(capped, [query.matchExpression, mirror.exactRankLimit + 1])
+                        if exact {
+                            let page = mirror.searchSQL(query, scope: SearchScope(), exact: true)
+                            try raw(page.sql, page.arguments + [-Double.infinity, 0, 51])
+                        } else {
+                            try raw("SELECT count(*) FROM mirror_search WHERE mirror_search MATCH ?", [query.matchExpression])
+                            let page = mirror.searchSQL(query, scope: SearchScope(), exact: false, tier: 0)
+                            try raw(page.sql, page.arguments + [0, 51])
+                        }
+                    }))
         }
         // Contains-filters beside the searches: through the trigram value index from three
         // characters, by the distinct values below that. Then the lists' filters (`mirror_list`):
@@ -238,24 +265,26 @@ struct MirrorBench {
         // MBID prefix; on the plain catalogue they find nothing. Raw: the page and count stepped.
         let credited = try await library.tracks(ids: [TrackID(Int64(scale / 3))]).tracks.first?.artist ?? "nobody"
         let contains = [(TextField.artist, "beat"), (.artist, "silver"), (.title, "wolf"), (.artist, "宇多田"), (.album, "ab")]
-        let filters: [(String, Filter)] = contains.map { ("\($0.0.rawValue):\($0.1)", .text($0.0, .contains($0.1))) } + [
-            ("artist:=<an artist>", .text(.artist, .equals(credited))), ("label:=warp", .text(.label, .equals("warp"))),
-            ("bpm:120..130", .range(.bpm, lower: 120, upper: 130)), ("replayGain:no", .flag(.replayGain, false)),
-            ("mbid:^ab", .text(.mbid, .prefix("ab"))),
-        ]
+        let filters: [(String, Filter)] =
+            contains.map { ("\($0.0.rawValue):\($0.1)", .text($0.0, .contains($0.1))) } + [
+                ("artist:=<an artist>", .text(.artist, .equals(credited))), ("label:=warp", .text(.label, .equals("warp"))),
+                ("bpm:120..130", .range(.bpm, lower: 120, upper: 130)), ("replayGain:no", .flag(.replayGain, false)),
+                ("mbid:^ab", .text(.mbid, .prefix("ab"))),
+            ]
         for (name, filter) in filters {
             let query = LibraryQuery(sort: .artist, filter: filter)
             let hits = try mirror.page(query, after: nil, limit: 1).total
             let page = mirror.pageSQL(query, cursor: nil, offset: false)
             let (countSQL, countArguments) = MirrorFilter.compile(query.filter)
-            searchCases.append(Case(
-                name: "filter \(name) first page (\(hits) hits)",
-                direct: { _ = try direct.page(query, after: nil, limit: 50) },
-                mirror: { _ = try mirror.page(query, after: nil, limit: 50) },
-                raw: {
-                    try raw(page.sql, page.arguments + [51])
-                    try raw("SELECT count(*) FROM mirror_track WHERE \(countSQL)", countArguments)
-                }))
+            searchCases.append(
+                Case(
+                    name: "filter \(name) first page (\(hits) hits)",
+                    direct: { _ = try direct.page(query, after: nil, limit: 50) },
+                    mirror: { _ = try mirror.page(query, after: nil, limit: 50) },
+                    raw: {
+                        try raw(page.sql, page.arguments + [51])
+                        try raw("SELECT count(*) FROM mirror_track WHERE \(countSQL)", countArguments)
+                    }))
         }
         // Views, drill-down, a playlist page and a smart playlist.
         let albumsView = GroupQuery(kind: .album)
@@ -267,53 +296,73 @@ struct MirrorBench {
             try batch.insertIntoPlaylist(id, stride(from: 1, to: scale, by: max(1, scale / 2_000)).map { TrackID(Int64($0)) }, at: 0)
             return id
         }
-        let smart = try await library.createSmartPlaylist(name: "Bench smart", rules: SmartRules(.all([
-            .filter(.range(.year, lower: 1990, upper: 2010)), .filter(.range(.rating, lower: 60, upper: nil)),
-            .not(.filter(.flag(.compilation, true))), .any([.filter(.text(.genre, .equals("rock"))), .filter(.text(.genre, .equals("pop")))]),
-        ]), limit: .items(100), selection: .mostPlayed))
+        let smart = try await library.createSmartPlaylist(
+            name: "Bench smart",
+            rules: SmartRules(
+                .all([
+                    .filter(.range(.year, lower: 1990, upper: 2010)), .filter(.range(.rating, lower: 60, upper: nil)),
+                    .not(.filter(.flag(.compilation, true))), .any([.filter(.text(.genre, .equals("rock"))), .filter(.text(.genre, .equals("pop")))]),
+                ]), limit: .items(100), selection: .mostPlayed))
         let smartContext = try await library.smartContext()
         let artistsView = GroupQuery(kind: .artist)
         let viewCases: [Case] = [
-            Case(name: "artist view first page",
-                 direct: { _ = try direct.groups(artistsView, after: nil, limit: 50) },
-                 mirror: { _ = try mirror.groups(artistsView, after: nil, limit: 50) },
-                 raw: {
-                     let page = mirror.groupPageSQL(artistsView, cursor: nil)
-                     try raw(page.sql, page.arguments + [51])
-                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = \(GroupKind.artist.code) AND tags = 1", [])
-                 }),
-            Case(name: "album view first paint (page + sections)",
-                 direct: { _ = try direct.groups(albumsView, after: nil, limit: 50); _ = try direct.groupSections(albumsView) },
-                 mirror: { _ = try mirror.groups(albumsView, after: nil, limit: 50); _ = try mirror.groupSections(albumsView) },
-                 raw: {
-                     let page = mirror.groupPageSQL(albumsView, cursor: nil)
-                     try raw(page.sql, page.arguments + [51])
-                     try raw("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = 0 AND tags = 0", [])
-                     try raw("SELECT section, count FROM mirror_group_section WHERE kind = 0 AND tags = 1 AND count > 0", [])
-                 }),
-            Case(name: "artist drill-down (albums, then an album's tracks)",
-                 direct: { _ = try direct.groups(ownerAlbums, after: nil, limit: 50); _ = try direct.albumTracks(firstAlbum.id) },
-                 mirror: { _ = try mirror.groups(ownerAlbums, after: nil, limit: 50); _ = try mirror.albumTracks(firstAlbum.id) },
-                 raw: {
-                     let page = mirror.groupPageSQL(ownerAlbums, cursor: nil)
-                     try raw(page.sql, page.arguments + [51])
-                     let tracks = mirror.albumTracksSQL(firstAlbum.id)
-                     try raw(tracks.sql, tracks.arguments)
-                 }),
-            Case(name: "playlist page (2,000 items, own order)",
-                 direct: { _ = try direct.playlistPage(playlist, LibraryQuery(), sorted: false, after: nil, limit: 50) },
-                 mirror: { _ = try mirror.playlistPage(playlist, LibraryQuery(), sorted: false, after: nil, limit: 50) },
-                 raw: {
-                     let page = mirror.playlistPageSQL(playlist, LibraryQuery(), sorted: false, cursor: nil)
-                     try raw(page.sql, page.arguments + [51])
-                     try raw("SELECT count(*) FROM mirror_playlist_item WHERE playlist_id = ?", [playlist.rawValue])
-                 }),
-            Case(name: "smart playlist, 4 conditions, top 100 most played",
-                 direct: { _ = try direct.smartTracks(smart, smartContext) }, mirror: { _ = try mirror.smartTracks(smart, smartContext) },
-                 raw: {
-                     let (sql, arguments) = mirror.smartSQL(smart, smartContext)
-                     try raw(sql, arguments)
-                 }),
+            Case(
+                name: "artist view first page",
+                direct: { _ = try direct.groups(artistsView, after: nil, limit: 50) },
+                mirror: { _ = try mirror.groups(artistsView, after: nil, limit: 50) },
+                raw: {
+                    let page = mirror.groupPageSQL(artistsView, cursor: nil)
+                    try raw(page.sql, page.arguments + [51])
+                    try raw("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = \(GroupKind.artist.code) AND tags = 1", [])
+                }),
+            Case(
+                name: "album view first paint (page + sections)",
+                direct: {
+                    _ = try direct.groups(albumsView, after: nil, limit: 50)
+                    _ = try direct.groupSections(albumsView)
+                },
+                mirror: {
+                    _ = try mirror.groups(albumsView, after: nil, limit: 50)
+                    _ = try mirror.groupSections(albumsView)
+                },
+                raw: {
+                    let page = mirror.groupPageSQL(albumsView, cursor: nil)
+                    try raw(page.sql, page.arguments + [51])
+                    try raw("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = 0 AND tags = 0", [])
+                    try raw("SELECT section, count FROM mirror_group_section WHERE kind = 0 AND tags = 1 AND count > 0", [])
+                }),
+            Case(
+                name: "artist drill-down (albums, then an album's tracks)",
+                direct: {
+                    _ = try direct.groups(ownerAlbums, after: nil, limit: 50)
+                    _ = try direct.albumTracks(firstAlbum.id)
+                },
+                mirror: {
+                    _ = try mirror.groups(ownerAlbums, after: nil, limit: 50)
+                    _ = try mirror.albumTracks(firstAlbum.id)
+                },
+                raw: {
+                    let page = mirror.groupPageSQL(ownerAlbums, cursor: nil)
+                    try raw(page.sql, page.arguments + [51])
+                    let tracks = mirror.albumTracksSQL(firstAlbum.id)
+                    try raw(tracks.sql, tracks.arguments)
+                }),
+            Case(
+                name: "playlist page (2,000 items, own order)",
+                direct: { _ = try direct.playlistPage(playlist, LibraryQuery(), sorted: false, after: nil, limit: 50) },
+                mirror: { _ = try mirror.playlistPage(playlist, LibraryQuery(), sorted: false, after: nil, limit: 50) },
+                raw: {
+                    let page = mirror.playlistPageSQL(playlist, LibraryQuery(), sorted: false, cursor: nil)
+                    try raw(page.sql, page.arguments + [51])
+                    try raw("SELECT count(*) FROM mirror_playlist_item WHERE playlist_id = ?", [playlist.rawValue])
+                }),
+            Case(
+                name: "smart playlist, 4 conditions, top 100 most played",
+                direct: { _ = try direct.smartTracks(smart, smartContext) }, mirror: { _ = try mirror.smartTracks(smart, smartContext) },
+                raw: {
+                    let (sql, arguments) = mirror.smartSQL(smart, smartContext)
+                    try raw(sql, arguments)
+                }),
         ]
         var lines: [Line] = []
         let chosen = (cases + searchCases + viewCases).filter { item in only.isEmpty || only.contains { item.name.contains($0) } }
@@ -324,7 +373,10 @@ struct MirrorBench {
             var mirrorSamples: [Double] = []
             var rawSamples: [Double] = []
             var rawReadSamples: [Double] = []
-            for _ in 0..<3 { try item.mirror(); try item.raw() }
+            for _ in 0..<3 {
+                try item.mirror()
+                try item.raw()
+            }
             let runs = item.name == "snapshot build" ? 9 : 51
             for _ in 0..<runs {
                 mirrorSamples.append(try Self.time(item.mirror))
@@ -336,9 +388,11 @@ struct MirrorBench {
             let mirrorMs = mirrorSamples.sorted()[runs / 2]
             let rawMs = rawSamples.sorted()[runs / 2]
             let rawReadMs = rawReadSamples.sorted()[runs / 2]
-            lines.append(Line(tracks: scale, catalogue: catalogue, read: item.name, directMs: directMs, mirrorMs: mirrorMs, rawMs: rawMs,
-                              speedup: directMs / mirrorMs, mirrorOverRaw: mirrorMs / rawMs,
-                              rawReadMs: rawReadMs, mirrorOverRawRead: mirrorMs / rawReadMs))
+            lines.append(
+                Line(
+                    tracks: scale, catalogue: catalogue, read: item.name, directMs: directMs, mirrorMs: mirrorMs, rawMs: rawMs,
+                    speedup: directMs / mirrorMs, mirrorOverRaw: mirrorMs / rawMs,
+                    rawReadMs: rawReadMs, mirrorOverRawRead: mirrorMs / rawReadMs))
         }
         withExtendedLifetime(sink) {}
 
@@ -368,14 +422,15 @@ struct MirrorBench {
         for round in (2 * writeRounds)..<(3 * writeRounds) {
             let statement = try writable.cachedStatement(
                 "UPDATE mirror_track SET title = ?, k_title = ?, t_title = NULL, z_title = NULL, n_date_modified = ? WHERE id = ?")
-            rawUpdates.append(try Self.time {
-                try writable.execute("BEGIN IMMEDIATE")
-                for n in 0..<100 {
-                    let title = "Edited \(nonce) \(round)-\(n)"
-                    try statement.bind([title, Data(SortKey.textKey(title)), Int64(Date().timeIntervalSince1970), Int64(1 + (round * 100 + n) % scale)])
-                    try statement.run()
-                }
-            })
+            rawUpdates.append(
+                try Self.time {
+                    try writable.execute("BEGIN IMMEDIATE")
+                    for n in 0..<100 {
+                        let title = "Edited \(nonce) \(round)-\(n)"
+                        try statement.bind([title, Data(SortKey.textKey(title)), Int64(Date().timeIntervalSince1970), Int64(1 + (round * 100 + n) % scale)])
+                        try statement.run()
+                    }
+                })
             try writable.execute("ROLLBACK")
         }
         let build = BuildLine(

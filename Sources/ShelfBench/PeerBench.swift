@@ -111,7 +111,9 @@ struct PeerBench {
 
         // The IDs each server names for the same first album, and one of its songs.
         func firstAlbum(_ client: some SubsonicCaller) throws -> (album: String, cover: String?, song: String?, name: String) {
-            let albums = ((try client.call("getAlbumList2", "type=alphabeticalByName&size=1").response["albumList2"] as? [String: Any])?["album"] as? [[String: Any]]) ?? []
+            let albums =
+                ((try client.call("getAlbumList2", "type=alphabeticalByName&size=1").response["albumList2"] as? [String: Any])?["album"] as? [[String: Any]])
+                ?? []
             guard let album = albums.first?["id"].map({ "\($0)" }) else { throw BenchUsageError(message: "no album") }
             let songs = ((try client.call("getAlbum", "id=\(album)").response["album"] as? [String: Any])?["song"] as? [[String: Any]]) ?? []
             return (album, albums.first?["coverArt"].map { "\($0)" }, songs.first?["id"].map { "\($0)" }, albums.first?["name"].map { "\($0)" } ?? "")
@@ -129,18 +131,25 @@ struct PeerBench {
         let calls: [Call] = [
             Call(name: "ping", shelf: "ping", peer: "ping", count: nil),
             Call(name: "getArtists", shelf: "getArtists", peer: "getArtists", count: { indexCount($0) }),
-            Call(name: "getAlbumList2 alphabeticalByName size=50 offset=0", shelf: "getAlbumList2|type=alphabeticalByName&size=50&offset=0",
-                 peer: "getAlbumList2|type=alphabeticalByName&size=50&offset=0", count: items("albumList2", "album")),
-            Call(name: "getAlbumList2 alphabeticalByName size=50 offset=50", shelf: "getAlbumList2|type=alphabeticalByName&size=50&offset=50",
-                 peer: "getAlbumList2|type=alphabeticalByName&size=50&offset=50", count: items("albumList2", "album")),
-            Call(name: "getAlbumList2 alphabeticalByName size=50 offset=100", shelf: "getAlbumList2|type=alphabeticalByName&size=50&offset=100",
-                 peer: "getAlbumList2|type=alphabeticalByName&size=50&offset=100", count: items("albumList2", "album")),
+            Call(
+                name: "getAlbumList2 alphabeticalByName size=50 offset=0", shelf: "getAlbumList2|type=alphabeticalByName&size=50&offset=0",
+                peer: "getAlbumList2|type=alphabeticalByName&size=50&offset=0", count: items("albumList2", "album")),
+            Call(
+                name: "getAlbumList2 alphabeticalByName size=50 offset=50", shelf: "getAlbumList2|type=alphabeticalByName&size=50&offset=50",
+                peer: "getAlbumList2|type=alphabeticalByName&size=50&offset=50", count: items("albumList2", "album")),
+            Call(
+                name: "getAlbumList2 alphabeticalByName size=50 offset=100", shelf: "getAlbumList2|type=alphabeticalByName&size=50&offset=100",
+                peer: "getAlbumList2|type=alphabeticalByName&size=50&offset=100", count: items("albumList2", "album")),
             Call(name: "getRandomSongs size=50", shelf: "getRandomSongs|size=50", peer: "getRandomSongs|size=50", count: items("randomSongs", "song")),
-            Call(name: "search3 a word of the library (\(shelfFirst.name.split(separator: " ").first ?? ""))", shelf: "search3|query=\(word)&songCount=50", peer: "search3|query=\(word)&songCount=50", count: items("searchResult3", "song")),
-            Call(name: "search3 \"\" 500 songs", shelf: "search3|query=%22%22&songCount=500&artistCount=0&albumCount=0",
-                 peer: "search3|query=%22%22&songCount=500&artistCount=0&albumCount=0", count: items("searchResult3", "song")),
-            Call(name: "getAlbum (the first album by name)", shelf: "getAlbum|id=\(shelfFirst.album)", peer: "getAlbum|id=\(peerFirst.album)",
-                 count: { (($0["album"] as? [String: Any])?["song"] as? [Any])?.count ?? 0 }),
+            Call(
+                name: "search3 a word of the library (\(shelfFirst.name.split(separator: " ").first ?? ""))", shelf: "search3|query=\(word)&songCount=50",
+                peer: "search3|query=\(word)&songCount=50", count: items("searchResult3", "song")),
+            Call(
+                name: "search3 \"\" 500 songs", shelf: "search3|query=%22%22&songCount=500&artistCount=0&albumCount=0",
+                peer: "search3|query=%22%22&songCount=500&artistCount=0&albumCount=0", count: items("searchResult3", "song")),
+            Call(
+                name: "getAlbum (the first album by name)", shelf: "getAlbum|id=\(shelfFirst.album)", peer: "getAlbum|id=\(peerFirst.album)",
+                count: { (($0["album"] as? [String: Any])?["song"] as? [Any])?.count ?? 0 }),
         ]
         var rows: [[any ReportValue]] = []
         var ratios: [Double] = []
@@ -158,12 +167,13 @@ struct PeerBench {
             let peerMs = peerAnswer == nil ? nil : try? SubsonicBench.median(runs: 20, warmup: 2) { try peerClient.call(peerName, peerQuery).ms }
             let shelfCount = call.count.map { $0(shelfAnswer) }
             let peerCount = call.count.flatMap { count in peerAnswer.map { count($0) } }
-            let agree: String = switch (shelfCount, peerCount) {
-            case (nil, _): "–"
-            case (_, nil): "peer failed"
-            case let (a?, b?) where a == b: "yes (\(a))"
-            case let (a?, b?): "no: Shelf \(a), supysonic \(b)"
-            }
+            let agree: String =
+                switch (shelfCount, peerCount) {
+                case (nil, _): "–"
+                case (_, nil): "peer failed"
+                case let (a?, b?) where a == b: "yes (\(a))"
+                case let (a?, b?): "no: Shelf \(a), supysonic \(b)"
+                }
             let ratio = peerMs.map { $0 / shelfMs }
             // A peer that answers nothing where Shelf answers (supysonic's empty search) is not faster: left out.
             let peerEmpty = peerCount == 0 && (shelfCount ?? 0) > 0
@@ -172,9 +182,12 @@ struct PeerBench {
         }
         // Binary answers through curl: a cached cover, and a stream's first byte.
         func curlMs(_ port: Int, _ path: String, firstByte: Bool) throws -> Double {
-            let result = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), [
-                "-sS", "-m", "60", "-o", "/dev/null", "-w", "%{http_code} %{\(firstByte ? "time_starttransfer" : "time_total")}", "http://127.0.0.1:\(port)/rest/\(path)",
-            ])
+            let result = try ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/curl"),
+                [
+                    "-sS", "-m", "60", "-o", "/dev/null", "-w", "%{http_code} %{\(firstByte ? "time_starttransfer" : "time_total")}",
+                    "http://127.0.0.1:\(port)/rest/\(path)",
+                ])
             let parts = result.stdout.split(separator: " ")
             guard result.status == 0, parts.count == 2, parts[0] == "200", let seconds = Double(parts[1]) else {
                 throw BenchUsageError(message: "\(path): \(result.stdout) \(result.stderr)")
@@ -199,18 +212,22 @@ struct PeerBench {
             if let peerMs { ratios.append(peerMs / shelfMs) }
             rows.append(["stream raw, time to first byte (through curl)", shelfMs, peerMs, peerMs.map { $0 / shelfMs }, "–"])
         }
-        let version = (try? ChildProcess.run(python, ["-c", "import importlib.metadata as m; print(m.version('supysonic'))"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
+        let version =
+            (try? ChildProcess.run(python, ["-c", "import importlib.metadata as m; print(m.version('supysonic'))"]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
         results.table(
             "Shelf beside supysonic \(version) on the same \(trackCount) real files, one keep-alive connection to Shelf and one connection per call to supysonic (its waitress closes kept-alive ones), f=json (medians of 20; binary answers of 10)",
-            key: "peer", [
+            key: "peer",
+            [
                 .init("call", "call"), .init("Shelf ms", "shelfMs", decimals: 2), .init("supysonic ms", "peerMs", decimals: 2),
                 .init("supysonic ÷ Shelf (×)", "ratio", decimals: 1), .init("counts agree", "countsAgree"),
             ], rows)
         let lowest = ratios.min() ?? .nan
-        results.table("targets", key: "targets", [
-            .init("target", "target"), .init("measured", "measured", decimals: 1), .init("limit", "limit", decimals: 1), .init("met", "met"),
-        ], [["every call's ratio supysonic ÷ Shelf (lowest, ×; calls the peer answers empty left out)", lowest, 10.0, lowest >= 10]])
+        results.table(
+            "targets", key: "targets",
+            [
+                .init("target", "target"), .init("measured", "measured", decimals: 1), .init("limit", "limit", decimals: 1), .init("met", "met"),
+            ], [["every call's ratio supysonic ÷ Shelf (lowest, ×; calls the peer answers empty left out)", lowest, 10.0, lowest >= 10]])
     }
 
     /// A client that opens a new connection for every call.

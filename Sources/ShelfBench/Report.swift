@@ -101,12 +101,13 @@ struct Report {
             if !out.isEmpty { out.append("") }
             switch block {
             case .sentence(let sentence):
-                out.append(sentence.parts.map { part in
-                    switch part {
-                    case .text(let text): text
-                    case .figure(_, let value, let decimals): Self.format(value, decimals: decimals, suffix: "")
-                    }
-                }.joined())
+                out.append(
+                    sentence.parts.map { part in
+                        switch part {
+                        case .text(let text): text
+                        case .figure(_, let value, let decimals): Self.format(value, decimals: decimals, suffix: "")
+                        }
+                    }.joined())
             case .table(let title, _, let columns, let rows):
                 if let title { out.append(title) }
                 out.append("| " + columns.map(\.title).joined(separator: " | ") + " |")
@@ -155,9 +156,9 @@ struct Report {
     /// Which build measured: timings from a debug build are not comparable with release ones.
     static var build: String {
         #if DEBUG
-        "debug"
+            "debug"
         #else
-        "release"
+            "release"
         #endif
     }
 
@@ -170,8 +171,9 @@ struct Report {
             "os": info.operatingSystemVersionString,
         ]
         if let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-           let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
-           let colon = line.firstIndex(of: ":") {
+            let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+            let colon = line.firstIndex(of: ":")
+        {
             machine["cpu"] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         return machine

@@ -32,7 +32,8 @@ struct SampleFiles {
         let started = Date()
         let written = try Self.write(tracks: tracks, to: directory, seconds: seconds, tagged: tagged)
         let elapsed = Date().timeIntervalSince(started)
-        results.sentence("""
+        results.sentence(
+            """
             wrote \(figure: "files", written) files of \(figure: "audioSeconds", seconds, decimals: 2) s under \(directory.path) \
             in \(figure: "seconds", elapsed, decimals: 1) s (\(figure: "filesPerSecond", Double(written) / max(elapsed, 1e-9)) files/s)
             """)
@@ -55,13 +56,14 @@ struct SampleFiles {
             let name = String(format: "%d-%02d ", track.discNumber ?? 1, track.trackNumber ?? 0) + component(track.title ?? "Untitled")
             let url = folder.appendingPathComponent(String(name.prefix(120)) + "." + format)
             let frequency = 180 + Double(index) * 0.37  // distinct PCM for every track
-            let audio: Data = switch format {
-            case "flac": TestAudio.flac(seconds: seconds, frequency: frequency)
-            case "mp3": TestAudio.mp3(seconds: seconds, seed: UInt64(index))
-            case "opus": TestAudio.opus(seconds: seconds, seed: UInt64(index))
-            case "aiff": TestAudio.aiff(seconds: seconds, frequency: frequency)
-            default: TestAudio.wav(seconds: seconds, frequency: frequency)
-            }
+            let audio: Data =
+                switch format {
+                case "flac": TestAudio.flac(seconds: seconds, frequency: frequency)
+                case "mp3": TestAudio.mp3(seconds: seconds, seed: UInt64(index))
+                case "opus": TestAudio.opus(seconds: seconds, seed: UInt64(index))
+                case "aiff": TestAudio.aiff(seconds: seconds, frequency: frequency)
+                default: TestAudio.wav(seconds: seconds, frequency: frequency)
+                }
             try audio.write(to: url)
             var tags = fields(track)
             if tagged {
@@ -82,7 +84,8 @@ struct SampleFiles {
             if covers[album] == nil {
                 let png = album % 3 == 0
                 let bytes = try DatasetGenerator.picture(side: 300, index: album, noise: false)
-                covers[album] = png
+                covers[album] =
+                    png
                     ? (try ImageCodec.encode(try ImageCodec.decode(bytes, maxPixelSize: 300), as: .png), "image/png") : (bytes, "image/jpeg")
             }
             let (cover, mime) = covers[album]!

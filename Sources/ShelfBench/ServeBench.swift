@@ -27,9 +27,11 @@ struct ServeBench {
         let flags = try Flags(words, known: ["--library", "--tracks", "--connections", "--duration", "--threads", "--wrk"])
         guard let path = flags.string("--library") else { throw BenchUsageError(message: "--library is required") }
         let connections = max(1, try flags.int("--connections", default: connections))
-        return (URL(fileURLWithPath: path), max(1, try flags.int("--tracks", default: 500_500)), connections,
-                max(1, try flags.int("--duration", default: duration)), max(1, min(try flags.int("--threads", default: 2), connections)),
-                flags.string("--wrk") ?? "/usr/bin/wrk")
+        return (
+            URL(fileURLWithPath: path), max(1, try flags.int("--tracks", default: 500_500)), connections,
+            max(1, try flags.int("--duration", default: duration)), max(1, min(try flags.int("--threads", default: 2), connections)),
+            flags.string("--wrk") ?? "/usr/bin/wrk"
+        )
     }
 
     private func log(_ text: String) { FileHandle.standardError.write(Data("serve: \(text)\n".utf8)) }
@@ -176,7 +178,8 @@ struct ServeBench {
         }
         results.table(
             "`shelf serve` at \(count) tracks, wrk -t\(threads) -c\(connections) -d\(duration)s over 127.0.0.1 (in-process: median of the same read in this process; overhead = server p50 − in-process)",
-            key: "scenarios", [
+            key: "scenarios",
+            [
                 .init("scenario", "scenario"), .init("paths cycled", "paths"), .init("requests/s", "requestsPerSecond"),
                 .init("p50 ms", "p50Ms", decimals: 2), .init("p99 ms", "p99Ms", decimals: 2), .init("non-2xx", "non2xx"),
                 .init("socket errors", "socketErrors"), .init("in-process ms", "inProcessMs", decimals: 3),
@@ -201,26 +204,33 @@ struct ServeBench {
         }
         let worstOverhead = listOverheads.max() ?? overheads.max() ?? .nan
         // Beyond the handler's own work (engine, document, JSON): HTTP, routing, the API key, the access log.
-        let worstHTTP = ["firstPage", "cursorPage", "sections", "anchor", "search", "albumTracks"].compactMap { key in
-            single[key].flatMap { one in handlerMs[key].map { one.p50Ms - $0 } }
-        }.max() ?? .nan
-        results.table("targets", key: "targets", [
-            .init("target", "target"), .init("measured", "measured", decimals: 2), .init("limit", "limit", decimals: 1), .init("met", "met"),
-        ], [
-            ["first page p99 ms at \(connections) connections", first.p99Ms, 10.0, first.p99Ms < 10],
-            ["cursor page at 90 % p99 ms at \(connections) connections", deepLoad.p99Ms, 10.0, deepLoad.p99Ms < 10],
-            ["warm artwork responses/s (at least)", warm.requestsPerSecond, 2_000.0, warm.requestsPerSecond >= 2_000],
-            ["server overhead per request ms (worst JSON read, 1 connection)", worstOverhead, 0.3, worstOverhead < 0.3],
-            ["(beyond the handler and its JSON, worst JSON read, 1 connection) ms", worstHTTP, 0.3, worstHTTP < 0.3],
-            ["server peak RSS MiB", peakMiB, 300.0, peakMiB < 300],
-        ])
+        let worstHTTP =
+            ["firstPage", "cursorPage", "sections", "anchor", "search", "albumTracks"].compactMap { key in
+                single[key].flatMap { one in handlerMs[key].map { one.p50Ms - $0 } }
+            }.max() ?? .nan
+        results.table(
+            "targets", key: "targets",
+            [
+                .init("target", "target"), .init("measured", "measured", decimals: 2), .init("limit", "limit", decimals: 1), .init("met", "met"),
+            ],
+            [
+                ["first page p99 ms at \(connections) connections", first.p99Ms, 10.0, first.p99Ms < 10],
+                ["cursor page at 90 % p99 ms at \(connections) connections", deepLoad.p99Ms, 10.0, deepLoad.p99Ms < 10],
+                ["warm artwork responses/s (at least)", warm.requestsPerSecond, 2_000.0, warm.requestsPerSecond >= 2_000],
+                ["server overhead per request ms (worst JSON read, 1 connection)", worstOverhead, 0.3, worstOverhead < 0.3],
+                ["(beyond the handler and its JSON, worst JSON read, 1 connection) ms", worstHTTP, 0.3, worstHTTP < 0.3],
+                ["server peak RSS MiB", peakMiB, 300.0, peakMiB < 300],
+            ])
         results.sentence(
-            "JSON alone: the first page's document (\(figure: "firstPageDocumentBytes", documentBytes) bytes, 50 whole tracks) encodes in \(figure: "firstPageWireEncodeMs", wireMs, decimals: 3) ms with the server's encoder (sorted keys, ISO 8601 dates), \(figure: "firstPagePlainEncodeMs", plainMs, decimals: 3) ms with a plain JSONEncoder. The API key check every request makes first: \(figure: "apiKeyCheckMs", authMs, decimals: 3) ms in-process.")
+            "JSON alone: the first page's document (\(figure: "firstPageDocumentBytes", documentBytes) bytes, 50 whole tracks) encodes in \(figure: "firstPageWireEncodeMs", wireMs, decimals: 3) ms with the server's encoder (sorted keys, ISO 8601 dates), \(figure: "firstPagePlainEncodeMs", plainMs, decimals: 3) ms with a plain JSONEncoder. The API key check every request makes first: \(figure: "apiKeyCheckMs", authMs, decimals: 3) ms in-process."
+        )
         let cold = scenarios.first { $0.key == "artworkCold" }?.paths.count ?? 0
         results.sentence(
-            "Server peak RSS (VmHWM): \(figure: "peakRSSMiB", peakMiB, decimals: 1) MiB; exit status after SIGTERM: \(figure: "serverExitStatus", Int(status)) (\(status == 0 ? "clean" : "NOT clean")); access-log lines read from its stderr: \(figure: "accessLogLines", logLines).")
+            "Server peak RSS (VmHWM): \(figure: "peakRSSMiB", peakMiB, decimals: 1) MiB; exit status after SIGTERM: \(figure: "serverExitStatus", Int(status)) (\(status == 0 ? "clean" : "NOT clean")); access-log lines read from its stderr: \(figure: "accessLogLines", logLines)."
+        )
         results.sentence(
-            "Cold artwork: \(figure: "coldArtworkRequested", coldRequested) distinct pictures of \(figure: "coldArtworkAvailable", cold) never requested before (\(coldRequested >= cold ? "the list wrapped: later requests were warm" : "none twice")); \(figure: "albums", albums.count) albums, \(figure: "pictures", artworkIDs.count) pictures, search '\(word)' hits \(figure: "searchHits", hits) tracks; tracks \(figure: "tracks", count).")
+            "Cold artwork: \(figure: "coldArtworkRequested", coldRequested) distinct pictures of \(figure: "coldArtworkAvailable", cold) never requested before (\(coldRequested >= cold ? "the list wrapped: later requests were warm" : "none twice")); \(figure: "albums", albums.count) albums, \(figure: "pictures", artworkIDs.count) pictures, search '\(word)' hits \(figure: "searchHits", hits) tracks; tracks \(figure: "tracks", count)."
+        )
     }
 
     /// The eight scenarios with their paths and in-process equivalents.
@@ -242,7 +252,10 @@ struct ServeBench {
         return [
             Scenario(
                 name: "first page", key: "firstPage", paths: ["/api/tracks?sort=artist&limit=50"],
-                engine: { let page = try await library.list(query, limit: 50); _ = try await library.tracks(ids: page.items.map(\.id)) },
+                engine: {
+                    let page = try await library.list(query, limit: 50)
+                    _ = try await library.tracks(ids: page.items.map(\.id))
+                },
                 handler: { _ = try Wire.encode(try await Documents.tracks(try await library.list(query, limit: 50), library)) }),
             Scenario(
                 name: "cursor page at 90 %", key: "cursorPage", paths: ["/api/tracks?sort=artist&limit=50&after=\(encodedCursor)"],
@@ -264,7 +277,10 @@ struct ServeBench {
                 }),
             Scenario(
                 name: "search '\(word)'", key: "search", paths: ["/api/search?q=\(word)&limit=50"],
-                engine: { let page = try await library.search(word, limit: 50); _ = try await library.tracks(ids: page.items.map(\.id)) },
+                engine: {
+                    let page = try await library.search(word, limit: 50)
+                    _ = try await library.tracks(ids: page.items.map(\.id))
+                },
                 handler: { _ = try Wire.encode(try await Documents.tracks(try await library.search(word, limit: 50), library)) }),
             Scenario(
                 name: "album tracks", key: "albumTracks", paths: albumIDs.map { "/api/albums/\($0.rawValue)/tracks" },
@@ -295,7 +311,8 @@ struct ServeBench {
 
     /// A query value percent-encoded (cursors hold `+`, `/` and `=`).
     static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"))
+            ?? text
     }
 
     /// The `shelf` binary beside this one.
@@ -332,7 +349,8 @@ struct ServeBench {
     static func apiKey(_ library: Library, _ directory: URL) async throws -> String {
         let file = directory.appendingPathComponent("bench-api-key")
         if let saved = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), !saved.isEmpty,
-           try await library.user(forAPIKey: saved) != nil {
+            try await library.user(forAPIKey: saved) != nil
+        {
             return saved
         }
         let user: User
@@ -360,7 +378,8 @@ struct ServeBench {
     ) throws -> Load {
         let script = folder.appendingPathComponent("\(name).lua")
         let paths = list.map { "\"\($0)\"" }.joined(separator: ",\n")
-        try Data("""
+        try Data(
+            """
             \(bearer.map { "wrk.headers[\"Authorization\"] = \"Bearer \($0)\"" } ?? "")
             local paths = {
             \(paths)
@@ -385,12 +404,13 @@ struct ServeBench {
                 latency:percentile(50.0), latency:percentile(99.0)))
             end
 
-            """.utf8).write(to: script)
+            """.utf8
+        ).write(to: script)
         let result = try ChildProcess.run(
             URL(fileURLWithPath: wrk),
             ["-t", "\(threads)", "-c", "\(connections)", "-d", "\(seconds)s", "--latency", "-s", script.path, "http://127.0.0.1:\(port)/"])
         guard result.status == 0, let line = result.stdout.split(separator: "\n").last(where: { $0.hasPrefix("SHELF-BENCH ") }),
-              let object = try JSONSerialization.jsonObject(with: Data(line.dropFirst("SHELF-BENCH ".count).utf8)) as? [String: Any]
+            let object = try JSONSerialization.jsonObject(with: Data(line.dropFirst("SHELF-BENCH ".count).utf8)) as? [String: Any]
         else { throw BenchUsageError(message: "wrk failed (\(result.status)): \(result.stdout) \(result.stderr)") }
         func number(_ key: String) -> Double { (object[key] as? NSNumber)?.doubleValue ?? 0 }
         return Load(
@@ -443,7 +463,8 @@ final class ServerProcess {
                         let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                         found.withLock { $0.text += line + "\n" }
                         if line.hasPrefix("shelf: serving "), let range = line.range(of: "http://127.0.0.1:", options: .backwards),
-                           let port = Int(line[range.upperBound...]) {
+                            let port = Int(line[range.upperBound...])
+                        {
                             found.withLock { $0.port = port }
                             signalled = true
                             ready.signal()
@@ -486,7 +507,7 @@ final class ServerProcess {
     /// `VmHWM` of the child, in bytes.
     func peakRSSBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
         else { return 0 }
         return (Int(line.split(separator: " ").dropFirst().first { Int($0) != nil } ?? "0") ?? 0) * 1024
     }

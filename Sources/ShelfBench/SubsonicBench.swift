@@ -25,7 +25,9 @@ struct SubsonicBench {
         for flag in ["--peer", "--files"] {
             guard let at = rest.firstIndex(of: flag) else { continue }
             guard at + 1 < rest.count else { throw BenchUsageError(message: "\(flag) needs a value") }
-            if flag == "--peer" { peerName = rest[at + 1] } else {
+            if flag == "--peer" {
+                peerName = rest[at + 1]
+            } else {
                 guard let number = Int(rest[at + 1]), number > 0 else { throw BenchUsageError(message: "--files expects a count, got '\(rest[at + 1])'") }
                 files = number
             }
@@ -75,7 +77,7 @@ struct SubsonicBench {
             let body = try get("/rest/\(name).view?\(query)\(parameters.isEmpty ? "" : "&" + parameters)")
             let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
             guard let root = try JSONSerialization.jsonObject(with: body) as? [String: Any],
-                  let response = root["subsonic-response"] as? [String: Any], response["status"] as? String == "ok"
+                let response = root["subsonic-response"] as? [String: Any], response["status"] as? String == "ok"
             else { throw BenchUsageError(message: "\(name)?\(parameters) failed: \(String(decoding: body.prefix(500), as: UTF8.self))") }
             return (ms, response)
         }
@@ -85,8 +87,8 @@ struct SubsonicBench {
             try connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
             let (head, rest) = connection.readHead()
             guard head.hasPrefix("HTTP/1.1 200"),
-                  let line = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
-                  let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
+                let line = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+                let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
             else { throw BenchUsageError(message: "GET \(path): \(head)") }
             var body = rest
             if body.count < length { body += connection.read { body.count + $0.count >= length } }
@@ -122,7 +124,9 @@ struct SubsonicBench {
         defer { try? FileManager.default.removeItem(at: folder) }
         var rows: [[any ReportValue]] = []
         /// A scenario row: its name and up to five figures (nil: not measured for it).
-        func row(_ name: String, _ ms: Double?, _ second: Double? = nil, _ total: Double? = nil, _ steady: Double? = nil, _ perSecond: Double? = nil) -> [any ReportValue] {
+        func row(_ name: String, _ ms: Double?, _ second: Double? = nil, _ total: Double? = nil, _ steady: Double? = nil, _ perSecond: Double? = nil)
+            -> [any ReportValue]
+        {
             [name, ms, second, total, steady, perSecond]
         }
         var targets: [[any ReportValue]] = []
@@ -153,7 +157,8 @@ struct SubsonicBench {
             rows.append(row("search3 \"\" sync, \(pages.count) pages of 500 (total: with the client's parsing)", pageMedian, pageMax, syncSeconds))
             rows.append(row("search3 \"\" sync, the same pages' request times added up", pageMedian, pageMax, syncServedSeconds))
             results.sentence(
-                "search3 sync: \(figure: "syncSongs", seen.count) distinct songs of \(figure: "tracks", count), \(figure: "syncRepeats", repeated) sent twice: \(exactlyOnce ? "every song exactly once" : "NOT every song exactly once").")
+                "search3 sync: \(figure: "syncSongs", seen.count) distinct songs of \(figure: "tracks", count), \(figure: "syncRepeats", repeated) sent twice: \(exactlyOnce ? "every song exactly once" : "NOT every song exactly once")."
+            )
 
             // 2. Album-list pages: a jump to each offset (first visit), then the page after it.
             var albumPages: [(Int, Double, Double, Double)] = []
@@ -170,7 +175,10 @@ struct SubsonicBench {
                     try client.call("getAlbumList2", "type=alphabeticalByName&size=500&offset=\(offset + 500)").ms
                 }
                 albumPages.append((offset, first, next, again))
-                rows.append(row("getAlbumList2 alphabeticalByName size=500 offset \(offset == asked ? "\(offset)" : "\(asked) → \(offset), the last full page"): first visit / page after / page after, median of 20", first, next, nil, again, nil))
+                rows.append(
+                    row(
+                        "getAlbumList2 alphabeticalByName size=500 offset \(offset == asked ? "\(offset)" : "\(asked) → \(offset), the last full page"): first visit / page after / page after, median of 20",
+                        first, next, nil, again, nil))
             }
 
             // 3. Random songs and the artist index: medians of 20 and 10 calls.
@@ -190,7 +198,8 @@ struct SubsonicBench {
             func paths(_ ids: ArraySlice<String>) -> [String] { ids.map { "/rest/getCoverArt.view?id=\($0)&size=300&\(auth)" } }
             let warmPaths = paths(pictured.prefix(warmCount))
             log("getCoverArt warm")
-            _ = try ServeBench.load(wrk: wrk, name: "warmup", paths: warmPaths, port: server.port, bearer: nil, connections: 1, threads: 1, seconds: 1, folder: folder)
+            _ = try ServeBench.load(
+                wrk: wrk, name: "warmup", paths: warmPaths, port: server.port, bearer: nil, connections: 1, threads: 1, seconds: 1, folder: folder)
             let warm = try ServeBench.load(
                 wrk: wrk, name: "warm", paths: warmPaths, port: server.port, bearer: nil, connections: connections, threads: threads, seconds: duration,
                 folder: folder)
@@ -200,9 +209,14 @@ struct SubsonicBench {
                 wrk: wrk, name: "cold", paths: coldPaths, port: server.port, bearer: nil, connections: connections, threads: threads, seconds: duration,
                 folder: folder)
             rows.append(row("getCoverArt size=300 warm, wrk -c\(connections) (\(warmCount) albums)", warm.p50Ms, warm.p99Ms, nil, nil, warm.requestsPerSecond))
-            rows.append(row("getCoverArt size=300 cold, wrk -c\(connections) (\(min(cold.requests, coldPaths.count)) albums never asked for)", cold.p50Ms, cold.p99Ms, nil, nil, cold.requestsPerSecond))
+            rows.append(
+                row(
+                    "getCoverArt size=300 cold, wrk -c\(connections) (\(min(cold.requests, coldPaths.count)) albums never asked for)", cold.p50Ms, cold.p99Ms,
+                    nil, nil, cold.requestsPerSecond))
             if warm.statusErrors + warm.socketErrors + cold.statusErrors + cold.socketErrors > 0 {
-                results.sentence("getCoverArt errors: warm \(figure: "coverWarmErrors", warm.statusErrors + warm.socketErrors), cold \(figure: "coverColdErrors", cold.statusErrors + cold.socketErrors).")
+                results.sentence(
+                    "getCoverArt errors: warm \(figure: "coverWarmErrors", warm.statusErrors + warm.socketErrors), cold \(figure: "coverColdErrors", cold.statusErrors + cold.socketErrors)."
+                )
             }
 
             // Issue 23's targets: every page of an app's browsing within 5 ms on this machine.
@@ -243,13 +257,16 @@ struct SubsonicBench {
 
         results.table(
             "OpenSubsonic API of `shelf serve` at \(count) tracks (\(albums.count) albums), over 127.0.0.1, apiKey auth, f=json; one keep-alive connection unless wrk",
-            key: "scenarios", [
+            key: "scenarios",
+            [
                 .init("scenario", "scenario"), .init("ms (median, or first)", "ms", decimals: 2), .init("max / second / p99 ms", "secondMs", decimals: 2),
                 .init("total s", "totalSeconds", decimals: 2), .init("steady ms", "steadyMs", decimals: 2), .init("requests/s", "requestsPerSecond"),
             ], rows)
-        results.table("targets", key: "targets", [
-            .init("target", "target"), .init("measured", "measured", decimals: 2), .init("limit", "limit", decimals: 1), .init("met", "met"),
-        ], targets)
+        results.table(
+            "targets", key: "targets",
+            [
+                .init("target", "target"), .init("measured", "measured", decimals: 2), .init("limit", "limit", decimals: 1), .init("met", "met"),
+            ], targets)
         results.sentence("Server peak RSS (VmHWM): \(figure: "peakRSSMiB", peakMiB, decimals: 1) MiB.")
     }
 
@@ -268,8 +285,10 @@ struct SubsonicBench {
         let server = try ServerProcess(shelf: shelf, library: small)
         defer { _ = server.stop() }
         func firstByte(_ extra: String) throws -> Double {
-            let url = "http://127.0.0.1:\(server.port)/rest/stream.view?id=tr-\(track.id.rawValue)&apiKey=\(ServeBench.escape(key))&v=1.16.1&c=shelf-bench\(extra)"
-            let result = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "-o", "/dev/null", "-w", "%{http_code} %{time_starttransfer}", url])
+            let url =
+                "http://127.0.0.1:\(server.port)/rest/stream.view?id=tr-\(track.id.rawValue)&apiKey=\(ServeBench.escape(key))&v=1.16.1&c=shelf-bench\(extra)"
+            let result = try ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "-o", "/dev/null", "-w", "%{http_code} %{time_starttransfer}", url])
             let parts = result.stdout.split(separator: " ")
             guard result.status == 0, parts.count == 2, parts[0] == "200", let seconds = Double(parts[1]) else {
                 throw BenchUsageError(message: "stream\(extra): \(result.stdout) \(result.stderr)")

@@ -72,8 +72,14 @@ struct WatchBench {
                 .init("max_user_watches", "maxUserWatches"), .init("start s", "startSeconds", decimals: 2),
                 .init("watcher MiB", "watcherMiB", decimals: 1), .init("album visible s", "albumVisibleSeconds", decimals: 2),
             ],
-            [[folders + (folders + 199) / 200 + 1, coverage.watchedFolders, coverage.unwatchedCount, limit ?? -1, startSeconds, Double(after - before) / 1_048_576, visible]])
-        results.sentence("Targets: 40,000 folders watched in at most \(figure: "targetWatcherMiB", 20) MiB; a change visible within \(figure: "targetVisibleSeconds", 5) s.")
+            [
+                [
+                    folders + (folders + 199) / 200 + 1, coverage.watchedFolders, coverage.unwatchedCount, limit ?? -1, startSeconds,
+                    Double(after - before) / 1_048_576, visible,
+                ]
+            ])
+        results.sentence(
+            "Targets: 40,000 folders watched in at most \(figure: "targetWatcherMiB", 20) MiB; a change visible within \(figure: "targetVisibleSeconds", 5) s.")
     }
 }
 
@@ -106,7 +112,8 @@ struct LoudnessBench {
             paths.append(file)
             guard !FileManager.default.fileExists(atPath: file.path) else { continue }
             log("making \(file.lastPathComponent)")
-            let source = index % 2 == 0
+            let source =
+                index % 2 == 0
                 ? "anoisesrc=color=pink:duration=\(seconds):sample_rate=44100:amplitude=\(0.1 + 0.05 * Double(index))"
                 : "sine=frequency=\(220 * (index + 1)):duration=\(seconds):sample_rate=44100"
             let made = try ChildProcess.run(
@@ -149,7 +156,8 @@ struct LoudnessBench {
         let oursRate = audio / median(ours)
         let theirsRate = audio / median(theirs)
         results.table(
-            "EBU R128 integrated loudness and true peak of the same FLACs, one file at a time (median of 3 runs; CPU s counts ffmpeg children too)", key: "runs",
+            "EBU R128 integrated loudness and true peak of the same FLACs, one file at a time (median of 3 runs; CPU s counts ffmpeg children too)",
+            key: "runs",
             [
                 .init("measured by", "tool"), .init("files", "files"), .init("audio s", "audioSeconds"), .init("wall s", "wallSeconds", decimals: 2),
                 .init("× real time", "realTimeFactor", decimals: 0), .init("CPU s", "cpuSeconds", decimals: 2),
@@ -160,6 +168,7 @@ struct LoudnessBench {
                 ["ffmpeg -af ebur128=peak=true", files, audio, median(theirs), theirsRate, median(theirsCPU), audio / median(theirsCPU)],
             ])
         results.sentence(
-            "Shelf measures at \(figure: "throughputRatio", oursRate / theirsRate, decimals: 2)× ffmpeg's throughput (target ≥ 1×), and \(figure: "cpuRatio", median(theirsCPU) / median(oursCPU), decimals: 2)× its work per CPU second.")
+            "Shelf measures at \(figure: "throughputRatio", oursRate / theirsRate, decimals: 2)× ffmpeg's throughput (target ≥ 1×), and \(figure: "cpuRatio", median(theirsCPU) / median(oursCPU), decimals: 2)× its work per CPU second."
+        )
     }
 }

@@ -44,7 +44,8 @@ struct WebBench {
         let script = Self.repository.appendingPathComponent("scripts/web_bench.py")
         let run: ProcessResult
         do {
-            run = try ChildProcess.run(python, [script.path, "http://127.0.0.1:\(server.port)", session, "\(scrollRows)"], environment: ["SE_AVOID_STATS": "true"])
+            run = try ChildProcess.run(
+                python, [script.path, "http://127.0.0.1:\(server.port)", session, "\(scrollRows)"], environment: ["SE_AVOID_STATS": "true"])
         } catch {
             _ = server.stop()
             throw error
@@ -73,7 +74,10 @@ struct WebBench {
             ["jump to a letter, slowest of the five, ms", figure("jumpMaxMs")],
             ["fast scroll over \(scrollRows) rows in \(Int(number("scrollFrames"))) frames: long animation frames > 50 ms", figure("scrollLongFrames")],
             ["fast scroll: longest frame, ms", figure("scrollLongestFrameMs")],
-            ["fast scroll: frames dropped (gap > 1.5 × the median \(String(format: "%.1f", number("scrollFrameIntervalMs"))) ms)", figure("scrollDroppedFrames")],
+            [
+                "fast scroll: frames dropped (gap > 1.5 × the median \(String(format: "%.1f", number("scrollFrameIntervalMs"))) ms)",
+                figure("scrollDroppedFrames"),
+            ],
             ["fast scroll: placeholder rows seen, summed over frames", figure("scrollPlaceholderRowFrames")],
             ["album grid → first covers painted, ms", figure("albumGridMs")],
             ["whole list in 200 jumps: long tasks > 50 ms", figure("wholeListLongTasks")],
@@ -85,7 +89,8 @@ struct WebBench {
             "The web page in headless Chromium at \(count) tracks, 1280×800, over 127.0.0.1", key: "measurements",
             [.init("measurement", "measurement"), .init("value", "value", decimals: 1)], rows)
         results.sentence(
-            "After scrolling the whole list: JS heap \(figure: "heapBeforeMB", heapBefore / 1e6, decimals: 2) → \(figure: "heapAfterMB", heapAfter / 1e6, decimals: 2) MB, DOM nodes \(figure: "nodesBefore", Int(nodesBefore)) → \(figure: "nodesAfter", Int(nodesAfter)).")
+            "After scrolling the whole list: JS heap \(figure: "heapBeforeMB", heapBefore / 1e6, decimals: 2) → \(figure: "heapAfterMB", heapAfter / 1e6, decimals: 2) MB, DOM nodes \(figure: "nodesBefore", Int(nodesBefore)) → \(figure: "nodesAfter", Int(nodesAfter))."
+        )
         let heapChange = abs(heapAfter - heapBefore) / heapBefore
         let targets: [[any ReportValue]] = [
             ["first rows ms (median of 3 loads)", figure("firstRowsMs"), 300.0, number("firstRowsMs") <= 300],
@@ -96,8 +101,10 @@ struct WebBench {
             ["heap change after the whole list (fraction)", heapChange, 0.2, heapChange <= 0.2],
             ["DOM nodes change after the whole list", nodesAfter - nodesBefore, 100.0, abs(nodesAfter - nodesBefore) <= 100],
         ]
-        results.table("targets", key: "targets", [
-            .init("target", "target"), .init("measured", "measured", decimals: 2), .init("limit", "limit", decimals: 1), .init("met", "met"),
-        ], targets)
+        results.table(
+            "targets", key: "targets",
+            [
+                .init("target", "target"), .init("measured", "measured", decimals: 2), .init("limit", "limit", decimals: 1), .init("met", "met"),
+            ], targets)
     }
 }

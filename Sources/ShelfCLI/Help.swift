@@ -34,8 +34,10 @@ struct FlagHelp: Sendable {
     let repeats: Bool
 
     /// A flag's help; `value` nil makes it a switch.
-    init(_ name: String, _ value: String? = nil, _ help: String, default defaultValue: String? = nil,
-         completes: ValueKind = .none, repeats: Bool = false) {
+    init(
+        _ name: String, _ value: String? = nil, _ help: String, default defaultValue: String? = nil,
+        completes: ValueKind = .none, repeats: Bool = false
+    ) {
         self.name = name
         self.value = value
         self.help = help
@@ -52,11 +54,13 @@ struct FlagHelp: Sendable {
 enum GlobalOptions {
     /// The global flags, for help, completions and the man page.
     static let flags: [FlagHelp] = [
-        FlagHelp("--library", "DIR", "The library directory (library.sqlite, mirror.sqlite, secret.key).",
-                 default: "$SHELF_LIBRARY, else $XDG_DATA_HOME/shelf, else ~/.local/share/shelf", completes: .directory),
+        FlagHelp(
+            "--library", "DIR", "The library directory (library.sqlite, mirror.sqlite, secret.key).",
+            default: "$SHELF_LIBRARY, else $XDG_DATA_HOME/shelf, else ~/.local/share/shelf", completes: .directory),
         FlagHelp("--json", nil, "Print exactly one JSON document on stdout, errors included ({\"error\":{\"code\",\"message\"}})."),
-        FlagHelp("--busy-timeout", "MS", "How long to wait for another process's write lock before failing.",
-                 default: "$SHELF_BUSY_TIMEOUT_MS, else 5000"),
+        FlagHelp(
+            "--busy-timeout", "MS", "How long to wait for another process's write lock before failing.",
+            default: "$SHELF_BUSY_TIMEOUT_MS, else 5000"),
         FlagHelp("--help", nil, "Print the help of the command (or of shelf) and exit."),
         FlagHelp("--version", nil, "Print `shelf VERSION (COMMIT)` and exit."),
     ]
@@ -90,11 +94,14 @@ enum HelpText {
         text += "       shelf help COMMAND | shelf COMMAND --help | shelf --version\n\ncommands:\n"
         let width = (ShelfMain.commands.map { $0.name.count }.max() ?? 0) + 2
         for command in ShelfMain.commands {
-            text += wrap(command.abstract, width: 100, first: "  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0),
-                         rest: String(repeating: " ", count: width + 2))
+            text += wrap(
+                command.abstract, width: 100, first: "  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0),
+                rest: String(repeating: " ", count: width + 2))
         }
         text += "\nglobal options:\n" + flagList(GlobalOptions.flags)
-        text += "\nexit status: " + GlobalOptions.exitStatus.map { "\($0.code) \($0.help.lowercased().prefix { $0 != ":" && $0 != "." })" }.joined(separator: ", ") + ".\n"
+        text +=
+            "\nexit status: " + GlobalOptions.exitStatus.map { "\($0.code) \($0.help.lowercased().prefix { $0 != ":" && $0 != "." })" }.joined(separator: ", ")
+            + ".\n"
         text += "See 'shelf help COMMAND' for a command's flags and examples, 'shelf help --man' for the manual page.\n"
         return text
     }
@@ -165,7 +172,11 @@ struct HelpDocument: Encodable {
             try container.encode(repeats, forKey: .repeats)
         }
 
-        private enum CodingKeys: String, CodingKey { case name, value, help, defaultValue = "default", repeats }
+        private enum CodingKeys: String, CodingKey {
+            case name, value, help
+            case defaultValue = "default"
+            case repeats
+        }
     }
 
     /// One command's help.
@@ -186,8 +197,9 @@ struct HelpDocument: Encodable {
     /// The help of `types`, in table order.
     init(commands types: [any Command.Type]) {
         commands = types.map { type in
-            Entry(name: type.name, abstract: type.abstract, synopsis: type.synopsis, discussion: type.discussion,
-                  flags: type.flags.map(Flag.init), examples: type.examples)
+            Entry(
+                name: type.name, abstract: type.abstract, synopsis: type.synopsis, discussion: type.discussion,
+                flags: type.flags.map(Flag.init), examples: type.examples)
         }
         globalFlags = GlobalOptions.flags.map(Flag.init)
     }

@@ -20,12 +20,14 @@ enum ManPage {
         roff += "[\\fB\\-\\-library\\fR \\fIDIR\\fR] [\\fB\\-\\-json\\fR] [\\fB\\-\\-busy\\-timeout\\fR \\fIMS\\fR] \\fICOMMAND\\fR [\\fIARGS\\fR]\n"
         roff += ".br\n.B shelf help\n[\\fICOMMAND\\fR | \\fB\\-\\-json\\fR | \\fB\\-\\-man\\fR]\n"
         roff += ".br\n.B shelf \\-\\-version\n"
-        roff += ".SH DESCRIPTION\n" + text(
-            "shelf is the command line of Shelf, an engine for local music libraries that stays fast at half a million tracks. "
-                + "It keeps one SQLite store (library.sqlite) with tracks, artwork, playlists, users and a change history, "
-                + "and a derived read mirror (mirror.sqlite) that answers sorted, filtered and searched pages. "
-                + "Every command reads or changes that library; shelf serve offers it over HTTP, "
-                + "with a JSON API and the OpenSubsonic API.") + "\n"
+        roff +=
+            ".SH DESCRIPTION\n"
+            + text(
+                "shelf is the command line of Shelf, an engine for local music libraries that stays fast at half a million tracks. "
+                    + "It keeps one SQLite store (library.sqlite) with tracks, artwork, playlists, users and a change history, "
+                    + "and a derived read mirror (mirror.sqlite) that answers sorted, filtered and searched pages. "
+                    + "Every command reads or changes that library; shelf serve offers it over HTTP, "
+                    + "with a JSON API and the OpenSubsonic API.") + "\n"
         roff += ".SH OPTIONS\n" + flags(GlobalOptions.flags)
         roff += ".SH COMMANDS\n"
         for command in ShelfMain.commands {
@@ -48,7 +50,10 @@ enum ManPage {
             ("DIR/mirror.sqlite", "The read mirror, derived from the store; rebuilt when deleted."),
             ("DIR/secret.key", "The key that encrypts stored passwords (mode 0600), made on first need."),
             ("~/.local/share/shelf", "The default library directory."),
-            ("~/.config/shelf/config.toml", "shelf serve's config file ($XDG_CONFIG_HOME/shelf/config.toml when that is set); check it with shelf config check."),
+            (
+                "~/.config/shelf/config.toml",
+                "shelf serve's config file ($XDG_CONFIG_HOME/shelf/config.toml when that is set); check it with shelf config check."
+            ),
             ("/etc/shelf/config.toml", "shelf serve's config file when systemd runs it and there is no user one."),
         ] {
             roff += ".TP\n.I \(text(file))\n\(text(help))\n"

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import ShelfCore
 import Shelf
+import ShelfCore
 import ShelfWire
 
 /// Where a command writes: exactly one JSON document on stdout with `--json`, text otherwise;
@@ -66,10 +66,12 @@ final class ProgressBar {
             FileHandle.standardError.write(Data("progress \(label) \(done)/\(total)\n".utf8))
             // For crash tests: the process halts right after the named report, so a kill sent on
             // reading it lands exactly there, not at whatever point a fast machine got to.
-            if let stop = Self.stopAt, stop.label == label, done >= stop.done, Self.stopped.withLock({ stopped in
-                defer { stopped = true }
-                return !stopped
-            }) {
+            if let stop = Self.stopAt, stop.label == label, done >= stop.done,
+                Self.stopped.withLock({ stopped in
+                    defer { stopped = true }
+                    return !stopped
+                })
+            {
                 raise(SIGSTOP)
             }
             return

@@ -47,7 +47,10 @@ struct ShelfMain {
     /// Every command, in the order help lists them: the one table that parsing, help, completions and the man page read.
     static let commands: [any Command.Type] = [
         InfoCommand.self, TracksCommand.self, SectionsCommand.self, SnapshotCommand.self, TrackCommand.self, DeleteCommand.self,
-        TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self, ArtworkCommand.self, MigrateCommand.self, ImportCommand.self, ScanCommand.self, WatchCommand.self, LoudnessCommand.self, PlaylistCommand.self, SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self, ComposersCommand.self, GenresCommand.self, SmartCommand.self, EditCommand.self, DraftCommand.self, ExportCommand.self, UserCommand.self, ServeCommand.self, ConfigCommand.self,
+        TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self, ArtworkCommand.self, MigrateCommand.self, ImportCommand.self,
+        ScanCommand.self, WatchCommand.self, LoudnessCommand.self, PlaylistCommand.self, SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self,
+        ComposersCommand.self, GenresCommand.self, SmartCommand.self, EditCommand.self, DraftCommand.self, ExportCommand.self, UserCommand.self,
+        ServeCommand.self, ConfigCommand.self,
         VersionCommand.self, HelpCommand.self, CompletionsCommand.self,
     ]
 
@@ -78,7 +81,10 @@ struct ShelfMain {
                 exit(0)
             }
             guard let name = arguments.words.first else {
-                if wantsHelp { Output(json: false).line(HelpText.overview(), terminator: "") ; exit(0) }
+                if wantsHelp {
+                    Output(json: false).line(HelpText.overview(), terminator: "")
+                    exit(0)
+                }
                 throw UsageError("missing command")
             }
             guard let type = command(named: name) else { throw UsageError("unknown command '\(name)'") }
@@ -96,7 +102,8 @@ struct ShelfMain {
                 exit(0)
             }
             let environmentLibrary = !(ProcessInfo.processInfo.environment["SHELF_LIBRARY"] ?? "").isEmpty
-            let directory = libraryText.map { URL(fileURLWithPath: $0) } ?? (environmentLibrary ? nil : command.libraryDirectory)
+            let directory =
+                libraryText.map { URL(fileURLWithPath: $0) } ?? (environmentLibrary ? nil : command.libraryDirectory)
                 ?? Library.defaultDirectory()
             command.configure(&configuration)
             let library = Library(directory: directory, configuration: configuration)

@@ -26,7 +26,7 @@ public struct ChangeToken: Sendable, Hashable, Codable, CustomStringConvertible,
     public init?(_ description: String) {
         let parts = description.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == Self.prefix, let store = UUID(uuidString: String(parts[1])),
-              let transaction = Int64(parts[2]), transaction >= 0
+            let transaction = Int64(parts[2]), transaction >= 0
         else { return nil }
         self.init(storeID: store, transaction: transaction)
     }

@@ -70,9 +70,11 @@ public struct GroupItem: Sendable, Codable, Equatable, Identifiable {
     public var section: String
 
     /// A view row; every count and total as given.
-    public init(id: GroupID, kind: GroupKind, name: String, sortName: String? = nil, artist: String? = nil, artistID: GroupID? = nil, trackCount: Int,
-                albumCount: Int, duration: Double, year: Int? = nil, genre: String? = nil, artworkID: ArtworkID? = nil, artworkTrack: TrackID? = nil,
-                created: Date? = nil, section: String, firstTrack: TrackID? = nil) {
+    public init(
+        id: GroupID, kind: GroupKind, name: String, sortName: String? = nil, artist: String? = nil, artistID: GroupID? = nil, trackCount: Int,
+        albumCount: Int, duration: Double, year: Int? = nil, genre: String? = nil, artworkID: ArtworkID? = nil, artworkTrack: TrackID? = nil,
+        created: Date? = nil, section: String, firstTrack: TrackID? = nil
+    ) {
         self.id = id
         self.kind = kind
         self.name = name

@@ -39,9 +39,11 @@ public struct TrackListItem: Sendable, Codable, Equatable, Identifiable {
     }
 
     /// Builds a row from its parts.
-    public init(id: TrackID, title: String?, artist: String?, album: String?, albumArtist: String?, genre: String?,
-                year: Int?, trackNumber: Int?, discNumber: Int?, duration: Double?, rating: Int, playCount: Int,
-                hasArtwork: Bool, compilation: Bool, section: String) {
+    public init(
+        id: TrackID, title: String?, artist: String?, album: String?, albumArtist: String?, genre: String?,
+        year: Int?, trackNumber: Int?, discNumber: Int?, duration: Double?, rating: Int, playCount: Int,
+        hasArtwork: Bool, compilation: Bool, section: String
+    ) {
         self.id = id
         self.title = title
         self.artist = artist

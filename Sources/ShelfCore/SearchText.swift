@@ -40,7 +40,8 @@ public enum SearchText {
             } else if isWordScalar(scalar) {
                 current.append(scalar)
             } else if isApostrophe(scalar), !current.isEmpty, index + 1 < scalars.count, isWordScalar(scalars[index + 1]),
-                      !isUnsegmented(scalars[index + 1]) {
+                !isUnsegmented(scalars[index + 1])
+            {
                 continue
             } else {
                 flush()
@@ -79,9 +80,9 @@ public enum SearchText {
     public static func isUnsegmented(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x3040...0x30FF,  // hiragana, katakana (with the prolonged sound mark)
-             0x31F0...0x31FF,  // katakana phonetic extensions
-             0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF,  // Han
-             0x20000...0x3FFFF:  // Han extensions
+            0x31F0...0x31FF,  // katakana phonetic extensions
+            0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF,  // Han
+            0x20000...0x3FFFF:  // Han extensions
             return true
         default:
             return false
@@ -91,7 +92,7 @@ public enum SearchText {
     static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-             .decimalNumber, .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark, .privateUse:
+            .decimalNumber, .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark, .privateUse:
             return true
         default:
             return false

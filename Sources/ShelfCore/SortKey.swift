@@ -271,7 +271,10 @@ public enum SortKey {
             let prefix = article.unicodeScalars
             guard scalars.count > prefix.count, scalars.lazy.map(\.code).starts(with: prefix.lazy.map(\.value)) else { continue }
             if !options.exceptions.isEmpty,
-               options.exceptions.contains(String(String.UnicodeScalarView(scalars.map { Unicode.Scalar($0.code)! }))) { return }
+                options.exceptions.contains(String(String.UnicodeScalarView(scalars.map { Unicode.Scalar($0.code)! })))
+            {
+                return
+            }
             let rest = scalars.dropFirst(prefix.count).drop { $0.isSpace }
             if !rest.isEmpty { scalars = rest }
             return

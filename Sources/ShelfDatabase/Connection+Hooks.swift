@@ -27,16 +27,17 @@ private let commitCallback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 =
     return 0  // zero lets the commit proceed
 }
 
-private let tablesReadCallback: @convention(c) (
-    UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
-    UnsafePointer<CChar>?
-) -> Int32 = { context, action, first, _, _, _ in
-    guard let context else { return SQLITE_OK }
-    if action == SQLITE_READ, let first {
-        Unmanaged<Box<(String) -> Void>>.fromOpaque(context).takeUnretainedValue().value(String(cString: first))
+private let tablesReadCallback:
+    @convention(c) (
+        UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+        UnsafePointer<CChar>?
+    ) -> Int32 = { context, action, first, _, _, _ in
+        guard let context else { return SQLITE_OK }
+        if action == SQLITE_READ, let first {
+            Unmanaged<Box<(String) -> Void>>.fromOpaque(context).takeUnretainedValue().value(String(cString: first))
+        }
+        return SQLITE_OK
     }
-    return SQLITE_OK
-}
 
 extension Connection {
     /// Calls `handler` with the SQL text of every statement as it starts to run; nil removes it.

@@ -77,8 +77,9 @@ public final class Statement {
     /// Binds a blob at a 1-based parameter index (SQLite copies it).
     public func bind(_ value: Data, at index: Int32) throws {
         let rc = value.withUnsafeBytes { buffer in
-            sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
-                              shelf_sqlite_transient())
+            sqlite3_bind_blob(
+                handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
+                shelf_sqlite_transient())
         }
         try check(rc)
     }

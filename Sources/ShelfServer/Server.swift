@@ -97,23 +97,29 @@ public final class ShelfServer: Sendable {
         let control = LoudnessControl(library: library, log: log, changed: { events.poke() })
         let loudness = control.background
         self.loudness = loudness
-        let imports = ImportJobs(library: library, onChange: { status in
-            events.poke()
-            // The same document GET /api/import answers, as a `scan` event.
-            events.publishScan((try? Wire.encode(status)) ?? Data("{}".utf8), running: status.state == "running")
-            if let report = status.report, status.state == "finished" {
-                loudness.withLock { $0 }?.poke()
-                log("shelf: import finished: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.unchanged) unchanged, \(report.failed.count) failed")
-                if let scan = status.scan {
-                    for root in scan.roots where !root.online {
-                        log("shelf: scan: music root \(root.path) is offline (\(root.reason ?? "not there")): its \(root.tracks) tracks are kept as they are")
+        let imports = ImportJobs(
+            library: library,
+            onChange: { status in
+                events.poke()
+                // The same document GET /api/import answers, as a `scan` event.
+                events.publishScan((try? Wire.encode(status)) ?? Data("{}".utf8), running: status.state == "running")
+                if let report = status.report, status.state == "finished" {
+                    loudness.withLock { $0 }?.poke()
+                    log(
+                        "shelf: import finished: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.unchanged) unchanged, \(report.failed.count) failed"
+                    )
+                    if let scan = status.scan {
+                        for root in scan.roots where !root.online {
+                            log(
+                                "shelf: scan: music root \(root.path) is offline (\(root.reason ?? "not there")): its \(root.tracks) tracks are kept as they are"
+                            )
+                        }
+                        log("shelf: scan: \(scan.missing.count) missing (\(scan.newlyMissing) new), \(scan.returned) back, \(scan.pruned) purged")
                     }
-                    log("shelf: scan: \(scan.missing.count) missing (\(scan.newlyMissing) new), \(scan.returned) back, \(scan.pruned) purged")
+                } else if status.state == "failed" {
+                    log("shelf: import failed: \(status.error ?? "")")
                 }
-            } else if status.state == "failed" {
-                log("shelf: import failed: \(status.error ?? "")")
-            }
-        })
+            })
         let streams = StreamResponder(library: library, maxTranscodes: options.maxTranscodes)
         streams.configure(maxTranscodes: options.maxTranscodes, presets: options.transcodePresets)
         let context = ServerContext(

@@ -326,7 +326,8 @@ public struct DatasetGenerator: Sendable {
     /// A path component: no separators, no surrounding blanks. Most names need no change, and
     /// checking that first keeps Foundation's slow string search out of the hot loop.
     static func safe(_ component: String) -> String {
-        let needsWork = component.utf8.contains(UInt8(ascii: "/")) || component.isEmpty
+        let needsWork =
+            component.utf8.contains(UInt8(ascii: "/")) || component.isEmpty
             || component.first!.isWhitespace || component.last!.isWhitespace
         if !needsWork { return component }
         let cleaned = component.replacingOccurrences(of: "/", with: "_").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -344,7 +345,10 @@ public struct DatasetGenerator: Sendable {
             var u = random.double(0..<1)
             var script = Script.english
             for (candidate, weight) in weights {
-                if u < weight { script = candidate; break }
+                if u < weight {
+                    script = candidate
+                    break
+                }
                 u -= weight
             }
             var artist = makeArtist(script, random: &random)

@@ -163,7 +163,8 @@ extension TestAudio {
         var titleText = Data()
         titleText.be(title.utf8.count, 4)
         titleText.text(title)
-        let body = Data("DSD ".utf8) + dffChunk("FVER", version) + dffChunk("PROP", properties) + dffChunk("DSD ", sound)
+        let body =
+            Data("DSD ".utf8) + dffChunk("FVER", version) + dffChunk("PROP", properties) + dffChunk("DSD ", sound)
             + dffChunk("DIIN", dffChunk("DITI", titleText))
         var data = Data("FRM8".utf8)
         data.be(body.count, 8)
@@ -204,7 +205,9 @@ extension TestAudio {
     /// A Scream Tracker 3 module ("SCRM"): one sample, one pattern playing it on channel 1.
     public static func s3m(title: String, seed: Int = 0) -> Data {
         let sample = square(seed: seed, signed: false)
-        let instrumentOffset = 112, sampleOffset = 192, patternOffset = 256
+        let instrumentOffset = 112
+        let sampleOffset = 192
+        let patternOffset = 256
         var data = Data()
         data.text(title, padded: 28)
         data.append(contentsOf: [0x1A, 16, 0, 0])

@@ -99,7 +99,12 @@ public final class ServerProcess: @unchecked Sendable {
 
     private let stopping = Locked(false)
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
 }
 
 /// An HTTP exchange made with `curl`, a real client.
@@ -140,7 +145,9 @@ public struct Curl: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var arguments = ["-sS", "-X", method, "-b", cookieJar, "-c", cookieJar, "-D", "\(directory)/headers", "-o", "\(directory)/body", "--max-time", "120"]
-        if method == "HEAD" { arguments = ["-sS", "-I", "-b", cookieJar, "-c", cookieJar, "-D", "\(directory)/headers", "-o", "\(directory)/body", "--max-time", "120"] }
+        if method == "HEAD" {
+            arguments = ["-sS", "-I", "-b", cookieJar, "-c", cookieJar, "-D", "\(directory)/headers", "-o", "\(directory)/body", "--max-time", "120"]
+        }
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
         if let body {
             try body.write(to: URL(fileURLWithPath: "\(directory)/request"))

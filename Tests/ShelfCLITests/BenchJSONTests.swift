@@ -171,7 +171,10 @@ import Testing
         let document = try bench(["subsonic", "--library", dir.path("lib").path, "--tracks", "300", "--duration", "1", "--connections", "4"])
         let scenarios = try rows(document, "scenarios")
         let names = scenarios.compactMap { $0["scenario"] as? String }
-        for prefix in ["search3", "getAlbumList2", "getRandomSongs", "getArtists", "getCoverArt size=300 warm", "getCoverArt size=300 cold", "stream raw", "stream format=mp3"] {
+        for prefix in [
+            "search3", "getAlbumList2", "getRandomSongs", "getArtists", "getCoverArt size=300 warm", "getCoverArt size=300 cold", "stream raw",
+            "stream format=mp3",
+        ] {
             #expect(names.contains { $0.hasPrefix(prefix) }, "no scenario '\(prefix)'")
         }
         for scenario in scenarios { expectPositive(scenario, ["ms"]) }
@@ -184,9 +187,13 @@ import Testing
 
     /// The web page's benchmark at a tiny scale, when the browser and Selenium are there: every
     /// figure taken in the page, the heap and node counts, the targets judged.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
-            && FileManager.default.isExecutableFile(atPath: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent(".venv/bin/python").path), "no chromium, chromium-driver or .venv"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
+                && FileManager.default.isExecutableFile(
+                    atPath: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                        .deletingLastPathComponent().appendingPathComponent(".venv/bin/python").path),
+            "no chromium, chromium-driver or .venv"))
     func web() throws {
         let dir = try TemporaryDirectory()
         let document = try bench(["web", "--library", dir.path("lib").path, "--tracks", "400", "--scroll-rows", "200"])

@@ -16,7 +16,8 @@ import Testing
     @Test func checkNamesEveryMistakeWithItsLine() throws {
         let dir = try TemporaryDirectory()
         let file = dir.path("config.toml").path
-        try Data("""
+        try Data(
+            """
             # shelf serve
             listen = "0.0.0.0:4040"
             max-transcodes = 999
@@ -26,7 +27,8 @@ import Testing
             [presets]
             mobile = "opus:96"
             car = "wma:128"
-            """.utf8).write(to: URL(fileURLWithPath: file))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: file))
         let text = try shelf(["config", "check", file])
         #expect(text.status == 2)
         let lines = text.stdout.split(separator: "\n").map(String.init)

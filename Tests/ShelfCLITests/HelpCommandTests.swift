@@ -95,8 +95,10 @@ import Testing
     /// still the error document with --json.
     @Test func usageErrorIsOneLine() throws {
         let dir = try TemporaryDirectory()
-        for (arguments, help) in [(["tracks", "--sort", "nope"], "shelf help tracks"), (["frobnicate"], "shelf help"),
-                                  (["tracks", "--bogus"], "shelf help tracks"), ([], "shelf help"), (["completions", "tcsh"], "shelf help completions")] {
+        for (arguments, help) in [
+            (["tracks", "--sort", "nope"], "shelf help tracks"), (["frobnicate"], "shelf help"),
+            (["tracks", "--bogus"], "shelf help tracks"), ([], "shelf help"), (["completions", "tcsh"], "shelf help completions"),
+        ] {
             let result = try shelf(["--library", dir.url.path] + arguments)
             #expect(result.status == 1, "\(arguments)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
@@ -117,8 +119,12 @@ import Testing
     /// Completes `words` (the last is being typed) with the bash script loaded in a real bash.
     func bashComplete(_ script: URL, _ words: [String]) throws -> [String] {
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-        let result = try run("bash", ["--norc", "--noprofile", "-c",
-                                      "source '\(script.path)' && COMP_WORDS=(\(quoted)) && COMP_CWORD=\(words.count - 1) && _shelf && printf '%s\\n' \"${COMPREPLY[@]}\""])
+        let result = try run(
+            "bash",
+            [
+                "--norc", "--noprofile", "-c",
+                "source '\(script.path)' && COMP_WORDS=(\(quoted)) && COMP_CWORD=\(words.count - 1) && _shelf && printf '%s\\n' \"${COMPREPLY[@]}\"",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
         return result.stdout.split(separator: "\n").map(String.init)
@@ -181,12 +187,16 @@ import Testing
     @Test(.enabled(if: tool("make") != nil)) func makeInstallAndUninstall() throws {
         let dir = try TemporaryDirectory()
         let destination = dir.path("root")
-        let common = ["-C", Self.packageRoot.path, "SHELF_BIN=\(products.appendingPathComponent("shelf").path)",
-                      "DESTDIR=\(destination.path)", "PREFIX=/usr"]
+        let common = [
+            "-C", Self.packageRoot.path, "SHELF_BIN=\(products.appendingPathComponent("shelf").path)",
+            "DESTDIR=\(destination.path)", "PREFIX=/usr",
+        ]
         let install = try run("make", ["--no-print-directory", "install"] + common)
         #expect(install.status == 0, "\(install.stdout)\(install.stderr)")
-        let files = ["bin/shelf", "share/man/man1/shelf.1", "share/bash-completion/completions/shelf",
-                     "share/zsh/site-functions/_shelf", "share/fish/vendor_completions.d/shelf.fish"]
+        let files = [
+            "bin/shelf", "share/man/man1/shelf.1", "share/bash-completion/completions/shelf",
+            "share/zsh/site-functions/_shelf", "share/fish/vendor_completions.d/shelf.fish",
+        ]
         func installed() -> [String] {
             let root = destination.appendingPathComponent("usr").path
             let enumerator = FileManager.default.enumerator(atPath: root)

@@ -24,7 +24,8 @@ import Testing
             #expect(try db.scalar(Int.self, "SELECT count(*) FROM track WHERE (artwork_data IS NULL) = (artwork_id IS NULL)") == 0)
             #expect(try db.scalar(Int.self, "SELECT count(*) FROM artwork WHERE id NOT IN (SELECT artwork_id FROM track WHERE artwork_id IS NOT NULL)") == 0)
         }
-        let moved: [(Int64, Data)] = hasArtworkTable && columns.contains("artwork_id")
+        let moved: [(Int64, Data)] =
+            hasArtworkTable && columns.contains("artwork_id")
             ? try db.query("SELECT track.id, artwork.data FROM track JOIN artwork ON artwork.id = track.artwork_id", []) {
                 (try $0.int64(0), try $0.data(1))
             }
@@ -44,8 +45,10 @@ import Testing
         let dir = try TemporaryDirectory()
         let made = try ChildProcess.run(
             products.appendingPathComponent("shelf-bench"),
-            ["legacy-store", "--tracks", String(Self.tracks), "--artwork-kib", String(Self.kib), "--distinct", String(Self.distinct),
-             "--library", dir.url.path])
+            [
+                "legacy-store", "--tracks", String(Self.tracks), "--artwork-kib", String(Self.kib), "--distinct", String(Self.distinct),
+                "--library", dir.url.path,
+            ])
         #expect(made.status == 0, "\(made.stderr)")
         let path = dir.path("library.sqlite").path
         // 150 chunks; each run halts itself after a seeded number of pictures moved in all (the
@@ -93,7 +96,8 @@ import Testing
         for round in 0..<6 {
             let arguments = ["--library", dir.path("lib").path, "import", music.path, "--chunk", "10", "--json"]
             let stopAfter = 10 * random.int(1...(files / 20))
-            let run = round == 5
+            let run =
+                round == 5
                 ? try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments, stopAt: "mirror:rows")
                 : try ChildProcess.runKilling(products.appendingPathComponent("shelf"), arguments, stopAt: "importing", done: stopAfter)
             if run.killed { kills += 1 }

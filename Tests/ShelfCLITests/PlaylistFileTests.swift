@@ -24,7 +24,8 @@ import Testing
         let albumName = album.lastPathComponent
         let encoded = album.appendingPathComponent("01 song.wav").path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!
         let lines = [
-            "#EXTM3U", "#EXTINF:1,Third", "../\(albumName.precomposedStringWithCanonicalMapping)/03 song.wav", "file://\(encoded)", "..\\\(albumName)\\02 song.wav",
+            "#EXTM3U", "#EXTINF:1,Third", "../\(albumName.precomposedStringWithCanonicalMapping)/03 song.wav", "file://\(encoded)",
+            "..\\\(albumName)\\02 song.wav",
             "missing.wav", outside.appendingPathComponent("x.wav").path, "http://radio.example/stream", "../\(albumName)/03 song.wav",
         ]
         let file = lists.appendingPathComponent("Mix.m3u8")
@@ -45,7 +46,9 @@ import Testing
             try #require(shown.status == 0, "\(shown.stderr)")
             let document = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
             #expect((document["playlist"] as? [String: Any])?["name"] as? String == "Mix")
-            return (document["items"] as? [[String: Any]] ?? []).compactMap { (($0["track"] as? [String: Any])?["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } }
+            return (document["items"] as? [[String: Any]] ?? []).compactMap {
+                (($0["track"] as? [String: Any])?["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent }
+            }
         }
         #expect(try items() == ["03 song.wav", "01 song.wav", "02 song.wav", "03 song.wav"])
 

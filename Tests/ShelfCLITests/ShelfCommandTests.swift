@@ -80,8 +80,10 @@ import Testing
 
     @Test func usageErrorsExitOne() throws {
         let dir = try TemporaryDirectory()
-        for arguments in [["frobnicate"], ["tracks", "--sort", "nope"], ["tracks", "--bogus"], ["track"], ["track", "x"], [],
-                          ["tracks", "--limit", "-3"], ["delete"]] {
+        for arguments in [
+            ["frobnicate"], ["tracks", "--sort", "nope"], ["tracks", "--bogus"], ["track"], ["track", "x"], [],
+            ["tracks", "--limit", "-3"], ["delete"],
+        ] {
             let result = try shelf(["--library", dir.url.path] + arguments)
             #expect(result.status == 1, "\(arguments)")
             #expect(result.stderr.contains("; see 'shelf help"), "\(arguments)")
@@ -181,7 +183,8 @@ import Testing
         var walked: [Int] = []
         var cursor: String?
         repeat {
-            let page = try json(try shelf(lib + ["tracks", "--sort", "title:desc", "--limit", "150", "--json"] + (cursor.map { ["--after", $0] } ?? [])).stdout)
+            let page = try json(
+                try shelf(lib + ["tracks", "--sort", "title:desc", "--limit", "150", "--json"] + (cursor.map { ["--after", $0] } ?? [])).stdout)
             let items = page["items"] as? [[String: Any]] ?? []
             #expect(items.allSatisfy { $0["section"] is String && $0["lyrics"] != nil })
             walked += items.compactMap { $0["id"] as? Int }
@@ -276,7 +279,7 @@ import Testing
         #expect(try json(try shelf(lib + ["playlist", "add", "1", "3", "4", "5", "3", "--json"]).stdout)["itemCount"] as? Int == 4)
         #expect(try shelf(lib + ["playlist", "add", "1", "7", "--at", "2"]).status == 0)  // 3 7 4 5 3
         #expect(try shelf(lib + ["playlist", "move", "1", "5", "--to", "1"]).status == 0)  // 3 3 7 4 5
-        #expect(try shelf(lib + ["playlist", "remove", "1", "2"]).status == 0)            // 3 7 4 5
+        #expect(try shelf(lib + ["playlist", "remove", "1", "2"]).status == 0)  // 3 7 4 5
         let shown = try json(try shelf(lib + ["playlist", "show", "1", "--json"]).stdout)
         let items = try #require(shown["items"] as? [[String: Any]])
         #expect(items.compactMap { ($0["track"] as? [String: Any])?["id"] as? Int } == [3, 7, 4, 5])

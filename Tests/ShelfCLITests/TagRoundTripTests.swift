@@ -43,7 +43,9 @@ import Testing
         var expected = try #require(before["frames"] as? [String: Any])
         expected["TIT2"] = "Get Lucky (Radio Edit)"
         let frames = try #require(after["frames"] as? [String: Any])
-        #expect(Set(frames.keys) == Set(expected.keys), "frames gone: \(Set(expected.keys).subtracting(frames.keys)), added: \(Set(frames.keys).subtracting(expected.keys))")
+        #expect(
+            Set(frames.keys) == Set(expected.keys),
+            "frames gone: \(Set(expected.keys).subtracting(frames.keys)), added: \(Set(frames.keys).subtracting(expected.keys))")
         for (key, value) in expected {
             #expect(sameJSON(frames[key], value), "\(key): \(frames[key] ?? "none") ≠ \(value)")
         }
@@ -154,7 +156,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let (file, library) = try taggedLibrary(format, ext: ext, in: dir)
         let shelf = products.appendingPathComponent("shelf")
-        let edited = try ChildProcess.run(shelf, ["--library", library, "edit", "1", "--set", "artists=Daft Punk;Nile Rodgers", "--set", "genres=Funk;Disco;Soul"])
+        let edited = try ChildProcess.run(
+            shelf, ["--library", library, "edit", "1", "--set", "artists=Daft Punk;Nile Rodgers", "--set", "genres=Funk;Disco;Soul"])
         try #require(edited.status == 0, "\(edited.stderr)")
         let got = try track(library)
         #expect(sameJSON(got["artists"], ["Daft Punk", "Nile Rodgers"]), "\(got["artists"] ?? "none")")
@@ -164,7 +167,9 @@ import Testing
         let tags = try #require(try python(["dump-any", file.path]) as? [String: Any])
         switch format {
         case "id3v24":
-            #expect(sameJSON(tags["TXXX:ARTISTS"], ["Daft Punk", "Nile Rodgers"]) || tags["TXXX:ARTISTS"] as? String == "Daft Punk\u{0}Nile Rodgers" || (tags["TXXX:ARTISTS"] as? String) == "Daft Punk/Nile Rodgers", "\(tags["TXXX:ARTISTS"] ?? "none")")
+            #expect(
+                sameJSON(tags["TXXX:ARTISTS"], ["Daft Punk", "Nile Rodgers"]) || tags["TXXX:ARTISTS"] as? String == "Daft Punk\u{0}Nile Rodgers"
+                    || (tags["TXXX:ARTISTS"] as? String) == "Daft Punk/Nile Rodgers", "\(tags["TXXX:ARTISTS"] ?? "none")")
         case "flac", "opus":
             #expect(sameJSON(tags["artists"] ?? tags["ARTISTS"], ["Daft Punk", "Nile Rodgers"]), "\(tags)")
             #expect(sameJSON(tags["genre"] ?? tags["GENRE"], ["Funk", "Disco", "Soul"]))
@@ -177,7 +182,8 @@ import Testing
 
 /// Two JSON values compared as values.
 private func sameJSON(_ a: Any?, _ b: Any?) -> Bool {
-    let a = a is NSNull ? nil : a, b = b is NSNull ? nil : b
+    let a = a is NSNull ? nil : a
+    let b = b is NSNull ? nil : b
     guard let a, let b else { return a == nil && b == nil }
     return NSDictionary(dictionary: ["v": a]).isEqual(to: ["v": b])
 }

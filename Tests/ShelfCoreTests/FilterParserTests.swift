@@ -6,16 +6,20 @@ import Testing
 @Suite struct FilterParserTests {
     @Test func parsesTheLanguage() throws {
         let filter = try FilterParser.parse(#"artist:beatles year:1965..1970 genre:=Rock -genre:Pop rating:>=80 "title:yellow sub""#)
-        #expect(filter == .and([
-            .text(.artist, .contains("beatles")), .range(.year, lower: 1965, upper: 1970), .text(.genre, .equals("Rock")),
-            .not(.text(.genre, .contains("Pop"))), .range(.rating, lower: 80, upper: nil), .text(.title, .contains("yellow sub")),
-        ]))
+        #expect(
+            filter
+                == .and([
+                    .text(.artist, .contains("beatles")), .range(.year, lower: 1965, upper: 1970), .text(.genre, .equals("Rock")),
+                    .not(.text(.genre, .contains("Pop"))), .range(.rating, lower: 80, upper: nil), .text(.title, .contains("yellow sub")),
+                ]))
         #expect(try FilterParser.parse("") == .all)
         #expect(try FilterParser.parse("love") == .anyText("love"))
         #expect(try FilterParser.parse("a , b") == .or([.anyText("a"), .anyText("b")]))
-        #expect(try FilterParser.parse("composer:? hasArtwork:no year:..1970") == .and([
-            .missingText(.composer), .flag(.hasArtwork, false), .range(.year, lower: nil, upper: 1970),
-        ]))
+        #expect(
+            try FilterParser.parse("composer:? hasArtwork:no year:..1970")
+                == .and([
+                    .missingText(.composer), .flag(.hasArtwork, false), .range(.year, lower: nil, upper: 1970),
+                ]))
         #expect(try FilterParser.parse("title:^The") == .text(.title, .prefix("The")))
     }
 

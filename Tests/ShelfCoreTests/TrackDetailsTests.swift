@@ -46,8 +46,9 @@ import Testing
         d.composers = ["C"]
         d.moods = ["Happy"]
         d.contributors = [Contributor(role: "performer", subRole: "guitar", name: "G"), Contributor(role: "conductor", name: "K")]
-        d.musicBrainz = MusicBrainzIDs(recordingID: "r", releaseTrackID: "t", releaseID: "l", releaseGroupID: "g", artistIDs: ["a1", "a2"],
-                                       albumArtistIDs: ["a1"], workIDs: ["w"], acoustID: "x")
+        d.musicBrainz = MusicBrainzIDs(
+            recordingID: "r", releaseTrackID: "t", releaseID: "l", releaseGroupID: "g", artistIDs: ["a1", "a2"],
+            albumArtistIDs: ["a1"], workIDs: ["w"], acoustID: "x")
         d.replayGain = ReplayGain(trackGain: -6.25, trackPeak: 0.987654, albumGain: nil, albumPeak: 1)
         d.originalDate = "1969"
         d.releaseDate = "1969-09-26"

@@ -180,11 +180,15 @@ import Testing
     /// ASCII text takes a byte-level fast path for keys, folds and search tokens; it must give
     /// exactly what the scalar path gives, or the mirror's keys and tokens would drift.
     @Test func asciiFastPathAgreesWithTheScalarPath() {
-        let pieces = ["The ", "the", "A ", "an ", "l'", "L'Amour", "Don't", "rock'n'roll", "'quoted'", "x'", "007", "0", "Track 2",
-                      "10", "  ", "\t", "\n", "\r\n", "\u{0B}", "\u{01}", "\u{1F}", "\u{7F}", "-", "_", "^", "`", "~", "Ab", "ZZ",
-                      "zz9", "(Live)", "&", "#1", ".", "'", "' ", "a'b"]
-        let optionSets = [SortKeyOptions(), SortKeyOptions(articles: SortKeyOptions.french), .none,
-                          SortKeyOptions(articles: SortKeyOptions.english, exceptions: ["the the"])]
+        let pieces = [
+            "The ", "the", "A ", "an ", "l'", "L'Amour", "Don't", "rock'n'roll", "'quoted'", "x'", "007", "0", "Track 2",
+            "10", "  ", "\t", "\n", "\r\n", "\u{0B}", "\u{01}", "\u{1F}", "\u{7F}", "-", "_", "^", "`", "~", "Ab", "ZZ",
+            "zz9", "(Live)", "&", "#1", ".", "'", "' ", "a'b",
+        ]
+        let optionSets = [
+            SortKeyOptions(), SortKeyOptions(articles: SortKeyOptions.french), .none,
+            SortKeyOptions(articles: SortKeyOptions.english, exceptions: ["the the"]),
+        ]
         var state: UInt64 = 42
         func next(_ bound: Int) -> Int {
             state = state &* 6364136223846793005 &+ 1442695040888963407

@@ -152,11 +152,12 @@ struct Item: RowDecodable, Equatable {
     @Test func workAlongsideTheCommitSeesItsOutcome() throws {
         let temp = try TempDB()
         let db = try temp.open()
-        try db.execute(script: """
-            PRAGMA foreign_keys = ON;
-            CREATE TABLE parent (id INTEGER PRIMARY KEY);
-            CREATE TABLE child (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
-            """)
+        try db.execute(
+            script: """
+                PRAGMA foreign_keys = ON;
+                CREATE TABLE parent (id INTEGER PRIMARY KEY);
+                CREATE TABLE child (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+                """)
         var ran = 0
         try db.transaction(.immediate, whileCommitting: { ran += 1 }) {
             try db.execute("INSERT INTO parent VALUES (1)")
@@ -224,10 +225,11 @@ struct Item: RowDecodable, Equatable {
     @Test func traceListsStatementsAndTheTablesTheyRead() throws {
         let temp = try TempDB()
         let db = try temp.open()
-        try db.execute(script: """
-            CREATE TABLE a (id INTEGER PRIMARY KEY, v TEXT);
-            CREATE TABLE b (id INTEGER PRIMARY KEY, a_id INTEGER, blob BLOB);
-            """)
+        try db.execute(
+            script: """
+                CREATE TABLE a (id INTEGER PRIMARY KEY, v TEXT);
+                CREATE TABLE b (id INTEGER PRIMARY KEY, a_id INTEGER, blob BLOB);
+                """)
         var traced: [String] = []
         db.setTraceHandler { traced.append($0) }
         _ = try db.query("SELECT v FROM a WHERE id > ?", [0]) { $0.optionalString(0) }

@@ -3,6 +3,7 @@ import Shelf
 import ShelfCore
 import ShelfTestSupport
 import Testing
+
 @testable import ShelfServer
 
 @Suite struct EventHubTests {
@@ -49,7 +50,9 @@ import Testing
             switch stream.read(max: 4096, wakeup: {}) {
             case .data(let data): text += String(decoding: data, as: UTF8.self)
             case .pending: try await Task.sleep(for: .milliseconds(5))
-            case .end, .aborted: Issue.record("the stream ended early"); return
+            case .end, .aborted:
+                Issue.record("the stream ended early")
+                return
             }
         }
         let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) }.dropFirst()
@@ -75,7 +78,9 @@ import Testing
                 switch stream.read(max: 4096, wakeup: {}) {
                 case .data(let data): text += String(decoding: data, as: UTF8.self)
                 case .pending: try await Task.sleep(for: .milliseconds(5))
-                case .end, .aborted: Issue.record("the stream ended early"); return
+                case .end, .aborted:
+                    Issue.record("the stream ended early")
+                    return
                 }
             }
         }

@@ -194,7 +194,10 @@ func split(_ result: ProcessResult) -> (body: String, status: Int) {
 
         // Without a Content-Length the limit is found while reading: the connection is closed.
         let chunked = try await curl(
-            ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Transfer-Encoding: chunked", "--data-binary", "@\(directory.path("payload").path)", "\(base)/echo"])
+            [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Transfer-Encoding: chunked", "--data-binary", "@\(directory.path("payload").path)",
+                "\(base)/echo",
+            ])
         #expect(chunked.stdout != "200")
         let after = try await curl(["-s", "-w", "\n%{http_code}", "--data-binary", "again", "\(base)/echo"])
         #expect(split(after) == ("again", 200))
@@ -353,7 +356,12 @@ func split(_ result: ProcessResult) -> (body: String, status: Int) {
             let stream = ByteStream()
             streams.withLock { $0.append(stream) }
             _ = await stream.write(Data("open\n".utf8))
-            if opened.withLock({ $0 += 1; return $0 }) == count { allOpen.fire() }
+            if opened.withLock({
+                $0 += 1
+                return $0
+            }) == count {
+                allOpen.fire()
+            }
             return HTTPResponse(body: .stream(stream))
         }
         defer { server.stop(grace: .seconds(5)) }
@@ -381,7 +389,12 @@ func split(_ result: ProcessResult) -> (body: String, status: Int) {
         let release = Flag()
         let server = try makeServer(limits: limits, log: log) { request in
             if request.path == "/hold" {
-                if held.withLock({ $0 += 1; return $0 }) == 4 { allHeld.fire() }
+                if held.withLock({
+                    $0 += 1
+                    return $0
+                }) == 4 {
+                    allHeld.fire()
+                }
                 await release.wait()
             }
             return HTTPResponse(body: .data(Data("pong".utf8)))

@@ -64,7 +64,8 @@ import Testing
     }
 
     @Test func syntaxMistakesNameTheirLineAndColumn() {
-        let found = mistakes("""
+        let found = mistakes(
+            """
             listen = "127.0.0.1:4040
             max-transcodes = 1.5
             log-format json
@@ -79,25 +80,27 @@ import Testing
             library = "/c"
             library = "/d"
             """)
-        #expect(found == [
-            "f.toml:1:25: the string is not closed on its line (a '\"' is missing)",
-            "f.toml:2:18: floating-point numbers are not supported; use a whole number or a string",
-            "f.toml:3:12: expected '=' after the key 'log-format'",
-            "f.toml:4:1: expected a key (letters, digits, '-' and '_'), got '='",
-            "f.toml:5:15: arrays hold only strings here; got '3'",
-            "f.toml:6:16: expected the end of the line after the value, got '\"'",
-            "f.toml:7:15: unknown escape '\\q' (use \\\\ for a backslash)",
-            "f.toml:8:9: expected ']' to close the table header",
-            "f.toml:9:2: arrays of tables ([[…]]) are not supported",
-            "f.toml:10:12: inline tables ({…}) are not supported; use a [table]",
-            "f.toml:11:8: dates and times are not supported; quote it as a string",
-            "f.toml:13:1: 'library' is already set on line 12",
-        ], "\(found)")
+        #expect(
+            found == [
+                "f.toml:1:25: the string is not closed on its line (a '\"' is missing)",
+                "f.toml:2:18: floating-point numbers are not supported; use a whole number or a string",
+                "f.toml:3:12: expected '=' after the key 'log-format'",
+                "f.toml:4:1: expected a key (letters, digits, '-' and '_'), got '='",
+                "f.toml:5:15: arrays hold only strings here; got '3'",
+                "f.toml:6:16: expected the end of the line after the value, got '\"'",
+                "f.toml:7:15: unknown escape '\\q' (use \\\\ for a backslash)",
+                "f.toml:8:9: expected ']' to close the table header",
+                "f.toml:9:2: arrays of tables ([[…]]) are not supported",
+                "f.toml:10:12: inline tables ({…}) are not supported; use a [table]",
+                "f.toml:11:8: dates and times are not supported; quote it as a string",
+                "f.toml:13:1: 'library' is already set on line 12",
+            ], "\(found)")
     }
 
     @Test func valueMistakesAndUnknownKeys() throws {
         let dir = try TemporaryDirectory()
-        let found = mistakes("""
+        let found = mistakes(
+            """
             library = "relative"
             listen = "localhost:4040"
             listen-address = "127.0.0.1:1"
@@ -112,18 +115,19 @@ import Testing
             [transcoding]
             max = 2
             """)
-        #expect(found == [
-            "f.toml:1:11: library expects an absolute directory path, got 'relative'",
-            "f.toml:2:10: listen expects ADDR:PORT with an IP address (127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040), got 'localhost:4040'",
-            "f.toml:3:1: unknown key 'listen-address' (known: library, listen, tls-cert, tls-key, max-transcodes, music, scan-interval, purge-missing-after, watch, loudness, log-format, log-file, sharing, podcast-dir, podcast-allow-private, podcast-max-episode-size, podcast-refresh, jukebox, jukebox-audio-output; presets go under [presets])",
-            "f.toml:4:18: max-transcodes expects an integer from 1 to 256, got 0",
-            "f.toml:5:9: music expects an array of directory paths, got a string",
-            "f.toml:6:14: log-format expects \"text\" or \"json\", got 'xml'",
-            "f.toml:7:1: tls-cert needs tls-key too",
-            "f.toml:10:8: preset 'opus' has the name of a format; name it otherwise (mobile, car, …)",
-            "f.toml:11:8: preset 'tiny': the bit rate expects kbit/s from 32 to 320, got '8'",
-            "f.toml:12:1: unknown table [transcoding] (known: [presets])",
-        ], "\(found)")
+        #expect(
+            found == [
+                "f.toml:1:11: library expects an absolute directory path, got 'relative'",
+                "f.toml:2:10: listen expects ADDR:PORT with an IP address (127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040), got 'localhost:4040'",
+                "f.toml:3:1: unknown key 'listen-address' (known: library, listen, tls-cert, tls-key, max-transcodes, music, scan-interval, purge-missing-after, watch, loudness, log-format, log-file, sharing, podcast-dir, podcast-allow-private, podcast-max-episode-size, podcast-refresh, jukebox, jukebox-audio-output; presets go under [presets])",
+                "f.toml:4:18: max-transcodes expects an integer from 1 to 256, got 0",
+                "f.toml:5:9: music expects an array of directory paths, got a string",
+                "f.toml:6:14: log-format expects \"text\" or \"json\", got 'xml'",
+                "f.toml:7:1: tls-cert needs tls-key too",
+                "f.toml:10:8: preset 'opus' has the name of a format; name it otherwise (mobile, car, …)",
+                "f.toml:11:8: preset 'tiny': the bit rate expects kbit/s from 32 to 320, got '8'",
+                "f.toml:12:1: unknown table [transcoding] (known: [presets])",
+            ], "\(found)")
         // The typed error carries them all, and a file that cannot be read is one mistake of the file.
         #expect(throws: ConfigFileError.self) { try ServerConfig.parse("bogus = 1\nlisten = 4", file: "f.toml") }
         do {
@@ -141,8 +145,9 @@ import Testing
         #expect(ServerConfig.searchPaths(environment: user) == ["/home/ann/.xdg/shelf/config.toml"])
         #expect(ServerConfig.searchPaths(environment: ["HOME": "/home/ann"]) == ["/home/ann/.config/shelf/config.toml"])
         // Only a process systemd started falls back to the system file.
-        #expect(ServerConfig.searchPaths(environment: ["HOME": "/var/lib/shelf", "INVOCATION_ID": "ab12"])
-            == ["/var/lib/shelf/.config/shelf/config.toml", "/etc/shelf/config.toml"])
+        #expect(
+            ServerConfig.searchPaths(environment: ["HOME": "/var/lib/shelf", "INVOCATION_ID": "ab12"])
+                == ["/var/lib/shelf/.config/shelf/config.toml", "/etc/shelf/config.toml"])
         #expect(ServerConfig.searchPaths(environment: ["HOME": "/", "NOTIFY_SOCKET": "/run/systemd/notify"]).last == "/etc/shelf/config.toml")
     }
 }

@@ -157,12 +157,12 @@ actor Gate {
         for key in keys.prefix(4) { cache.insert(image(50), for: key) }
         #expect(cache.stats.imagesHeld == 4 && cache.stats.cachedBytes == 40_000)
         #expect(cache.image(for: keys[0]) != nil)  // now the most recent
-        cache.insert(image(50), for: keys[4])      // evicts keys[1], the least recent
+        cache.insert(image(50), for: keys[4])  // evicts keys[1], the least recent
         #expect(!cache.contains(keys[1]) && cache.contains(keys[0]) && cache.contains(keys[4]))
         #expect(cache.stats.evictions == 1)
-        cache.insert(image(120), for: keys[5])     // larger than the whole limit: not kept
+        cache.insert(image(120), for: keys[5])  // larger than the whole limit: not kept
         #expect(!cache.contains(keys[5]) && cache.stats.uncacheable == 1 && cache.stats.imagesHeld == 4)
-        cache.insert(image(99), for: keys[5])      // needs all of it: everything else goes
+        cache.insert(image(99), for: keys[5])  // needs all of it: everything else goes
         #expect(cache.stats.imagesHeld == 1 && cache.stats.cachedBytes == 99 * 99 * 4)
         #expect(cache.image(for: keys[1]) == nil)
         #expect(cache.stats.hits == 1 && cache.stats.misses == 1)

@@ -73,7 +73,8 @@ import Testing
         // Imported again: nothing read; the sheet changed: the same IDs, the new name.
         #expect(try await library.importFiles(at: [dir.path("music")]).unchanged == 1)
         let changed = Self.sheet(file: "CDImage.wav").replacingOccurrences(of: "丸の内サディスティック", with: "丸ノ内サディスティック")
-        try ((encoding == .utf8BOM ? Data([0xEF, 0xBB, 0xBF]) : Data()) + #require(encoding.encode(changed))).write(to: album.appendingPathComponent("CDImage.cue"))
+        try ((encoding == .utf8BOM ? Data([0xEF, 0xBB, 0xBF]) : Data()) + #require(encoding.encode(changed))).write(
+            to: album.appendingPathComponent("CDImage.cue"))
         let again = try await library.importFiles(at: [dir.path("music")])
         #expect(again.updated == 3 && again.added == 0)
         #expect(try await library.snapshot(LibraryQuery(sort: .trackNumber)) == ids)
@@ -145,7 +146,8 @@ import Testing
         for (index, name) in ["01.flac", "02.flac"].enumerated() {
             try TestAudio.flac(seconds: 2, frequency: 300 + 100 * Double(index)).write(to: album.appendingPathComponent(name))
         }
-        let multi = "TITLE \"Rip\"\nFILE \"01.flac\" WAVE\n  TRACK 01 AUDIO\n    TITLE \"A\"\n    INDEX 01 00:00:00\nFILE \"02.flac\" WAVE\n  TRACK 02 AUDIO\n    TITLE \"B\"\n    INDEX 01 00:00:00\n"
+        let multi =
+            "TITLE \"Rip\"\nFILE \"01.flac\" WAVE\n  TRACK 01 AUDIO\n    TITLE \"A\"\n    INDEX 01 00:00:00\nFILE \"02.flac\" WAVE\n  TRACK 02 AUDIO\n    TITLE \"B\"\n    INDEX 01 00:00:00\n"
         try Data(multi.utf8).write(to: album.appendingPathComponent("Rip.cue"))
         let library = Library(directory: dir.path("lib"))
         #expect(try await library.importFiles(at: [dir.path("music")]).added == 2)
@@ -168,7 +170,8 @@ import Testing
         let again = try await library.importFiles(at: [image])
         #expect(again.updated == 3 && again.added == 0, "\(again)")
         #expect(try await cut.asyncMap { try await library.track($0)?.missing }.allSatisfy { $0 == false })
-        let whole = try await library.snapshot(LibraryQuery(filter: .and([.text(.path, .equals(image.appendingPathComponent("CD.wav").path)), .flag(.missing, true)])))
+        let whole = try await library.snapshot(
+            LibraryQuery(filter: .and([.text(.path, .equals(image.appendingPathComponent("CD.wav").path)), .flag(.missing, true)])))
         #expect(whole.count == 1)
         try await library.waitForMirror()
     }

@@ -112,8 +112,9 @@ import Testing
     }
 
     @Test func parsesAUTF8SheetWithAByteOrderMark() throws {
-        let data = sheet(["REM GENRE Électronique", "TITLE \"Ünïcødé ✓\"", "FILE \"a.wav\" WAVE", "TRACK 01 AUDIO", "INDEX 01 00:00:00"],
-                         ending: "\n", encoding: .utf8BOM)
+        let data = sheet(
+            ["REM GENRE Électronique", "TITLE \"Ünïcødé ✓\"", "FILE \"a.wav\" WAVE", "TRACK 01 AUDIO", "INDEX 01 00:00:00"],
+            ending: "\n", encoding: .utf8BOM)
         #expect(Array(data.prefix(3)) == [0xEF, 0xBB, 0xBF])
         let cue = try parse(data)
         #expect(cue.encoding == .utf8BOM)
@@ -123,11 +124,12 @@ import Testing
     }
 
     @Test func parsesAShiftJISSheet() throws {
-        let data = sheet([
-            "PERFORMER \"山田太郎\"", "TITLE \"夏の終わり～ﾗｲﾌﾞ\"", "FILE \"山田太郎 - 夏の終わり.wav\" WAVE",
-            "  TRACK 01 AUDIO", "    TITLE \"はじまり\"", "    INDEX 01 00:00:00",
-            "  TRACK 02 AUDIO", "    TITLE \"①番目の歌\"", "    INDEX 01 03:00:00",
-        ], encoding: .shiftJIS)
+        let data = sheet(
+            [
+                "PERFORMER \"山田太郎\"", "TITLE \"夏の終わり～ﾗｲﾌﾞ\"", "FILE \"山田太郎 - 夏の終わり.wav\" WAVE",
+                "  TRACK 01 AUDIO", "    TITLE \"はじまり\"", "    INDEX 01 00:00:00",
+                "  TRACK 02 AUDIO", "    TITLE \"①番目の歌\"", "    INDEX 01 03:00:00",
+            ], encoding: .shiftJIS)
         // 山 is 0x8E 0x52 in Shift-JIS: the bytes really are Shift-JIS, not UTF-8.
         let expectedPrefix: [UInt8] = Array("PERFORMER \"".utf8) + [0x8E, 0x52]
         #expect(Array(data.prefix(13)) == expectedPrefix)
@@ -141,10 +143,11 @@ import Testing
     }
 
     @Test func parsesAWindows1252Sheet() throws {
-        let data = sheet([
-            "PERFORMER \"Mötley Crüe\"", "TITLE \"Café Society\"", "FILE \"Café.wav\" WAVE",
-            "  TRACK 01 AUDIO", "    TITLE \"Naïve – “Quoted”\"", "    INDEX 01 00:00:00",
-        ], encoding: .windows1252)
+        let data = sheet(
+            [
+                "PERFORMER \"Mötley Crüe\"", "TITLE \"Café Society\"", "FILE \"Café.wav\" WAVE",
+                "  TRACK 01 AUDIO", "    TITLE \"Naïve – “Quoted”\"", "    INDEX 01 00:00:00",
+            ], encoding: .windows1252)
         #expect(data.contains(0xE9), "é is byte 0xE9")
         #expect(data.contains(0xF6), "ö is byte 0xF6")
         let cue = try parse(data)
@@ -193,20 +196,22 @@ import Testing
     }
 
     @Test func minutesSecondsAndFramesBecomeSeconds() throws {
-        let cue = try parse(sheet([
-            "FILE \"a.wav\" WAVE", "TRACK 01 AUDIO", "INDEX 01 01:02:37",
-            "TRACK 02 AUDIO", "INDEX 01 120:00:74", "TRACK 03 AUDIO", "INDEX 01 120:59:00",
-        ]))
+        let cue = try parse(
+            sheet([
+                "FILE \"a.wav\" WAVE", "TRACK 01 AUDIO", "INDEX 01 01:02:37",
+                "TRACK 02 AUDIO", "INDEX 01 120:00:74", "TRACK 03 AUDIO", "INDEX 01 120:59:00",
+            ]))
         expectSeconds(cue.tracks[0].start, 62.493_333_333_333_33)
         expectSeconds(cue.tracks[1].start, 7200 + 74.0 / 75)
         expectSeconds(cue.tracks[2].start, 7259)
     }
 
     @Test func skipsDataTracks() throws {
-        let cue = try parse(sheet([
-            "FILE \"audio.wav\" WAVE", "TRACK 01 AUDIO", "TITLE \"One\"", "INDEX 01 00:00:00",
-            "FILE \"data.bin\" BINARY", "TRACK 02 MODE1/2352", "TITLE \"Data\"", "INDEX 01 00:00:00",
-        ]))
+        let cue = try parse(
+            sheet([
+                "FILE \"audio.wav\" WAVE", "TRACK 01 AUDIO", "TITLE \"One\"", "INDEX 01 00:00:00",
+                "FILE \"data.bin\" BINARY", "TRACK 02 MODE1/2352", "TITLE \"Data\"", "INDEX 01 00:00:00",
+            ]))
         #expect(cue.files == ["audio.wav", "data.bin"])
         #expect(cue.tracks.map(\.number) == [1])
         #expect(cue.slices(fileDurations: [:]).map(\.file) == ["audio.wav"])
@@ -227,9 +232,10 @@ import Testing
     }
 
     @Test func audioBeforeTrackOneBecomesAHiddenTrackZero() throws {
-        let withPregap = try parse(sheet([
-            "FILE \"a.flac\" WAVE", "TRACK 01 AUDIO", "INDEX 00 00:00:00", "INDEX 01 00:32:10", "TRACK 02 AUDIO", "INDEX 01 04:00:00",
-        ]))
+        let withPregap = try parse(
+            sheet([
+                "FILE \"a.flac\" WAVE", "TRACK 01 AUDIO", "INDEX 00 00:00:00", "INDEX 01 00:32:10", "TRACK 02 AUDIO", "INDEX 01 04:00:00",
+            ]))
         expectSeconds(withPregap.tracks[0].pregap, 0)
         let slices = withPregap.slices(fileDurations: [:])
         #expect(slices.map(\.number) == [0, 1, 2])
@@ -247,12 +253,13 @@ import Testing
     }
 
     @Test func aTwoFileSheetSlicesEachFileByItself() throws {
-        let cue = try parse(sheet([
-            "TITLE \"Double\"",
-            "FILE \"CD1.flac\" WAVE", "  TRACK 01 AUDIO", "    INDEX 01 00:00:00", "  TRACK 02 AUDIO", "    INDEX 01 03:00:00",
-            "FILE \"CD2.flac\" WAVE", "  TRACK 03 AUDIO", "    INDEX 01 00:00:00", "  TRACK 04 AUDIO",
-            "    INDEX 00 02:58:00", "    INDEX 01 03:00:00",
-        ]))
+        let cue = try parse(
+            sheet([
+                "TITLE \"Double\"",
+                "FILE \"CD1.flac\" WAVE", "  TRACK 01 AUDIO", "    INDEX 01 00:00:00", "  TRACK 02 AUDIO", "    INDEX 01 03:00:00",
+                "FILE \"CD2.flac\" WAVE", "  TRACK 03 AUDIO", "    INDEX 01 00:00:00", "  TRACK 04 AUDIO",
+                "    INDEX 00 02:58:00", "    INDEX 01 03:00:00",
+            ]))
         #expect(cue.files == ["CD1.flac", "CD2.flac"])
         #expect(cue.tracks.map(\.file) == ["CD1.flac", "CD1.flac", "CD2.flac", "CD2.flac"])
         let slices = cue.slices(fileDurations: ["CD1.flac": 400])
@@ -264,11 +271,12 @@ import Testing
 
     @Test func aPregapInThePreviousFileIsNotTheTracksPregap() throws {
         // Gaps saved at the end of the previous track's file: track 2's INDEX 00 is in 01.wav, its INDEX 01 in 02.wav.
-        let cue = try parse(sheet([
-            "FILE \"01.wav\" WAVE", "  TRACK 01 AUDIO", "    TITLE \"One\"", "    INDEX 01 00:00:00",
-            "  TRACK 02 AUDIO", "    TITLE \"Two\"", "    INDEX 00 04:10:50",
-            "FILE \"02.wav\" WAVE", "    INDEX 01 00:00:00",
-        ]))
+        let cue = try parse(
+            sheet([
+                "FILE \"01.wav\" WAVE", "  TRACK 01 AUDIO", "    TITLE \"One\"", "    INDEX 01 00:00:00",
+                "  TRACK 02 AUDIO", "    TITLE \"Two\"", "    INDEX 00 04:10:50",
+                "FILE \"02.wav\" WAVE", "    INDEX 01 00:00:00",
+            ]))
         #expect(cue.tracks.map(\.file) == ["01.wav", "02.wav"])
         #expect(cue.tracks[1].pregap == nil)
         #expect(cue.tracks[1].title == "Two")
@@ -312,10 +320,11 @@ import Testing
         #expect(backwards?.reason == "TRACK 03 starts at 04:59:74, not after TRACK 02 at 05:00:00 in \"a.wav\"")
         // Starting over in another file is not going backwards.
         #expect(throws: Never.self) {
-            try parse(sheet([
-                "FILE \"a.wav\" WAVE", "TRACK 01 AUDIO", "INDEX 01 00:00:00", "TRACK 02 AUDIO", "INDEX 01 05:00:00",
-                "FILE \"b.wav\" WAVE", "TRACK 03 AUDIO", "INDEX 01 00:00:00",
-            ]))
+            try parse(
+                sheet([
+                    "FILE \"a.wav\" WAVE", "TRACK 01 AUDIO", "INDEX 01 00:00:00", "TRACK 02 AUDIO", "INDEX 01 05:00:00",
+                    "FILE \"b.wav\" WAVE", "TRACK 03 AUDIO", "INDEX 01 00:00:00",
+                ]))
         }
 
         let twice = parseError(["FILE \"a.wav\" WAVE", "TRACK 01 AUDIO", "INDEX 01 00:00:00", "TRACK 01 AUDIO", "INDEX 01 01:00:00"])
@@ -369,7 +378,8 @@ import Testing
         let original = sheet(["FILE \"a.wav\" WAVE", "\tTRACK 01 AUDIO", "\t\tINDEX 01 00:00:00"], ending: "\r")
         let cue = try parse(original)
         let output = try cue.rewritten(original: original, track: 1, title: "T", performer: "P", songwriter: nil, isrc: nil)
-        #expect(String(decoding: output, as: UTF8.self) == "FILE \"a.wav\" WAVE\r\tTRACK 01 AUDIO\r\t\tTITLE \"T\"\r\t\tPERFORMER \"P\"\r\t\tINDEX 01 00:00:00\r")
+        #expect(
+            String(decoding: output, as: UTF8.self) == "FILE \"a.wav\" WAVE\r\tTRACK 01 AUDIO\r\t\tTITLE \"T\"\r\t\tPERFORMER \"P\"\r\t\tINDEX 01 00:00:00\r")
         // The keyword keeps its spelling when its value changes.
         let lower = Data("file a.wav wave\ntrack 01 audio\n  title old\n  index 01 00:00:00".utf8)
         let rewritten = try parse(lower).rewritten(original: lower, track: 1, title: "new", performer: nil, songwriter: nil, isrc: nil)
@@ -377,8 +387,9 @@ import Testing
     }
 
     @Test func rewriteKeepsTheByteOrderMark() throws {
-        let original = sheet(["TITLE \"Album\"", "FILE \"a.wav\" WAVE", "  TRACK 01 AUDIO", "    TITLE \"Old\"", "    INDEX 01 00:00:00"],
-                             ending: "\n", encoding: .utf8BOM)
+        let original = sheet(
+            ["TITLE \"Album\"", "FILE \"a.wav\" WAVE", "  TRACK 01 AUDIO", "    TITLE \"Old\"", "    INDEX 01 00:00:00"],
+            ending: "\n", encoding: .utf8BOM)
         let cue = try parse(original)
         let output = try cue.rewritten(original: original, track: 1, title: "Nouveau ✓", performer: nil, songwriter: nil, isrc: nil)
         #expect(Array(output.prefix(3)) == [0xEF, 0xBB, 0xBF])
@@ -391,10 +402,11 @@ import Testing
     }
 
     @Test func rewriteWritesShiftJISAndRefusesWhatItCannotHold() throws {
-        let original = sheet([
-            "TITLE \"夏の終わり\"", "FILE \"夏.wav\" WAVE", "  TRACK 01 AUDIO", "    TITLE \"はじまり\"", "    INDEX 01 00:00:00",
-            "  TRACK 02 AUDIO", "    TITLE \"二曲目\"", "    INDEX 01 03:00:00",
-        ], encoding: .shiftJIS)
+        let original = sheet(
+            [
+                "TITLE \"夏の終わり\"", "FILE \"夏.wav\" WAVE", "  TRACK 01 AUDIO", "    TITLE \"はじまり\"", "    INDEX 01 00:00:00",
+                "  TRACK 02 AUDIO", "    TITLE \"二曲目\"", "    INDEX 01 03:00:00",
+            ], encoding: .shiftJIS)
         let cue = try parse(original)
         #expect(cue.encoding == .shiftJIS)
         // 〜 (WAVE DASH), as Macs type it, is written as CP932's ～ at the same code.
@@ -420,8 +432,9 @@ import Testing
     }
 
     @Test func rewriteWritesWindows1252AndRefusesWhatItCannotHold() throws {
-        let original = sheet(["PERFORMER \"Mötley Crüe\"", "FILE \"Café.wav\" WAVE", "  TRACK 01 AUDIO", "    INDEX 01 00:00:00"],
-                             encoding: .windows1252)
+        let original = sheet(
+            ["PERFORMER \"Mötley Crüe\"", "FILE \"Café.wav\" WAVE", "  TRACK 01 AUDIO", "    INDEX 01 00:00:00"],
+            encoding: .windows1252)
         let cue = try parse(original)
         let output = try cue.rewritten(original: original, track: 1, title: "Café del Mar", performer: nil, songwriter: nil, isrc: nil)
         var expected = byteLines(original)

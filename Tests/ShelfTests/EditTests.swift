@@ -15,10 +15,11 @@ struct HeldReadFailed: Error {}
         let dir = try TemporaryDirectory()
         var urls: [URL] = []
         for index in 0..<count {
-            urls.append(try ImportTests.wav(
-                dir.path("music/\(index).wav"), frequency: 300 + Double(index) * 50,
-                tags: ["TITLE": "Song \(index)", "ARTIST": "Artist", "ALBUM": "Album", "LYRICS": "la la \(index)"],
-                picture: try TestPictures.jpeg(width: 90, height: 90, seed: index)))
+            urls.append(
+                try ImportTests.wav(
+                    dir.path("music/\(index).wav"), frequency: 300 + Double(index) * 50,
+                    tags: ["TITLE": "Song \(index)", "ARTIST": "Artist", "ALBUM": "Album", "LYRICS": "la la \(index)"],
+                    picture: try TestPictures.jpeg(width: 90, height: 90, seed: index)))
         }
         let library = Library(directory: dir.path("library"))
         _ = try await library.importFiles(at: [dir.path("music")])
@@ -68,7 +69,12 @@ struct HeldReadFailed: Error {}
     @Test func theDraftFallsBackToTheFileWhenTheStoredPictureFails() async throws {
         let (dir, library, ids, _) = try await Self.makeLibrary(1)
         defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
-        try await library.write { batch in try batch.updateTrack(ids[0]) { $0.title = "Library title"; $0.lyrics = nil } }
+        try await library.write { batch in
+            try batch.updateTrack(ids[0]) {
+                $0.title = "Library title"
+                $0.lyrics = nil
+            }
+        }
         let failing = library.makeArtworkLoader(beforeRead: { _ in throw HeldReadFailed() })
         let draft = try await library.editableDraft(for: ids[0], loader: failing, pictureSize: 45)
         #expect(draft.source == .file)
@@ -105,17 +111,18 @@ struct HeldReadFailed: Error {}
         var values: [EditableField: String?] = [:]
         // The lists that share a tag with a display field (genres, composers) are edited on their own.
         for field in EditableField.allCases where field != .genres && field != .composers {
-            values[field] = switch field {
-            case .bpm: "120"
-            case .year: "1987"
-            case .trackNumber: "4"
-            case .trackCount: "12"
-            case .discNumber: "2"
-            case .discCount: "3"
-            case .compilation: "yes"
-            case .rating: "80"
-            default: "\(field.rawValue) — 宇多田 ü"
-            }
+            values[field] =
+                switch field {
+                case .bpm: "120"
+                case .year: "1987"
+                case .trackNumber: "4"
+                case .trackCount: "12"
+                case .discNumber: "2"
+                case .discCount: "3"
+                case .compilation: "yes"
+                case .rating: "80"
+                default: "\(field.rawValue) — 宇多田 ü"
+                }
         }
         let result = try await library.edit(ids, MetadataChanges(values, picture: .set(cover)))
         #expect(result.updated == ids && result.failed.isEmpty, "\(result.failed)")

@@ -15,7 +15,11 @@ import Testing
         let hostile = ["../../etc/passwd", "a/b\\c", "tab\there\u{7}bell\u{202E}", String(repeating: "長", count: 1_000)]
         try await library.write { batch in
             for (id, text) in zip(ids, hostile) {
-                try batch.updateTrack(id) { $0.title = text; $0.album = text; $0.albumArtist = ".." }
+                try batch.updateTrack(id) {
+                    $0.title = text
+                    $0.album = text
+                    $0.albumArtist = ".."
+                }
             }
         }
         let target = dir.path("export")
@@ -42,14 +46,20 @@ import Testing
         let (dir, library, ids, _) = try await EditTests.makeLibrary(1)
         defer { withExtendedLifetime(dir) {} }  // the directory must outlive every read below
         try await library.write { batch in
-            try batch.updateTrack(ids[0]) { $0.sortArtist = "うただ"; $0.composer = "作曲者"; $0.year = 2001; $0.trackNumber = 3 }
+            try batch.updateTrack(ids[0]) {
+                $0.sortArtist = "うただ"
+                $0.composer = "作曲者"
+                $0.year = 2001
+                $0.trackNumber = 3
+            }
         }
         let source = try #require(try await library.track(ids[0]))
         let artworkID = try #require(source.artworkID)
         let picture = try await library.artworkData(artworkID)
         for format in ExportFormat.allCases {
-            let options = ExportOptions(format: format, bitrate: 96, sampleRate: format == .copy ? nil : 24_000, channels: format == .copy ? nil : 1,
-                                        template: "\(format.rawValue)/{title}.{ext}")
+            let options = ExportOptions(
+                format: format, bitrate: 96, sampleRate: format == .copy ? nil : 24_000, channels: format == .copy ? nil : 1,
+                template: "\(format.rawValue)/{title}.{ext}")
             let result = try await library.export(ids, to: dir.path("out"), options: options)
             #expect(result.failed.isEmpty, "\(format): \(result.failed)")
             let item = try #require(result.exported.first)
@@ -65,7 +75,9 @@ import Testing
             #expect(registered.title == "Song 0" && registered.composer == "作曲者" && registered.year == 2001 && registered.trackNumber == 3)
             #expect(registered.artworkID != nil && registered.id != ids[0])
         }
-        await #expect(throws: ExportError.self) { try await library.export(ids, to: dir.path("none"), options: ExportOptions(format: .opus, sampleRate: 22_050)) }
+        await #expect(throws: ExportError.self) {
+            try await library.export(ids, to: dir.path("none"), options: ExportOptions(format: .opus, sampleRate: 22_050))
+        }
         let missing = ExportOptions(format: .flac, ffmpegPath: "/nonexistent/ffmpeg")
         await #expect(throws: ExportError.self) { try await library.export(ids, to: dir.path("none"), options: missing) }
     }

@@ -19,15 +19,42 @@ import Testing
                 track.details.composers = r.pick([[], ["Bach", "坂本龍一"]])
             }
         case 0: try batch.deleteTrack(id)
-        case 1: try batch.updateTrack(id) { $0.album = r.pick(["Moved Album", "ｍｏｖｅｄ ａｌｂｕｍ", nil, "  "]); $0.discNumber = r.pick([nil, 2]) }
-        case 2: try batch.updateTrack(id) { $0.albumArtist = r.pick([nil, "The Movers", "Movers, The"]); $0.sortAlbumArtist = r.pick([nil, "Movers"]) }
-        case 3: try batch.updateTrack(id) { $0.artist = r.pick(["Néw Order", "宇多田"]); $0.sortArtist = r.pick([nil, "うただ", " "]) }
-        case 4: try batch.updateTrack(id) { $0.compilation.toggle(); $0.year = r.pick([nil, 1999, 2024]) }
-        case 5: try batch.updateTrack(id) { $0.composer = r.pick([nil, "Bach", "坂本龍一"]); $0.sortComposer = r.pick([nil, "さかもと"]); $0.genre = r.pick(["New Age", "演歌", nil]) }
-        case 6: try batch.updateTrack(id) { $0.duration = r.pick([nil, 61.5]); $0.playCount += 1 }
+        case 1:
+            try batch.updateTrack(id) {
+                $0.album = r.pick(["Moved Album", "ｍｏｖｅｄ ａｌｂｕｍ", nil, "  "])
+                $0.discNumber = r.pick([nil, 2])
+            }
+        case 2:
+            try batch.updateTrack(id) {
+                $0.albumArtist = r.pick([nil, "The Movers", "Movers, The"])
+                $0.sortAlbumArtist = r.pick([nil, "Movers"])
+            }
+        case 3:
+            try batch.updateTrack(id) {
+                $0.artist = r.pick(["Néw Order", "宇多田"])
+                $0.sortArtist = r.pick([nil, "うただ", " "])
+            }
+        case 4:
+            try batch.updateTrack(id) {
+                $0.compilation.toggle()
+                $0.year = r.pick([nil, 1999, 2024])
+            }
+        case 5:
+            try batch.updateTrack(id) {
+                $0.composer = r.pick([nil, "Bach", "坂本龍一"])
+                $0.sortComposer = r.pick([nil, "さかもと"])
+                $0.genre = r.pick(["New Age", "演歌", nil])
+            }
+        case 6:
+            try batch.updateTrack(id) {
+                $0.duration = r.pick([nil, 61.5])
+                $0.playCount += 1
+            }
         default:
-            try batch.insert(Track(path: "/new/\(r.next()).mp3", title: "New \(r.int(0...99))", artist: r.pick(["Kiki", "きき"]),
-                                   album: r.pick(["Fresh", nil]), genre: "Pop", compilation: r.int(0...3) == 0))
+            try batch.insert(
+                Track(
+                    path: "/new/\(r.next()).mp3", title: "New \(r.int(0...99))", artist: r.pick(["Kiki", "きき"]),
+                    album: r.pick(["Fresh", nil]), genre: "Pop", compilation: r.int(0...3) == 0))
         }
     }
 }
@@ -91,7 +118,8 @@ import Testing
                 #expect(tracks?.count == album.trackCount)
                 // The IDs computed from a track name the album and album artist it files under.
                 for item in tracks ?? [] {
-                    let ids = Library.groupIDs(of: Track(path: "", artist: item.artist, album: item.album, albumArtist: item.albumArtist, compilation: item.compilation))
+                    let ids = Library.groupIDs(
+                        of: Track(path: "", artist: item.artist, album: item.album, albumArtist: item.albumArtist, compilation: item.compilation))
                     #expect(ids.album == album.id && ids.albumArtist == artist.id, "group IDs of track \(item.id)")
                 }
             }
@@ -104,8 +132,9 @@ import Testing
     @Test func everyCreditedValueIsAGroup() async throws {
         let dir = try TemporaryDirectory()
         let library = Library(directory: dir.url)
-        var duet = Track(path: "/m/1.flac", title: "Get Lucky", artist: "Daft Punk feat. Pharrell Williams", album: "RAM", albumArtist: "Daft Punk",
-                         composer: "Daft Punk", genre: "Disco", duration: 100)
+        var duet = Track(
+            path: "/m/1.flac", title: "Get Lucky", artist: "Daft Punk feat. Pharrell Williams", album: "RAM", albumArtist: "Daft Punk",
+            composer: "Daft Punk", genre: "Disco", duration: 100)
         duet.details.artists = ["Daft Punk", "Pharrell Williams", "DAFT PUNK"]
         duet.details.genres = ["Disco", "Funk"]
         duet.details.composers = ["Thomas Bangalter", "Nile Rodgers"]
@@ -114,7 +143,9 @@ import Testing
             Contributor(role: "performer", subRole: "vocals", name: "Pharrell Williams"),
         ]
         var solo = Track(path: "/m/2.flac", title: "Happy", artist: "Pharrell Williams", album: "GIRL", genre: "Funk", duration: 50)
-        solo.details.contributors = [Contributor(role: "performer", subRole: "vocals", name: "PHARRELL WILLIAMS"), Contributor(role: "producer", name: "Pharrell")]
+        solo.details.contributors = [
+            Contributor(role: "performer", subRole: "vocals", name: "PHARRELL WILLIAMS"), Contributor(role: "producer", name: "Pharrell"),
+        ]
         let ids = try await library.write { batch in [try batch.insert(duet), try batch.insert(solo)] }
         try await library.buildMirror(wait: true)
         func view(_ kind: GroupKind) async throws -> [String: Int] {
@@ -162,9 +193,11 @@ import Testing
         let library = Library(directory: dir.url)
         try await library.write { batch in
             for n in 1...3 {
-                try batch.insert(Track(path: "/b/\(n).mp3", title: "Song \(n)", artist: "The Beatles", album: "Abbey Road", albumArtist: "The Beatles",
-                                       trackNumber: 4 - n, discNumber: 1, sortArtist: n == 3 ? "Zzz" : "Beatles, The",
-                                       sortAlbumArtist: "Beatles, The", artworkID: n == 2 ? try batch.addArtwork(Data([0xFF, 0xD8, 0xFF, UInt8(n)])) : nil))
+                try batch.insert(
+                    Track(
+                        path: "/b/\(n).mp3", title: "Song \(n)", artist: "The Beatles", album: "Abbey Road", albumArtist: "The Beatles",
+                        trackNumber: 4 - n, discNumber: 1, sortArtist: n == 3 ? "Zzz" : "Beatles, The",
+                        sortAlbumArtist: "Beatles, The", artworkID: n == 2 ? try batch.addArtwork(Data([0xFF, 0xD8, 0xFF, UInt8(n)])) : nil))
             }
             try batch.insert(Track(path: "/v/1.mp3", title: "Hit", artist: "Aaa", album: "Now 1", compilation: true))
             try batch.insert(Track(path: "/v/2.mp3", title: "Hit 2", artist: "Bbb", album: "Now 1", compilation: true))

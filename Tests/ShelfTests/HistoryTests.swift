@@ -43,9 +43,17 @@ struct LibraryState: Equatable {
         for key in change.tracks.inserted + change.tracks.updated.map(\.id) {
             if case .track(let id) = key { tracks[id] = final.tracks[id] }  // nil when gone since: treated as deleted
         }
-        for key in change.playlists.deleted { if case .playlist(let id) = key { playlists[id] = nil; items[id] = nil } }
+        for key in change.playlists.deleted {
+            if case .playlist(let id) = key {
+                playlists[id] = nil
+                items[id] = nil
+            }
+        }
         for key in change.playlists.inserted + change.playlists.updated.map(\.id) {
-            if case .playlist(let id) = key { playlists[id] = final.playlists[id]; items[id] = final.items[id] }
+            if case .playlist(let id) = key {
+                playlists[id] = final.playlists[id]
+                items[id] = final.items[id]
+            }
         }
         for key in change.artwork.deleted { if case .artwork(let id) = key { artwork.remove(id) } }
         for key in change.artwork.inserted + change.artwork.updated.map(\.id) {
@@ -89,13 +97,17 @@ func randomBatch(_ batch: WriteBatch, random: inout SeededRandom, serial: inout 
             let items = (0..<random.int(0...4)).map { _ in random.pick(live) }
             let playlist = random.pick(playlistIDs)
             guard try batch.playlist(playlist) != nil else { break }  // deleted earlier in this batch
-            if random.chance(0.5) { try batch.setPlaylistItems(playlist, items) } else {
+            if random.chance(0.5) {
+                try batch.setPlaylistItems(playlist, items)
+            } else {
                 try batch.appendToPlaylist(playlist, items)
             }
         case 8 where !playlistIDs.isEmpty:
             let id = random.pick(playlistIDs)
             if try batch.playlist(id) != nil {
-                if random.chance(0.3) { try batch.deletePlaylist(id) } else {
+                if random.chance(0.3) {
+                    try batch.deletePlaylist(id)
+                } else {
                     var p = try #require(try batch.playlist(id))
                     p.name += "!"
                     try batch.updatePlaylist(p)
@@ -236,12 +248,12 @@ func randomBatch(_ batch: WriteBatch, random: inout SeededRandom, serial: inout 
             return (ids, mine, other)
         }
         let start = try await library.currentToken()
-        try await library.write { batch in try batch.updateTrack(ids[0]) { $0.playCount = 9 } }   // in scope: updated
-        try await library.write { batch in try batch.updateTrack(ids[2]) { $0.title = "x" } }     // other playlist only
+        try await library.write { batch in try batch.updateTrack(ids[0]) { $0.playCount = 9 } }  // in scope: updated
+        try await library.write { batch in try batch.updateTrack(ids[2]) { $0.title = "x" } }  // other playlist only
         try await library.write { batch in try batch.appendToPlaylist(mine, [ids[3], ids[0]]) }  // 3 enters; 0 twice
-        try await library.write { batch in try batch.setPlaylistItems(mine, [ids[0], ids[3]]) }   // 1 leaves
-        try await library.write { batch in try batch.deleteTrack(ids[3]) }                         // deleted in scope
-        try await library.write { batch in try batch.insert(sampleTrack(50)) }                      // unrelated
+        try await library.write { batch in try batch.setPlaylistItems(mine, [ids[0], ids[3]]) }  // 1 leaves
+        try await library.write { batch in try batch.deleteTrack(ids[3]) }  // deleted in scope
+        try await library.write { batch in try batch.insert(sampleTrack(50)) }  // unrelated
         let feed = try await library.changes(since: start, scope: [mine])
         #expect(feed.token == (try await library.currentToken()))
         #expect(feed.changes.count == 4)

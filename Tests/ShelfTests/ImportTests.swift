@@ -26,11 +26,13 @@ import Testing
         let music = dir.path("music")
         let covers = try (0..<3).map { try TestPictures.jpeg(width: 80, height: 80, seed: $0) }
         for index in 0..<3 {
-            try Self.wav(music.appendingPathComponent("\(index).wav"), frequency: 300 + Double(index) * 100, tags: [
-                "TITLE": "曲 \(index)", "ARTIST": "宇多田ヒカル", "ARTISTSORT": "うただひかる", "ALBUM": "First Love",
-                "ALBUMARTIST": "Various", "COMPILATION": "1", "TRACKNUMBER": "\(index + 1)/3", "DISCNUMBER": "1/1",
-                "LYRICS": "line \(index)", "DATE": "1999", "GENRE": "J-Pop", "TITLESORT": "きょく \(index)",
-            ], picture: covers[index])
+            try Self.wav(
+                music.appendingPathComponent("\(index).wav"), frequency: 300 + Double(index) * 100,
+                tags: [
+                    "TITLE": "曲 \(index)", "ARTIST": "宇多田ヒカル", "ARTISTSORT": "うただひかる", "ALBUM": "First Love",
+                    "ALBUMARTIST": "Various", "COMPILATION": "1", "TRACKNUMBER": "\(index + 1)/3", "DISCNUMBER": "1/1",
+                    "LYRICS": "line \(index)", "DATE": "1999", "GENRE": "J-Pop", "TITLESORT": "きょく \(index)",
+                ], picture: covers[index])
         }
         let library = Library(directory: dir.path("lib"))
         let report = try await library.importFiles(at: [music])
@@ -140,7 +142,12 @@ import Testing
         let library = Library(directory: dir.path("lib"))
         #expect(try await library.importFiles(at: [music]).added == 1)
         let id = try #require(try await library.snapshot(LibraryQuery()).first)
-        try await library.write { batch in try batch.updateTrack(id) { $0.playCount = 7; $0.rating = 80 } }
+        try await library.write { batch in
+            try batch.updateTrack(id) {
+                $0.playCount = 7
+                $0.rating = 80
+            }
+        }
 
         // The same PCM with other tags, elsewhere, while the first file is still there: a duplicate.
         let copy = try Self.wav(music.appendingPathComponent("b/copy.wav"), frequency: 440, tags: ["TITLE": "Other", "ARTIST": "B"])
@@ -219,7 +226,7 @@ import Testing
         for index in 0..<3 { try Self.wav(music.appendingPathComponent("good-\(index).wav"), frequency: 200 + Double(index) * 50) }
         expected += 3
         try Data("cover".utf8).write(to: music.appendingPathComponent("cover.jpg"))  // not audio: not counted
-        try Self.wav(music.appendingPathComponent(".hidden.wav"), frequency: 999)   // hidden: skipped
+        try Self.wav(music.appendingPathComponent(".hidden.wav"), frequency: 999)  // hidden: skipped
 
         let library = Library(directory: dir.path("lib"))
         let report = try await library.importFiles(at: [music], options: ImportOptions(chunkSize: 7))

@@ -30,7 +30,8 @@ import Testing
         for file in files { arguments += ["-i", file.path] }
         let inputs = files.indices.map { "[\($0):a]aresample=48000,aformat=channel_layouts=stereo[a\($0)]" }.joined(separator: ";")
         let concat = files.indices.map { "[a\($0)]" }.joined() + "concat=n=\(files.count):v=0:a=1[c]"
-        let graph = files.count == 1
+        let graph =
+            files.count == 1
             ? "[0:a]ebur128=metadata=1:peak=true,ametadata=mode=print:file=\(meta.path)"
             : "\(inputs);\(concat);[c]ebur128=metadata=1:peak=true,ametadata=mode=print:file=\(meta.path)"
         let run = try ChildProcess.run(ffmpeg, arguments + ["-filter_complex", graph, "-f", "null", "-"])
@@ -49,10 +50,16 @@ import Testing
         let mp3 = music.appendingPathComponent("b/1.mp3")
         let opus = music.appendingPathComponent("c/1.opus")
         let album = ["album": "Mixed", "album_artist": "Various"]
-        try Self.make(tone, source: "sine=frequency=997:duration=8:sample_rate=48000", filter: "volume=-12dB", tags: album.merging(["title": "Tone"]) { a, _ in a })
-        try Self.make(pink, source: "anoisesrc=color=pink:duration=8:sample_rate=44100:amplitude=0.3:seed=7", tags: album.merging(["title": "Pink"]) { a, _ in a })
-        try Self.make(mp3, source: "sine=frequency=440:duration=6:sample_rate=44100", codec: ["-c:a", "libmp3lame", "-b:a", "192k"], tags: ["album": "Single", "title": "Mp3"])
-        try Self.make(opus, source: "anoisesrc=color=brown:duration=6:sample_rate=48000:amplitude=0.5:seed=11", codec: ["-c:a", "libopus", "-b:a", "128k"], tags: ["title": "Brown"])
+        try Self.make(
+            tone, source: "sine=frequency=997:duration=8:sample_rate=48000", filter: "volume=-12dB", tags: album.merging(["title": "Tone"]) { a, _ in a })
+        try Self.make(
+            pink, source: "anoisesrc=color=pink:duration=8:sample_rate=44100:amplitude=0.3:seed=7", tags: album.merging(["title": "Pink"]) { a, _ in a })
+        try Self.make(
+            mp3, source: "sine=frequency=440:duration=6:sample_rate=44100", codec: ["-c:a", "libmp3lame", "-b:a", "192k"],
+            tags: ["album": "Single", "title": "Mp3"])
+        try Self.make(
+            opus, source: "anoisesrc=color=brown:duration=6:sample_rate=48000:amplitude=0.5:seed=11", codec: ["-c:a", "libopus", "-b:a", "128k"],
+            tags: ["title": "Brown"])
         let library = Library(directory: dir.path("lib"))
         #expect(try await library.importFiles(at: [music]).added == 4)
         let report = try await library.measureLoudness()
@@ -95,9 +102,11 @@ import Testing
         try Self.make(opus, source: "sine=frequency=700:duration=5:sample_rate=48000", codec: ["-c:a", "libopus", "-b:a", "96k"])
         try Self.make(tagged, source: "sine=frequency=800:duration=5:sample_rate=44100")
         // A gain a user's tagger put there (mutagen writes it, as Picard and beets do).
-        let tag = try ChildProcess.run(Self.python, [
-            "-c", "import sys\nfrom mutagen.flac import FLAC\nf = FLAC(sys.argv[1])\nf['REPLAYGAIN_TRACK_GAIN'] = '-3.00 dB'\nf.save()\n", tagged.path,
-        ])
+        let tag = try ChildProcess.run(
+            Self.python,
+            [
+                "-c", "import sys\nfrom mutagen.flac import FLAC\nf = FLAC(sys.argv[1])\nf['REPLAYGAIN_TRACK_GAIN'] = '-3.00 dB'\nf.save()\n", tagged.path,
+            ])
         try #require(tag.status == 0, "\(tag.stderr)")
         let library = Library(directory: dir.path("lib"))
         #expect(try await library.importFiles(at: [music]).added == 3)

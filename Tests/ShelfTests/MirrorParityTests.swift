@@ -28,10 +28,19 @@ func trickyTracks() -> [Track] {
         // Lists whose values fold like the display value, differ from it, repeat, or are blank.
         switch index % 5 {
         case 0: track.details.artists = [spec.1 ?? "", "Beyoncé", "ＢＥＹＯＮＣＥ"]
-        case 1: track.details.genres = ["Rock", "J-Pop", " "]; track.details.labels = ["ソニー", "Warp"]
-        case 2: track.details.composers = ["宇多田ヒカル"]; track.details.bpm = 120 + index; track.details.originalDate = "1969-09-26"
-        case 3: track.details.albumArtists = ["The Beatles", "Sigur Rós"]; track.details.replayGain = ReplayGain(trackGain: -6.5, trackPeak: 0.9)
-        default: track.details.musicBrainz.recordingID = "a1b2c3d4-0000-4000-8000-\(index)"; track.details.isrcs = ["JPA\(index)"]
+        case 1:
+            track.details.genres = ["Rock", "J-Pop", " "]
+            track.details.labels = ["ソニー", "Warp"]
+        case 2:
+            track.details.composers = ["宇多田ヒカル"]
+            track.details.bpm = 120 + index
+            track.details.originalDate = "1969-09-26"
+        case 3:
+            track.details.albumArtists = ["The Beatles", "Sigur Rós"]
+            track.details.replayGain = ReplayGain(trackGain: -6.5, trackPeak: 0.9)
+        default:
+            track.details.musicBrainz.recordingID = "a1b2c3d4-0000-4000-8000-\(index)"
+            track.details.isrcs = ["JPA\(index)"]
         }
         return track
     }
@@ -120,7 +129,9 @@ struct Engines {
         var expectedSections: [SectionInfo] = []
         for (index, row) in rows.enumerated() {
             let name = SortKey.section(of: row.key, field: query.sort)
-            if expectedSections.last?.name == name { expectedSections[expectedSections.count - 1].count += 1 } else {
+            if expectedSections.last?.name == name {
+                expectedSections[expectedSections.count - 1].count += 1
+            } else {
                 expectedSections.append(SectionInfo(name: name, firstIndex: index, count: 1))
             }
         }
@@ -216,7 +227,9 @@ struct Engines {
             let seed = random.next()
             try await library.write { batch in
                 var r = SeededRandom(seed: seed)
-                let ids = try batch.db.query("SELECT id FROM track ORDER BY (id * ?) % 1000003 LIMIT 30", [Int64(r.int(1...999_983))]) { TrackID(try $0.int64(0)) }
+                let ids = try batch.db.query("SELECT id FROM track ORDER BY (id * ?) % 1000003 LIMIT 30", [Int64(r.int(1...999_983))]) {
+                    TrackID(try $0.int64(0))
+                }
                 for id in ids {
                     switch r.int(0...7) {
                     case 7:
@@ -229,16 +242,30 @@ struct Engines {
                     case 0: try batch.deleteTrack(id)
                     case 1: try batch.updateTrack(id) { $0.artist = r.pick(["Zebra", "あいう", "The Apples", "  ", "Émile", "42"]) }
                     case 2: try batch.updateTrack(id) { $0.sortArtist = r.pick([nil, "Aardvark", "\u{3000}", "わ"]) }
-                    case 3: try batch.updateTrack(id) { $0.title = r.pick(["Ｂｅｔａ", "alpha 10", "alpha 9", nil]); $0.playCount += 1 }
+                    case 3:
+                        try batch.updateTrack(id) {
+                            $0.title = r.pick(["Ｂｅｔａ", "alpha 10", "alpha 9", nil])
+                            $0.playCount += 1
+                        }
                     case 4:
                         // Two edits of one track, then one that is inserted, edited and deleted again.
-                        try batch.updateTrack(id) { $0.genre = r.pick(["Jazz", " ", nil]); $0.year = r.pick([nil, 1999]) }
-                        try batch.updateTrack(id) { $0.compilation.toggle(); $0.path += ".moved"; $0.composer = r.pick(["Bach", nil]) }
+                        try batch.updateTrack(id) {
+                            $0.genre = r.pick(["Jazz", " ", nil])
+                            $0.year = r.pick([nil, 1999])
+                        }
+                        try batch.updateTrack(id) {
+                            $0.compilation.toggle()
+                            $0.path += ".moved"
+                            $0.composer = r.pick(["Bach", nil])
+                        }
                         let temporary = try batch.insert(Track(path: "/new/\(r.next()).ogg", title: "Gone"))
                         try batch.updateTrack(temporary) { $0.title = "Still gone" }
                         try batch.deleteTrack(temporary)
                     case 5:
-                        try batch.updateTrack(id) { $0.album = r.pick(["Ａｌｂｕｍ", "the album", nil]); $0.sortAlbum = r.pick([nil, "Album, The"]) }
+                        try batch.updateTrack(id) {
+                            $0.album = r.pick(["Ａｌｂｕｍ", "the album", nil])
+                            $0.sortAlbum = r.pick([nil, "Album, The"])
+                        }
                         try batch.deleteTrack(id)
                     default: try batch.insert(Track(path: "/new/\(r.next()).mp3", title: "New \(r.int(0...99))", artist: r.pick(["Kiki", "きき"])))
                     }
@@ -276,8 +303,10 @@ struct Engines {
         for field in [SortField.artist, .title, .albumArtist, .playCount] {
             for descending in [false, true] {
                 for tags in [false, true] {
-                    for filter in [Filter.all, .anyText("a"), .missingText(.artist), .text(.artist, .equals("kiki")), .text(.label, .equals("warp")),
-                                   .range(.bpm, lower: 120, upper: 130), .flag(.replayGain, false)] {
+                    for filter in [
+                        Filter.all, .anyText("a"), .missingText(.artist), .text(.artist, .equals("kiki")), .text(.label, .equals("warp")),
+                        .range(.bpm, lower: 120, upper: 130), .flag(.replayGain, false),
+                    ] {
                         try engines.expectParity(LibraryQuery(sort: field, descending: descending, useSortTags: tags, filter: filter))
                     }
                 }
@@ -300,7 +329,9 @@ struct Engines {
                 } while cursors[index] != nil
             }
             #expect(totals[0] == totals[1] && totals[0] == walked[0].count, "total \(query) sorted=\(sorted)")
-            #expect(walked[0] == walked[1], "playlist \(playlist) \(query.sort.rawValue) desc=\(query.descending) tags=\(query.useSortTags) sorted=\(sorted) filter=\(query.filter)")
+            #expect(
+                walked[0] == walked[1],
+                "playlist \(playlist) \(query.sort.rawValue) desc=\(query.descending) tags=\(query.useSortTags) sorted=\(sorted) filter=\(query.filter)")
             if sorted && limit == 60 {
                 let sections = try engines.mirrored.playlistSections(playlist, query)
                 #expect(sections == (try engines.direct.playlistSections(playlist, query)), "sections \(query.sort.rawValue) desc=\(query.descending)")
@@ -339,7 +370,10 @@ struct Engines {
             try batch.insertIntoPlaylist(playlist, [ids[0], ids[0]], at: 5)
             try batch.removeFromPlaylist(playlist, at: [0, 1, 2])
             try batch.deleteTrack(try batch.playlistItems(playlist)[10])
-            try batch.updateTrack(try batch.playlistItems(playlist)[3]) { $0.artist = "Aaaa First"; $0.sortArtist = nil }
+            try batch.updateTrack(try batch.playlistItems(playlist)[3]) {
+                $0.artist = "Aaaa First"
+                $0.sortArtist = nil
+            }
         }
         try check()
         // Own order is a range scan of the items' key and a lookup per row, at any depth; a sorted
@@ -386,8 +420,9 @@ struct Engines {
         for (field, index) in [(TextField.genre, "mirror_track_genre"), (.artist, "mirror_track_artist"), (.album, "mirror_track_album")] {
             let (filter, arguments) = MirrorFilter.compile(.text(field, .equals("Nothing Like This")))
             let plan = try engines.mirror.query(
-                "EXPLAIN QUERY PLAN SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments) { try $0.string(3) }
-                .joined(separator: " | ")
+                "EXPLAIN QUERY PLAN SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments
+            ) { try $0.string(3) }
+            .joined(separator: " | ")
             #expect(plan.contains("SEARCH mirror_track USING INDEX \(index)"), "\(field): \(plan)")
         }
         // A contains-filter of three characters or more finds its rows through the trigram value
@@ -415,7 +450,12 @@ struct Engines {
         do {
             let library = Library(directory: dir.url)
             try await library.disableMirror()
-            try await library.write { batch in try batch.updateTrack(1) { $0.artist = "Zzz Caught Up"; $0.sortArtist = nil } }
+            try await library.write { batch in
+                try batch.updateTrack(1) {
+                    $0.artist = "Zzz Caught Up"
+                    $0.sortArtist = nil
+                }
+            }
             try await library.enableMirror()
             try await library.waitForMirror()
             #expect(try await library.mirrorStatus().state == .ready)
@@ -444,13 +484,14 @@ struct Engines {
         do {
             let mirror = try Connection(path: dir.path("mirror.sqlite").path)
             try mirror.transaction {
-                try mirror.execute(script: """
-                    DELETE FROM mirror_track WHERE id > 600;
-                    DELETE FROM mirror_section;
-                    UPDATE mirror_meta SET value = 'building' WHERE key = 'state';
-                    UPDATE mirror_meta SET value = '600' WHERE key = 'build_next_id';
-                    INSERT OR REPLACE INTO mirror_meta (key, value) VALUES ('build_rows', '600'), ('build_phase', 'rows');
-                    """)
+                try mirror.execute(
+                    script: """
+                        DELETE FROM mirror_track WHERE id > 600;
+                        DELETE FROM mirror_section;
+                        UPDATE mirror_meta SET value = 'building' WHERE key = 'state';
+                        UPDATE mirror_meta SET value = '600' WHERE key = 'build_next_id';
+                        INSERT OR REPLACE INTO mirror_meta (key, value) VALUES ('build_rows', '600'), ('build_phase', 'rows');
+                        """)
                 // The section counts of the rows kept, as the builder commits them with each chunk.
                 var counts: [String: [UInt8: Int]] = [:]
                 let columns = MirrorSchema.sectionColumns

@@ -34,7 +34,10 @@ import Testing
             let playlist = try batch.createPlaylist(Playlist(name: "Mix"))
             try batch.insertIntoPlaylist(playlist, ids.reversed(), at: 0)
             for id in ids {
-                try batch.updateTrack(id) { $0.playCount = 5; $0.rating = 80 }
+                try batch.updateTrack(id) {
+                    $0.playCount = 5
+                    $0.rating = 80
+                }
                 try batch.setRating(id, by: user.id, 4)
             }
             try batch.setStarred(ids, by: user.id, true)

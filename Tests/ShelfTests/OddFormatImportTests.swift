@@ -108,8 +108,11 @@ import Testing
                     copy.append(output[index])
                     index += 1
                 }
-                try FFmpegTool.run(["-i", source.path, "-map", "0", "-c", "copy", "-metadata", "title=\(title)",
-                                    "-metadata:s:a", "title=\(title)"] + copy + [destination.path])
+                try FFmpegTool.run(
+                    [
+                        "-i", source.path, "-map", "0", "-c", "copy", "-metadata", "title=\(title)",
+                        "-metadata:s:a", "title=\(title)",
+                    ] + copy + [destination.path])
             } else if self == .zeroChunkWAV {
                 try FileManager.default.copyItem(at: source, to: destination)
                 try TagFile.write(destination, ["TITLE": title])

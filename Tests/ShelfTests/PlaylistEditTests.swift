@@ -18,15 +18,15 @@ import Testing
         }
         let start = try await library.currentToken()
         try await library.write { batch in
-            try batch.insertIntoPlaylist(playlist, [t[3], t[0]], at: 1)             // 0 3 0 1 2
+            try batch.insertIntoPlaylist(playlist, [t[3], t[0]], at: 1)  // 0 3 0 1 2
             #expect(try batch.playlistItems(playlist) == [t[0], t[3], t[0], t[1], t[2]])
-            try batch.movePlaylistItems(playlist, from: [4, 0], to: 2)              // 3 0 2 0 1 → items 0 and 2 moved before old index 2
+            try batch.movePlaylistItems(playlist, from: [4, 0], to: 2)  // 3 0 2 0 1 → items 0 and 2 moved before old index 2
             #expect(try batch.playlistItems(playlist) == [t[3], t[0], t[2], t[0], t[1]])
-            try batch.movePlaylistItems(playlist, from: [0], to: 5)                 // to the end
+            try batch.movePlaylistItems(playlist, from: [0], to: 5)  // to the end
             #expect(try batch.playlistItems(playlist) == [t[0], t[2], t[0], t[1], t[3]])
-            try batch.removeFromPlaylist(playlist, at: [0, 3])                      // one copy of t0 stays
+            try batch.removeFromPlaylist(playlist, at: [0, 3])  // one copy of t0 stays
             #expect(try batch.playlistItems(playlist) == [t[2], t[0], t[3]])
-            try batch.insertIntoPlaylist(playlist, [t[4]], at: 3)                   // append
+            try batch.insertIntoPlaylist(playlist, [t[4]], at: 3)  // append
         }
         #expect(try await library.playlistItems(playlist) == [t[2], t[0], t[3], t[4]])
         // Bad positions are typed errors, and the batch leaves nothing behind.

@@ -37,8 +37,9 @@ import Testing
             ("月光", "鬼束ちひろ", "インソムニア", "げっこう", "おにつかちひろ", "J-Pop"),
         ]
         return specs.enumerated().map { index, spec in
-            var track = Track(path: "/search/\(index).flac", title: spec.title, artist: spec.artist, album: spec.album, albumArtist: spec.artist,
-                              genre: spec.genre, sortTitle: spec.sortTitle, sortArtist: spec.sortArtist)
+            var track = Track(
+                path: "/search/\(index).flac", title: spec.title, artist: spec.artist, album: spec.album, albumArtist: spec.artist,
+                genre: spec.genre, sortTitle: spec.sortTitle, sortArtist: spec.sortArtist)
             // What the details credit is searched too: another listed artist, a contributor, a
             // label and a catalogue number.
             if spec.title == "Hyperballad" {
@@ -122,9 +123,13 @@ import Testing
             var words = Array(tokens[start..<(start + length)])
             if let last = words.last, last.count > 2, random.int(0...1) == 0 { words[words.count - 1] = String(last.prefix(last.count - 1)) }
             // Unsegmented characters typed as one run, as a user types them.
-            queries.append(words.reduce("") { text, word in
-                text.isEmpty ? word : (word.unicodeScalars.allSatisfy(SearchText.isUnsegmented) && text.unicodeScalars.last.map(SearchText.isUnsegmented) == true ? text + word : text + " " + word)
-            })
+            queries.append(
+                words.reduce("") { text, word in
+                    text.isEmpty
+                        ? word
+                        : (word.unicodeScalars.allSatisfy(SearchText.isUnsegmented) && text.unicodeScalars.last.map(SearchText.isUnsegmented) == true
+                            ? text + word : text + " " + word)
+                })
         }
         return queries
     }
@@ -184,14 +189,28 @@ import Testing
         for round in 0..<TestScale.rounds(6, sanitized: 2) {
             try await library.write { batch in
                 var r = SeededRandom(seed: UInt64(round) + 100)
-                let ids = try batch.db.query("SELECT id FROM track ORDER BY (id * ?) % 1000003 LIMIT 40", [Int64(r.int(1...999_983))]) { TrackID(try $0.int64(0)) }
+                let ids = try batch.db.query("SELECT id FROM track ORDER BY (id * ?) % 1000003 LIMIT 40", [Int64(r.int(1...999_983))]) {
+                    TrackID(try $0.int64(0))
+                }
                 for id in ids {
                     switch r.int(0...5) {
                     case 0: try batch.deleteTrack(id)
                     case 1: try batch.updateTrack(id) { $0.title = r.pick(["New Dawn", "夜明けの歌", "Ｎｅｗ Ｗａｖｅ", "  ", nil]) }
-                    case 2: try batch.updateTrack(id) { $0.sortTitle = r.pick([nil, "あさ", "Dawn, New"]); $0.artist = r.pick(["Néw Order", "宇多田"]) }
-                    case 3: try batch.updateTrack(id) { $0.composer = r.pick([nil, "Bach", "坂本龍一"]); $0.playCount += 1 }
-                    case 4: try batch.updateTrack(id) { $0.genre = r.pick(["New Age", "演歌"]); $0.albumArtist = r.pick([nil, "Various"]) }
+                    case 2:
+                        try batch.updateTrack(id) {
+                            $0.sortTitle = r.pick([nil, "あさ", "Dawn, New"])
+                            $0.artist = r.pick(["Néw Order", "宇多田"])
+                        }
+                    case 3:
+                        try batch.updateTrack(id) {
+                            $0.composer = r.pick([nil, "Bach", "坂本龍一"])
+                            $0.playCount += 1
+                        }
+                    case 4:
+                        try batch.updateTrack(id) {
+                            $0.genre = r.pick(["New Age", "演歌"])
+                            $0.albumArtist = r.pick([nil, "Various"])
+                        }
                     default: try batch.insert(Track(path: "/new/\(r.next()).mp3", title: "New \(r.int(0...99))", artist: r.pick(["Kiki", "きき"])))
                     }
                 }
@@ -201,7 +220,10 @@ import Testing
         // A write the mirror did not see (catch-up reads old search rows back from mirror rows).
         try await library.disableMirror()
         try await library.write { batch in
-            try batch.updateTrack(TrackID(3)) { $0.title = "Catch Up Song"; $0.sortArtist = "かきくけこ" }
+            try batch.updateTrack(TrackID(3)) {
+                $0.title = "Catch Up Song"
+                $0.sortArtist = "かきくけこ"
+            }
             try batch.deleteTrack(TrackID(5))
         }
         try await library.enableMirror()

@@ -36,8 +36,10 @@ import Testing
         }
         // Pages in the playlist's own order and sorted, filtered or not, walked on both paths.
         for id in ids.prefix(3) + ids.suffix(4) {
-            for (query, sorted) in [(LibraryQuery(), false), (LibraryQuery(sort: .artist), true), (LibraryQuery(sort: .year, descending: true), true),
-                                    (LibraryQuery(filter: .anyText("e")), false), (LibraryQuery(sort: .title, filter: .anyText("e")), true)] {
+            for (query, sorted) in [
+                (LibraryQuery(), false), (LibraryQuery(sort: .artist), true), (LibraryQuery(sort: .year, descending: true), true),
+                (LibraryQuery(filter: .anyText("e")), false), (LibraryQuery(sort: .title, filter: .anyText("e")), true),
+            ] {
                 func walk(_ engine: any QueryEngine) throws -> ([TrackID], Int) {
                     var ids: [TrackID] = []
                     var cursor: PageCursor?
@@ -103,12 +105,21 @@ import Testing
         let a = try await library.createSmartPlaylist(name: "A", rules: SmartRules(.filter(.all)))
         let b = try await library.createSmartPlaylist(name: "B", rules: SmartRules(.inPlaylist(a)))
         func reason(_ body: () async throws -> Void) async -> String? {
-            do { try await body(); return nil } catch let LibraryError.invalidValue(_, _, reason) { return reason } catch { return "\(error)" }
+            do {
+                try await body()
+                return nil
+            } catch let LibraryError.invalidValue(_, _, reason) { return reason } catch { return "\(error)" }
         }
-        #expect(await reason { _ = try await library.createSmartPlaylist(name: "X", rules: SmartRules(.inPlaylist(PlaylistID(99)))) }?.contains("does not exist") == true)
+        #expect(
+            await reason { _ = try await library.createSmartPlaylist(name: "X", rules: SmartRules(.inPlaylist(PlaylistID(99)))) }?.contains("does not exist")
+                == true)
         #expect(await reason { _ = try await library.createSmartPlaylist(name: "X", rules: SmartRules(.inPlaylist(folder))) }?.contains("folder") == true)
-        #expect(await reason { _ = try await library.createSmartPlaylist(name: "X", rules: SmartRules(.filter(.all), limit: .items(0), selection: .random)) } != nil)
-        #expect(await reason { _ = try await library.createSmartPlaylist(name: "X", rules: SmartRules(.filter(.all), limit: .items(5))) }?.contains("selection") == true)
+        #expect(
+            await reason { _ = try await library.createSmartPlaylist(name: "X", rules: SmartRules(.filter(.all), limit: .items(0), selection: .random)) } != nil
+        )
+        #expect(
+            await reason { _ = try await library.createSmartPlaylist(name: "X", rules: SmartRules(.filter(.all), limit: .items(5))) }?.contains("selection")
+                == true)
         // A → B → A, and A → A.
         for rules in [SmartRules(.inPlaylist(b)), SmartRules(.not(.inPlaylist(a)))] {
             let loop = await reason {
@@ -122,9 +133,12 @@ import Testing
         }
         #expect(try await library.write { batch in try batch.playlist(a)?.rules } == (try SmartRules(.filter(.all)).json()))
         // The rule language of the command line.
-        #expect(try SmartRules.parseCondition("genre:=Rock dateAdded:last:30d -playlist:4 , rating:>=80")
-            == .any([.all([.filter(.text(.genre, .equals("Rock"))), .inLastDays(.dateAdded, days: 30), .notInPlaylist(PlaylistID(4))]),
-                     .filter(.range(.rating, lower: 80, upper: nil))]))
+        #expect(
+            try SmartRules.parseCondition("genre:=Rock dateAdded:last:30d -playlist:4 , rating:>=80")
+                == .any([
+                    .all([.filter(.text(.genre, .equals("Rock"))), .inLastDays(.dateAdded, days: 30), .notInPlaylist(PlaylistID(4))]),
+                    .filter(.range(.rating, lower: 80, upper: nil)),
+                ]))
         #expect(throws: FilterParseError.self) { try SmartRules.parseCondition("year:last:3") }
     }
 }

@@ -23,8 +23,10 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
         let db = try Connection(path: dir.path("library.sqlite").path, mode: .readOnly)
         #expect(try db.pragma("journal_mode") == "wal")
         let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { try $0.string(0) }
-        for table in ["artwork", "change_log", "change_transaction", "meta", "playlist", "playlist_item", "track",
-                      "user", "api_key", "user_session", "user_track", "playlist_owner"] {
+        for table in [
+            "artwork", "change_log", "change_transaction", "meta", "playlist", "playlist_item", "track",
+            "user", "api_key", "user_session", "user_track", "playlist_owner",
+        ] {
             #expect(tables.contains(table))
         }
     }
@@ -62,7 +64,10 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
             _ = try await Library(directory: dir.url).info()
             Issue.record("expected notALibrary")
         } catch let error as LibraryError {
-            guard case .notALibrary(let reported, _) = error else { Issue.record("got \(error)"); return }
+            guard case .notALibrary(let reported, _) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(reported == path.path)
             #expect(error.description.contains(path.path))
         }
@@ -102,7 +107,10 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
             _ = try await Library(directory: target).info()
             Issue.record("expected cannotCreateDirectory")
         } catch let error as LibraryError {
-            guard case .cannotCreateDirectory(let path, _) = error else { Issue.record("got \(error)"); return }
+            guard case .cannotCreateDirectory(let path, _) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(path == target.path)
         }
     }

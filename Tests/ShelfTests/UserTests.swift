@@ -61,7 +61,10 @@ import Testing
                 try await library.addUser(name: name, password: "pw")
                 Issue.record("accepted \(name.debugDescription)")
             } catch let error as LibraryError {
-                guard case .invalidUserName = error else { Issue.record("\(error)"); continue }
+                guard case .invalidUserName = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
             }
         }
         _ = try await library.addUser(name: String(repeating: "é", count: 64), password: "pw")
@@ -118,7 +121,10 @@ import Testing
             try await Library(directory: loose.url).addUser(name: "ann", password: "pw")
             Issue.record("accepted a key file readable by others")
         } catch let error as LibraryError {
-            guard case .secretKeyFile(let path, let reason) = error else { Issue.record("\(error)"); return }
+            guard case .secretKeyFile(let path, let reason) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(path == looseKey.path && reason.contains("644"))
         }
         let short = try TemporaryDirectory()
@@ -162,9 +168,10 @@ import Testing
         #expect(try await library.user(forAPIKey: "shelf_nope") == nil)
 
         let db = try raw(dir)
-        let row = try #require(try db.queryOne("SELECT id, sha256, quote(user_id) || quote(created) FROM api_key", []) {
-            (try $0.string(0), try $0.data(1), try $0.string(2))
-        })
+        let row = try #require(
+            try db.queryOne("SELECT id, sha256, quote(user_id) || quote(created) FROM api_key", []) {
+                (try $0.string(0), try $0.data(1), try $0.string(2))
+            })
         #expect(row.0 == info.id)
         #expect(row.1 == WriteBatch.sha256(Data(key.utf8)))
         // The secret is everything after "shelf_ID_": base64url may itself hold "_".
@@ -342,9 +349,10 @@ import Testing
             try batch.setPlaylistOwner(b, users[1].id, public: true)
         }
         #expect(try await library.changeLog(afterSeq: seq).map(\.groups) == [.metadata, .metadata])
-        #expect(try await library.playlistOwners() == [
-            a: PlaylistOwnership(user: users[0].id, isPublic: false), b: PlaylistOwnership(user: users[1].id, isPublic: true),
-        ])
+        #expect(
+            try await library.playlistOwners() == [
+                a: PlaylistOwnership(user: users[0].id, isPublic: false), b: PlaylistOwnership(user: users[1].id, isPublic: true),
+            ])
         try await library.write { batch in try batch.setPlaylistOwner(a, nil, public: false) }
         #expect(try await library.playlistOwners().keys.sorted() == [b])
         await #expect(throws: LibraryError.playlistNotFound(77)) { try await library.write { try $0.setPlaylistOwner(77, nil, public: false) } }
@@ -373,7 +381,9 @@ import Testing
             let db = try Connection(path: dir.path("library.sqlite").path)
             _ = try db.pragma("journal_mode = WAL")
             // The current insert names the details (version 6) and missing_since (version 10) columns: temporary ones take their NULLs.
-            try db.execute(script: Schema.version2 + "; ALTER TABLE track ADD COLUMN details TEXT; ALTER TABLE track ADD COLUMN missing_since REAL; PRAGMA user_version = 2;")
+            try db.execute(
+                script: Schema.version2
+                    + "; ALTER TABLE track ADD COLUMN details TEXT; ALTER TABLE track ADD COLUMN missing_since REAL; PRAGMA user_version = 2;")
             try db.execute("INSERT INTO meta (key, value) VALUES ('store_id', ?)", [UUID().uuidString])
             let insert = try db.prepare(TrackRow.insert)
             for n in 1...5 {
@@ -419,10 +429,11 @@ import Testing
         try await library.write { try $0.savePlayQueue(of: ann.id, tracks: [], current: nil, position: 0, changedBy: "E") }
         #expect(try await library.currentToken() == middle)
         try await library.write { try $0.deleteUser(bob.id) }
-        #expect(try await queues(since: start) == [
-            "insert play queue of user \(ann.id)", "update play queue of user \(ann.id)", "insert play queue of user \(bob.id)",
-            "delete play queue of user \(ann.id)", "delete play queue of user \(bob.id)",
-        ])
+        #expect(
+            try await queues(since: start) == [
+                "insert play queue of user \(ann.id)", "update play queue of user \(ann.id)", "insert play queue of user \(bob.id)",
+                "delete play queue of user \(ann.id)", "delete play queue of user \(bob.id)",
+            ])
         // Each reader hears of their own queue only.
         let seenByAnn = try await library.changes(since: start).changes.map { $0.seen(by: ann.id) }
         #expect(seenByAnn.flatMap { $0.playQueues.inserted + $0.playQueues.deleted }.allSatisfy { $0 == .playQueue(ann.id) })
@@ -440,7 +451,11 @@ import Testing
         #expect(report.fromVersion == 1)
         let db = try raw(dir)
         #expect(try db.scalar(Int.self, "PRAGMA user_version") == 10)
-        #expect(try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('user', 'user_track', 'playlist_owner', 'user_group_star', 'play_queue', 'play_queue_item')") == 6)
+        #expect(
+            try db.scalar(
+                Int.self,
+                "SELECT count(*) FROM sqlite_master WHERE name IN ('user', 'user_track', 'playlist_owner', 'user_group_star', 'play_queue', 'play_queue_item')")
+                == 6)
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM pragma_table_info('track') WHERE name IN ('details', 'sidecars')") == 2)
         #expect(try await library.info().trackCount == 2)
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('podcast_channel', 'podcast_episode')") == 2)

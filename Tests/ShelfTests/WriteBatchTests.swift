@@ -18,7 +18,10 @@ struct Boom: Error {}
         #expect(a != b)
         try await library.write { batch in
             try batch.updateTrack(a) { $0.playCount = 3 }
-            try batch.updateTrack(b) { $0.title = "Renamed"; $0.path = "/elsewhere.flac" }
+            try batch.updateTrack(b) {
+                $0.title = "Renamed"
+                $0.path = "/elsewhere.flac"
+            }
         }
         let noChange = try await library.write { batch in try batch.updateTrack(a) { $0.playCount = 3 } }
         #expect(noChange.isEmpty)

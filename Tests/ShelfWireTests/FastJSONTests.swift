@@ -79,12 +79,21 @@ import Testing
         // The top level's keys in order: a string right after `{` or `,` at depth 1.
         var keys: [String] = []
         var depth = 0
-        var inString = false, escaped = false, keyNext = false
+        var inString = false
+        var escaped = false
+        var keyNext = false
         var current = ""
         for character in text {
             if inString {
-                if escaped { escaped = false; current.append(character); continue }
-                if character == "\\" { escaped = true; continue }
+                if escaped {
+                    escaped = false
+                    current.append(character)
+                    continue
+                }
+                if character == "\\" {
+                    escaped = true
+                    continue
+                }
                 if character == "\"" {
                     inString = false
                     if keyNext { keys.append(current) }
@@ -95,7 +104,9 @@ import Testing
                 continue
             }
             switch character {
-            case "\"": inString = true; current = ""
+            case "\"":
+                inString = true
+                current = ""
             case "{", "[":
                 depth += 1
                 keyNext = character == "{" && depth == 1
@@ -149,18 +160,19 @@ import Testing
             (track.year, track.playCount, track.rating, track.fileSize) = (int, int, int, Int64(int))
             try expectSame(track)
         }
-        let dates: [Date] = [
-            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.5), Date(timeIntervalSince1970: -1),
-            Date(timeIntervalSince1970: 1_796_116_468.999_999_9), Date(timeIntervalSinceReferenceDate: 0.999_999_999_99),
-            Date(timeIntervalSinceReferenceDate: -0.000_000_1), Date(timeIntervalSince1970: 951_782_400),  // 2000-02-29
-            Date(timeIntervalSince1970: 4_107_456_000),  // 2100-02-28, not a leap year after
-            .distantPast, .distantFuture, Date(timeIntervalSince1970: -62_135_596_800), Date(timeIntervalSince1970: -62_135_596_800.5),
-            Date(timeIntervalSince1970: 253_402_300_799.9), Date(timeIntervalSince1970: 253_402_300_800),
-            Date(timeIntervalSince1970: -94_608_000_000), Date(timeIntervalSince1970: 1e12),
-            // Either side of the Gregorian reform: Foundation writes Julian dates before 1582-10-15.
-            Date(timeIntervalSince1970: -12_219_292_800), Date(timeIntervalSince1970: -12_219_292_800.5),
-            Date(timeIntervalSince1970: -12_219_292_801), Date(timeIntervalSince1970: -12_219_379_200),
-        ] + (0..<2_000).map { _ in Date(timeIntervalSince1970: Double.random(in: -62_135_596_800...253_402_300_800)) }
+        let dates: [Date] =
+            [
+                Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.5), Date(timeIntervalSince1970: -1),
+                Date(timeIntervalSince1970: 1_796_116_468.999_999_9), Date(timeIntervalSinceReferenceDate: 0.999_999_999_99),
+                Date(timeIntervalSinceReferenceDate: -0.000_000_1), Date(timeIntervalSince1970: 951_782_400),  // 2000-02-29
+                Date(timeIntervalSince1970: 4_107_456_000),  // 2100-02-28, not a leap year after
+                .distantPast, .distantFuture, Date(timeIntervalSince1970: -62_135_596_800), Date(timeIntervalSince1970: -62_135_596_800.5),
+                Date(timeIntervalSince1970: 253_402_300_799.9), Date(timeIntervalSince1970: 253_402_300_800),
+                Date(timeIntervalSince1970: -94_608_000_000), Date(timeIntervalSince1970: 1e12),
+                // Either side of the Gregorian reform: Foundation writes Julian dates before 1582-10-15.
+                Date(timeIntervalSince1970: -12_219_292_800), Date(timeIntervalSince1970: -12_219_292_800.5),
+                Date(timeIntervalSince1970: -12_219_292_801), Date(timeIntervalSince1970: -12_219_379_200),
+            ] + (0..<2_000).map { _ in Date(timeIntervalSince1970: Double.random(in: -62_135_596_800...253_402_300_800)) }
         for date in dates {
             var track = Self.full()
             (track.dateAdded, track.lastPlayed, track.fileModified) = (date, date, date)

@@ -246,13 +246,15 @@ extension Library {
     /// Counts and sizes of the stored pictures (reads the artwork table's sizes, never its bytes).
     public func artworkStoreStats() async throws -> ArtworkStoreStats {
         try await read { db in
-            let (pictures, bytes, largest) = try db.queryOne(
-                "SELECT count(*), coalesce(sum(byte_count), 0), coalesce(max(byte_count), 0) FROM artwork", []
-            ) { (Int(try $0.int64(0)), try $0.int64(1), try $0.int64(2)) } ?? (0, 0, 0)
+            let (pictures, bytes, largest) =
+                try db.queryOne(
+                    "SELECT count(*), coalesce(sum(byte_count), 0), coalesce(max(byte_count), 0) FROM artwork", []
+                ) { (Int(try $0.int64(0)), try $0.int64(1), try $0.int64(2)) } ?? (0, 0, 0)
             let tracks = try db.scalar(Int.self, "SELECT count(*) FROM track WHERE artwork_id IS NOT NULL") ?? 0
-            let shared = try db.scalar(
-                Int.self, "SELECT count(*) FROM (SELECT artwork_id FROM track WHERE artwork_id IS NOT NULL GROUP BY artwork_id HAVING count(*) > 1)"
-            ) ?? 0
+            let shared =
+                try db.scalar(
+                    Int.self, "SELECT count(*) FROM (SELECT artwork_id FROM track WHERE artwork_id IS NOT NULL GROUP BY artwork_id HAVING count(*) > 1)"
+                ) ?? 0
             return ArtworkStoreStats(pictures: pictures, bytes: bytes, largestBytes: largest, tracksWithArtwork: tracks, sharedPictures: shared)
         }
     }

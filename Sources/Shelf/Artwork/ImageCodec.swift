@@ -126,11 +126,13 @@ public enum ImageCodec {
         let status: Int32 = image.pixels.withUnsafeBufferPointer { pixels in
             switch format {
             case .png:
-                shelf_image_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(SHELF_FORMAT_PNG), 0,
-                                   &output, &size, &message, message.count)
+                shelf_image_encode(
+                    pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(SHELF_FORMAT_PNG), 0,
+                    &output, &size, &message, message.count)
             case .jpeg(let quality):
-                shelf_image_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(SHELF_FORMAT_JPEG), Int32(quality),
-                                   &output, &size, &message, message.count)
+                shelf_image_encode(
+                    pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(SHELF_FORMAT_JPEG), Int32(quality),
+                    &output, &size, &message, message.count)
             }
         }
         guard status == SHELF_IMAGE_OK, let output else {

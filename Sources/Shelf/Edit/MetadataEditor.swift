@@ -193,7 +193,8 @@ extension Library {
         others.details.artists = stored.details.artists
         others.details.composers = stored.details.composers
         guard let sheetPath = cue.sheet else {
-            throw EditError(message: "\(stored.path) is cut from \(stored.filePath) by the CUE sheet embedded in it (its CUESHEET tag), which Shelf does not rewrite")
+            throw EditError(
+                message: "\(stored.path) is cut from \(stored.filePath) by the CUE sheet embedded in it (its CUESHEET tag), which Shelf does not rewrite")
         }
         guard others == stored, picture == .unchanged else {
             throw EditError(

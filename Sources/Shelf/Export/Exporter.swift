@@ -42,8 +42,10 @@ public struct ExportOptions: Sendable {
     public static let defaultTemplate = "{albumArtist}/{album}/{disc}-{track} {title}.{ext}"
 
     /// Options for `format`, the default template, no overwriting.
-    public init(format: ExportFormat, bitrate: Int? = nil, sampleRate: Int? = nil, channels: Int? = nil,
-                template: String = ExportOptions.defaultTemplate, overwrite: Bool = false, ffmpegPath: String? = nil) {
+    public init(
+        format: ExportFormat, bitrate: Int? = nil, sampleRate: Int? = nil, channels: Int? = nil,
+        template: String = ExportOptions.defaultTemplate, overwrite: Bool = false, ffmpegPath: String? = nil
+    ) {
         self.format = format
         self.bitrate = bitrate
         self.sampleRate = sampleRate
@@ -102,11 +104,13 @@ public enum ExportNaming {
 
     /// One field made safe as (part of) a single path component.
     public static func component(_ value: String?) -> String {
-        var text = String(String.UnicodeScalarView((value ?? "").unicodeScalars.compactMap { scalar -> Unicode.Scalar? in
-            if scalar == "/" || scalar == "\\" { return "_" }
-            if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format { return nil }
-            return scalar
-        }))
+        var text = String(
+            String.UnicodeScalarView(
+                (value ?? "").unicodeScalars.compactMap { scalar -> Unicode.Scalar? in
+                    if scalar == "/" || scalar == "\\" { return "_" }
+                    if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format { return nil }
+                    return scalar
+                }))
         text = text.trimmingCharacters(in: .whitespaces)
         while text.hasPrefix(".") { text.removeFirst() }
         while text.utf8.count > 120 { text.removeLast() }

@@ -65,7 +65,7 @@ struct HistoryCompactor {
             await Task.yield()  // let waiting writes run between chunks
         }
         if let limit = retention.maxSummaryObjects,
-           try (db.scalar(Int.self, "SELECT count(*) FROM change_summary") ?? 0) > limit
+            try (db.scalar(Int.self, "SELECT count(*) FROM change_summary") ?? 0) > limit
         {
             try store.write { _ in
                 let bounds = try HistoryBounds.read(db)
@@ -89,8 +89,9 @@ struct HistoryCompactor {
         if let days = retention.keepDays {
             let cutoff = now.addingTimeInterval(-Double(days) * 86_400)
             // The first transaction young enough to keep; everything before it may go.
-            let firstKept = try db.scalar(
-                Int64?.self, "SELECT min(id) FROM change_transaction WHERE committed_at >= ?", [cutoff]) ?? nil
+            let firstKept =
+                try db.scalar(
+                    Int64?.self, "SELECT min(id) FROM change_transaction WHERE committed_at >= ?", [cutoff]) ?? nil
             target = min(target, (firstKept ?? bounds.current + 1) - 1)
         }
         if let entries = retention.keepEntries {
@@ -114,8 +115,9 @@ struct HistoryCompactor {
                 "SELECT existed_before, exists_after, groups FROM change_summary WHERE object_type = ? AND object_id = ?",
                 LogEntry.arguments(key)
             ) { row in
-                NetChanges.State(existedBefore: try row.int64(0) != 0, existsAfter: try row.int64(1) != 0,
-                                 groups: PropertyGroups(rawValue: Int(try row.int64(2))))
+                NetChanges.State(
+                    existedBefore: try row.int64(0) != 0, existsAfter: try row.int64(1) != 0,
+                    groups: PropertyGroups(rawValue: Int(try row.int64(2))))
             }
             if let state { net.addSummary(key, state) }
         }
@@ -135,8 +137,9 @@ struct HistoryCompactor {
             try upsert.bind(Int64(state.groups.rawValue), at: 5)
             try upsert.run()
         }
-        let transactions = try db.scalar(
-            Int.self, "SELECT count(*) FROM change_transaction WHERE id > ? AND id <= ?", [from, through]) ?? 0
+        let transactions =
+            try db.scalar(
+                Int.self, "SELECT count(*) FROM change_transaction WHERE id > ? AND id <= ?", [from, through]) ?? 0
         try db.execute("DELETE FROM change_log WHERE tx > ? AND tx <= ?", [from, through])
         try db.execute("DELETE FROM change_transaction WHERE id > ? AND id <= ?", [from, through])
         try db.execute("DELETE FROM playlist_item_log WHERE tx > ? AND tx <= ?", [from, through])

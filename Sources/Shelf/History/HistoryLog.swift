@@ -39,10 +39,11 @@ struct LogEntry {
             ORDER BY l.tx, l.seq
             """, [after, through]
         ) { row in
-            try body(LogEntry(
-                transaction: try row.int64(0), date: try row.get(1), key: try key(row, typeColumn: 2),
-                operation: ChangeOperation(rawValue: Int(try row.int64(4))) ?? .update,
-                groups: PropertyGroups(rawValue: Int(try row.int64(5)))))
+            try body(
+                LogEntry(
+                    transaction: try row.int64(0), date: try row.get(1), key: try key(row, typeColumn: 2),
+                    operation: ChangeOperation(rawValue: Int(try row.int64(4))) ?? .update,
+                    groups: PropertyGroups(rawValue: Int(try row.int64(5)))))
         }
     }
 

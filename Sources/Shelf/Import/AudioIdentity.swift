@@ -171,7 +171,8 @@ public enum AudioIdentity {
             let header = try read(offset, 8)
             guard header.count == 8 else { return nil }
             let bytes = [UInt8](header[header.startIndex + 4..<header.startIndex + 8])
-            let length = littleEndian
+            let length =
+                littleEndian
                 ? Int64(bytes[0]) | Int64(bytes[1]) << 8 | Int64(bytes[2]) << 16 | Int64(bytes[3]) << 24
                 : Int64(bytes[3]) | Int64(bytes[2]) << 8 | Int64(bytes[1]) << 16 | Int64(bytes[0]) << 24
             if header.prefix(4).elementsEqual(Array(name.utf8)) { return .range(offset + 8, min(size, offset + 8 + length)) }

@@ -112,7 +112,8 @@ enum AudioLayout: Equatable, Sendable {
                 if fields.count == 16 { ds64Data = integer(fields[8..<16], littleEndian: true) }
             case "fmt ":
                 let fields = [UInt8](try read(body, 8))
-                result.format = fields.count == 8 && integer(fields[2..<4], littleEndian: true) > 0
+                result.format =
+                    fields.count == 8 && integer(fields[2..<4], littleEndian: true) > 0
                     && integer(fields[4..<8], littleEndian: true) > 0
             case "data":
                 var end = body + length
@@ -132,7 +133,8 @@ enum AudioLayout: Equatable, Sendable {
     /// The first audio sample entry under `moov` (trak, mdia, minf, stbl, stsd), or nil.
     static func mp4SampleEntry(size: Int64, read: Reader) throws -> String? {
         guard case .range(let start, let end)? = try AudioIdentity.box(named: "moov", size: size, read: read),
-              end > start, end - start <= 64 << 20 else { return nil }
+            end > start, end - start <= 64 << 20
+        else { return nil }
         return audioEntry(in: [UInt8](try read(start, Int(end - start)))[...])
     }
 

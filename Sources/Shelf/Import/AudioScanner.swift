@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Walks directories for audio files: depth first, streaming (memory grows with the depth of the
@@ -136,7 +137,8 @@ struct AudioScanner {
         while let directory = directories.popLast() {
             var info = stat()
             guard stat(directory, &info) == 0, visited.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted,
-                  let handle = opendir(directory) else { continue }
+                let handle = opendir(directory)
+            else { continue }
             while let entry = readdir(handle) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
                 if name.hasPrefix(".") { continue }

@@ -309,9 +309,11 @@ struct CueSheet: Sendable, Equatable {
             encoded[keyword] = try encodeValue(value, keyword: keyword, number: number, line: trackLine.number)
         }
 
-        let indent = lines[block].first { !$0.keyword.isEmpty && $0.keyword != "FILE" }.map { Array(bytes[$0.indent]) }
+        let indent =
+            lines[block].first { !$0.keyword.isEmpty && $0.keyword != "FILE" }.map { Array(bytes[$0.indent]) }
             ?? Array(bytes[trackLine.indent]) + Array("  ".utf8)
-        let lineEnd = trackLine.terminator.isEmpty
+        let lineEnd =
+            trackLine.terminator.isEmpty
             ? (lines.first { !$0.terminator.isEmpty }.map { Array(bytes[$0.terminator]) } ?? [0x0A])
             : Array(bytes[trackLine.terminator])
 
@@ -424,9 +426,10 @@ struct CueSheet: Sendable, Equatable {
             }
             // Command words are ASCII; anything else in that place is an unknown command.
             let keyword = String(decoding: bytes[indentEnd..<keywordEnd], as: UTF8.self).uppercased()
-            lines.append(Line(
-                number: number, content: start..<end, terminator: end..<next, indent: start..<indentEnd,
-                keywordBytes: indentEnd..<keywordEnd, keyword: keyword, arguments: trimmed(text[...])))
+            lines.append(
+                Line(
+                    number: number, content: start..<end, terminator: end..<next, indent: start..<indentEnd,
+                    keywordBytes: indentEnd..<keywordEnd, keyword: keyword, arguments: trimmed(text[...])))
             start = next
         }
         return lines
@@ -469,8 +472,8 @@ struct CueSheet: Sendable, Equatable {
     private static func frames(_ word: Substring) -> Int? {
         let parts = word.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let minutes = Int(parts[0]), let seconds = Int(parts[1]), let frames = Int(parts[2]),
-              seconds < 60, frames < framesPerSecond
+            let minutes = Int(parts[0]), let seconds = Int(parts[1]), let frames = Int(parts[2]),
+            seconds < 60, frames < framesPerSecond
         else { return nil }
         return (minutes * 60 + seconds) * framesPerSecond + frames
     }
@@ -609,8 +612,10 @@ struct CueSheet: Sendable, Equatable {
             let number = CueSheet.twoDigits(pending.track.number)
             guard let start = pending.start else { throw error(pending.line, "TRACK \(number) has no INDEX 01") }
             if let last = lastStart[start.file], start.frames <= last.frames {
-                throw error(start.line, "TRACK \(number) starts at \(CueSheet.time(start.frames)), not after TRACK "
-                    + "\(CueSheet.twoDigits(last.number)) at \(CueSheet.time(last.frames)) in \"\(start.file)\"")
+                throw error(
+                    start.line,
+                    "TRACK \(number) starts at \(CueSheet.time(start.frames)), not after TRACK "
+                        + "\(CueSheet.twoDigits(last.number)) at \(CueSheet.time(last.frames)) in \"\(start.file)\"")
             }
             lastStart[start.file] = (pending.track.number, start.frames)
             pending.track.file = start.file

@@ -51,9 +51,11 @@ public struct FFprobe: Sendable {
         let output: Data
         let status: Int32
         do {
-            (status, output) = try Self.run(executable, [
-                "-v", "error", "-show_error", "-print_format", "json", "-show_format", "-show_streams", "file:" + url.path,
-            ])
+            (status, output) = try Self.run(
+                executable,
+                [
+                    "-v", "error", "-show_error", "-print_format", "json", "-show_format", "-show_streams", "file:" + url.path,
+                ])
         } catch {
             throw .failed(reason: "could not run \(executable): \(error)")
         }
@@ -63,7 +65,8 @@ public struct FFprobe: Sendable {
         if let error = probe.error { throw .failed(reason: error.string ?? "error \(error.code ?? 0)") }
         guard status == 0 else { throw .failed(reason: "exit status \(status)") }
         guard let stream = probe.streams?.first(where: { $0.codec_type == "audio" }) else { throw .noAudio }
-        let duration = Self.seconds(stream.duration) ?? Self.seconds(probe.format?.duration)
+        let duration =
+            Self.seconds(stream.duration) ?? Self.seconds(probe.format?.duration)
             ?? stream.tags?.first { $0.key.uppercased() == "DURATION" }.flatMap { Self.clock($0.value) }
         let codecName = stream.codec_name ?? ""
         // ffmpeg unpacks DSD eight one-bit samples to a byte and reports that byte rate.
@@ -98,7 +101,7 @@ public struct FFprobe: Sendable {
         let key = raw.uppercased().filter { $0.isLetter || $0.isNumber }
         switch key {
         case "TITLE", "ARTIST", "ALBUM", "ALBUMARTIST", "COMPOSER", "GENRE", "DATE", "COMMENT", "LYRICS", "COMPILATION",
-             "TITLESORT", "ARTISTSORT", "ALBUMSORT", "ALBUMARTISTSORT", "COMPOSERSORT":
+            "TITLESORT", "ARTISTSORT", "ALBUMSORT", "ALBUMARTISTSORT", "COMPOSERSORT":
             return key
         case "TRACK", "TRACKNUMBER", "PARTNUMBER": return "TRACKNUMBER"
         case "DISC", "DISCNUMBER": return "DISCNUMBER"

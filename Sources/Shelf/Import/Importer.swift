@@ -129,7 +129,8 @@ extension Library {
             try await importChunk(chunk, options: options, settings: settings, roots: paths, listings: &listings, into: &report)
             done += chunk.count
             let rate = Double(done) / max(Date().timeIntervalSince(started), 1e-6)
-            progress(ImportProgress(done: done, total: max(total, done), filesPerSecond: rate, secondsLeft: rate > 0 ? Double(max(0, total - done)) / rate : nil))
+            progress(
+                ImportProgress(done: done, total: max(total, done), filesPerSecond: rate, secondsLeft: rate > 0 ? Double(max(0, total - done)) / rate : nil))
         }
         try await pruneArtistPictures()
         // Playlist files last, so that their entries find the tracks this import added.
@@ -185,7 +186,8 @@ extension Library {
             let directory = file.0.deletingLastPathComponent()
             let stamp = SidecarStamp.of(file.0, in: listings.of(directory), settings: settings)
             if let existing = known[file.0.path], existing.size == file.1,
-               let stored = existing.modified, abs(stored - file.2.timeIntervalSince1970) < 0.000_5, existing.sidecars == stamp {
+                let stored = existing.modified, abs(stored - file.2.timeIntervalSince1970) < 0.000_5, existing.sidecars == stamp
+            {
                 report.unchanged += 1
                 if let owner = existing.owner { owners.add(owner, folder: directory) }
             } else {
@@ -270,8 +272,10 @@ extension Library {
                             (TrackID(try $0.int64(0)), try $0.string(1))
                         }
                         // A track marked missing is the likeliest owner; then any whose file is gone.
-                        let missingIDs = try Set(batch.db.query(
-                            "SELECT id FROM track WHERE audio_hash = ? AND missing_since IS NOT NULL", [identity]) { try $0.int64(0) })
+                        let missingIDs = try Set(
+                            batch.db.query(
+                                "SELECT id FROM track WHERE audio_hash = ? AND missing_since IS NOT NULL", [identity]
+                            ) { try $0.int64(0) })
                         if let gone = sameAudio.first(where: { missingIDs.contains($0.0.rawValue) })
                             ?? sameAudio.first(where: { !Library.fileOnDisk($0.1) })
                         {

@@ -145,7 +145,8 @@ extension Library {
             if since == nil, !exists { gone.append(id) }
             if since != nil, exists {
                 // A track cut from an image comes back by reading the image again.
-                back.append(URL(fileURLWithPath: FileManager.default.fileExists(atPath: path) ? path : String(path[..<(path.lastIndex(of: "#") ?? path.endIndex)])))
+                back.append(
+                    URL(fileURLWithPath: FileManager.default.fileExists(atPath: path) ? path : String(path[..<(path.lastIndex(of: "#") ?? path.endIndex)])))
             }
         }
         for start in stride(from: 0, to: gone.count, by: 1_000) {

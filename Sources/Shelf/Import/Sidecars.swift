@@ -107,7 +107,8 @@ struct FolderListing: Sendable {
         // A link counts as the file it names (attributesOfItem describes the link itself).
         let path = directory.appendingPathComponent(entry).resolvingSymlinksInPath().path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              (attributes[.type] as? FileAttributeType) == .typeRegular else { return nil }
+            (attributes[.type] as? FileAttributeType) == .typeRegular
+        else { return nil }
         let size = (attributes[.size] as? Int) ?? 0
         let modified = ((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) * 1000
         return "\(entry):\(size):\(Int64(modified.rounded()))"
@@ -158,7 +159,8 @@ struct PictureFiles {
         for entry in candidates(in: listing) {
             let path = listing.directory.appendingPathComponent(entry).path
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path),
-                  (attributes[.type] as? FileAttributeType) == .typeRegular else { continue }
+                (attributes[.type] as? FileAttributeType) == .typeRegular
+            else { continue }
             if let size = attributes[.size] as? Int, size > Self.maxBytes {
                 problems.append(.init(path: path, error: "\(path): picture file of \(size) bytes is beyond \(Self.maxBytes); left out"))
                 continue
@@ -228,7 +230,8 @@ enum SidecarStamp {
         let picture = listing.albumPictures
         let lyrics = LyricsFile.stamp(beside: audio, in: listing)
         // An image's sheets: a sheet written or added re-reads the image's tracks.
-        let sheets = CueImages.imageExtensions.contains(AudioScanner.pathExtension(audio.path))
+        let sheets =
+            CueImages.imageExtensions.contains(AudioScanner.pathExtension(audio.path))
             ? listing.entries.values.sorted().filter { AudioScanner.pathExtension($0) == "cue" }.compactMap { listing.stamp($0) }.joined(separator: ",")
             : ""
         if picture.isEmpty, lyrics.isEmpty, sheets.isEmpty { return "" }

@@ -108,7 +108,8 @@ public enum TagFile {
     private static func read(_ url: URL, requireAudio: Bool) throws(TagError) -> AudioFileTags {
         var message = [CChar](repeating: 0, count: 256)
         var handle: OpaquePointer?
-        let status = requireAudio
+        let status =
+            requireAudio
             ? shelf_tags_read(url.path, &handle, &message, message.count)
             : shelf_tags_read_tags(url.path, &handle, &message, message.count)
         guard status == SHELF_TAGS_OK, let handle else { throw error(Int32(status), url.path, message) }

@@ -122,7 +122,8 @@ extension Library {
     }
 
     /// Stores one album's figures (and writes them into the files when asked), in one transaction.
-    private func store(_ measured: [(Track, LoudnessMeasurement)], album: LoudnessMeasurement?, writeTags: Bool, into report: inout LoudnessReport) async throws {
+    private func store(_ measured: [(Track, LoudnessMeasurement)], album: LoudnessMeasurement?, writeTags: Bool, into report: inout LoudnessReport) async throws
+    {
         var files: [TrackID: (size: Int64, modified: Date)] = [:]
         var gains: [TrackID: ReplayGain] = [:]
         for (track, value) in measured {
@@ -132,7 +133,10 @@ extension Library {
             gains[track.id] = gain
             guard writeTags else { continue }
             if track.details.cue != nil {
-                report.failed.append(.init(id: track.id, path: track.path, error: "\(track.path): a track of a CUE image has no tags of its own; its gain is stored in the library only"))
+                report.failed.append(
+                    .init(
+                        id: track.id, path: track.path,
+                        error: "\(track.path): a track of a CUE image has no tags of its own; its gain is stored in the library only"))
                 continue
             }
             do {
@@ -169,9 +173,10 @@ extension Library {
         }
         for (track, value) in measured {
             let gain = gains[track.id]
-            report.measured.append(.init(
-                id: track.id, integrated: value.integrated, truePeak: value.truePeak, trackGain: gain?.trackGain, albumGain: gain?.albumGain,
-                stored: stored.contains(track.id)))
+            report.measured.append(
+                .init(
+                    id: track.id, integrated: value.integrated, truePeak: value.truePeak, trackGain: gain?.trackGain, albumGain: gain?.albumGain,
+                    stored: stored.contains(track.id)))
         }
     }
 

@@ -216,8 +216,10 @@ public struct LoudnessMeter: Sendable {
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             // ffmpeg names the input first ("file:PATH: Invalid data…"); the error names it already.
             let line = tail.lastLine.map { $0.hasPrefix("file:\(path): ") ? String($0.dropFirst(path.count + 7)) : $0 }
-            let why = line ?? (process.terminationReason == .exit
-                ? "exit status \(process.terminationStatus)" : "killed by signal \(process.terminationStatus)")
+            let why =
+                line
+                ?? (process.terminationReason == .exit
+                    ? "exit status \(process.terminationStatus)" : "killed by signal \(process.terminationStatus)")
             return failure("ffmpeg cannot decode it: \(why)")
         }
         guard let state = reader.state, reader.frames > 0 else {

@@ -183,12 +183,13 @@ struct GroupKey: Hashable {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }
-        let family: UInt8 = switch kind {
-        case .album: 0x41
-        case .artist, .albumArtist: 0x52
-        case .composer: 0x43
-        case .genre: 0x47
-        }
+        let family: UInt8 =
+            switch kind {
+            case .album: 0x41
+            case .artist, .albumArtist: 0x52
+            case .composer: 0x43
+            case .genre: 0x47
+            }
         mix(family)
         for byte in key { mix(byte) }
         if let album {
@@ -280,14 +281,18 @@ struct GroupRow: Equatable {
     static let columnCount: Int32 = 19
 
     var values: [(any SQLiteBindable)?] {
-        [kind.code, id.rawValue, name, artist, artistID?.rawValue, Data(kName), Data(sName), artistKey.map { Data($0) },
-         sArtist.map { Data($0) }, Int64(trackCount), Int64(albumCount), duration, year.map { Int64($0) }, genre, artworkTrack, firstTrack,
-         sortName, artistSort, created]
+        [
+            kind.code, id.rawValue, name, artist, artistID?.rawValue, Data(kName), Data(sName), artistKey.map { Data($0) },
+            sArtist.map { Data($0) }, Int64(trackCount), Int64(albumCount), duration, year.map { Int64($0) }, genre, artworkTrack, firstTrack,
+            sortName, artistSort, created,
+        ]
     }
 
-    init(id: GroupID, kind: GroupKind, name: String, artist: String? = nil, artistID: GroupID? = nil, kName: [UInt8], sName: [UInt8],
-         sortName: String? = nil, artistKey: [UInt8]? = nil, sArtist: [UInt8]? = nil, artistSort: String? = nil, trackCount: Int,
-         albumCount: Int, duration: Double, year: Int? = nil, genre: String? = nil, artworkTrack: Int64? = nil, firstTrack: Int64) {
+    init(
+        id: GroupID, kind: GroupKind, name: String, artist: String? = nil, artistID: GroupID? = nil, kName: [UInt8], sName: [UInt8],
+        sortName: String? = nil, artistKey: [UInt8]? = nil, sArtist: [UInt8]? = nil, artistSort: String? = nil, trackCount: Int,
+        albumCount: Int, duration: Double, year: Int? = nil, genre: String? = nil, artworkTrack: Int64? = nil, firstTrack: Int64
+    ) {
         self.id = id
         self.kind = kind
         self.name = name
@@ -368,32 +373,35 @@ struct GroupAccumulator {
     mutating func add(_ m: GroupMember) {
         // A member credited through its list rather than its display value: named as listed,
         // and without a sort tag (the track's tag sorts its display value).
-        let display: Bool = switch key.kind {
-        case .album, .albumArtist: true
-        case .artist: key.key == m.kArtist
-        case .composer: key.key == m.kComposer
-        case .genre: key.key == m.kGenre
-        }
+        let display: Bool =
+            switch key.kind {
+            case .album, .albumArtist: true
+            case .artist: key.key == m.kArtist
+            case .composer: key.key == m.kComposer
+            case .genre: key.key == m.kGenre
+            }
         if count == 0 {
             firstID = m.id
-            name = switch key.kind {
-            case .album: m.album
-            case .albumArtist: m.artist
-            case .artist: display ? m.artist : m.artists.first { $0.key == key.key }?.name
-            case .composer: display ? m.composer : m.composers.first { $0.key == key.key }?.name
-            case .genre: display ? m.genre : m.genres.first { $0.key == key.key }?.name
-            }
+            name =
+                switch key.kind {
+                case .album: m.album
+                case .albumArtist: m.artist
+                case .artist: display ? m.artist : m.artists.first { $0.key == key.key }?.name
+                case .composer: display ? m.composer : m.composers.first { $0.key == key.key }?.name
+                case .genre: display ? m.genre : m.genres.first { $0.key == key.key }?.name
+                }
             ownerName = m.albumOwner.name
         }
         count += 1
         duration += m.duration ?? 0
-        let (tag, text): ([UInt8]?, String?) = switch key.kind {
-        case _ where !display: (nil, nil)
-        case .album: (m.albumTag, m.albumSort)
-        case .artist, .albumArtist: (m.artistTag, m.artistSort)
-        case .composer: (m.composerTag, m.composerSort)
-        case .genre: (nil, nil)
-        }
+        let (tag, text): ([UInt8]?, String?) =
+            switch key.kind {
+            case _ where !display: (nil, nil)
+            case .album: (m.albumTag, m.albumSort)
+            case .artist, .albumArtist: (m.artistTag, m.artistSort)
+            case .composer: (m.composerTag, m.composerSort)
+            case .genre: (nil, nil)
+            }
         if let tag { tags[tag, default: (0, text)].count += 1 }
         if key.kind == .album {
             let owner = m.albumOwner
@@ -455,15 +463,16 @@ struct GroupAccumulators {
 enum MirrorGroups {
     /// The members of a track-level group, read from `mirror_track` through a sort index.
     static func members(of key: GroupKey, in db: Connection, options: SortKeyOptions = SortKeyOptions()) throws -> [GroupMember] {
-        let (condition, arguments): (String, [(any SQLiteBindable)?]) = switch key.kind {
-        case .album:
-            key.key == GroupMember.variousArtistsKey
-                ? ("k_album = ? AND (compilation = 1 OR \(ownerKey) = ?)", [Data(key.album!), Data(key.key)])
-                : ("k_album = ? AND compilation = 0 AND \(ownerKey) = ?", [Data(key.album!), Data(key.key)])
-        case .artist, .albumArtist: ("k_artist = ? OR \(MirrorLists.credited(.artist))", [Data(key.key), Data(key.key)])
-        case .composer: ("k_composer = ? OR \(MirrorLists.credited(.composer))", [Data(key.key), Data(key.key)])
-        case .genre: ("k_genre = ? OR \(MirrorLists.credited(.genre))", [Data(key.key), Data(key.key)])
-        }
+        let (condition, arguments): (String, [(any SQLiteBindable)?]) =
+            switch key.kind {
+            case .album:
+                key.key == GroupMember.variousArtistsKey
+                    ? ("k_album = ? AND (compilation = 1 OR \(ownerKey) = ?)", [Data(key.album!), Data(key.key)])
+                    : ("k_album = ? AND compilation = 0 AND \(ownerKey) = ?", [Data(key.album!), Data(key.key)])
+            case .artist, .albumArtist: ("k_artist = ? OR \(MirrorLists.credited(.artist))", [Data(key.key), Data(key.key)])
+            case .composer: ("k_composer = ? OR \(MirrorLists.credited(.composer))", [Data(key.key), Data(key.key)])
+            case .genre: ("k_genre = ? OR \(MirrorLists.credited(.genre))", [Data(key.key), Data(key.key)])
+            }
         // The display value's rows include tracks whose lists credit others instead.
         return try db.query("SELECT \(GroupMember.columns) FROM mirror_track WHERE \(condition)", arguments) {
             try GroupMember(row: $0, options: options)
@@ -472,15 +481,19 @@ enum MirrorGroups {
 
     private static let ownerKey = "(CASE WHEN k_album_artist = x'FF' THEN k_artist ELSE k_album_artist END)"
 
-    private static let upsert = "INSERT OR REPLACE INTO mirror_group (\(GroupRow.columns)) VALUES (\(Array(repeating: "?", count: Int(GroupRow.columnCount)).joined(separator: ", ")))"
+    private static let upsert =
+        "INSERT OR REPLACE INTO mirror_group (\(GroupRow.columns)) VALUES (\(Array(repeating: "?", count: Int(GroupRow.columnCount)).joined(separator: ", ")))"
 
     /// Recomputes track-level groups, then the album artists whose albums changed.
     static func refresh(_ keys: Set<GroupKey>, in db: Connection) throws {
         var sections = SectionCounts()
         func replace(_ kind: GroupKind, _ id: GroupID, with row: GroupRow?) throws {
-            if let old = try db.queryOne("SELECT k_name, s_name FROM mirror_group WHERE kind = ? AND id = ?", [kind.code, id.rawValue], {
-                ([UInt8](try $0.data(0)), [UInt8](try $0.data(1)))
-            }) {
+            if let old = try db.queryOne(
+                "SELECT k_name, s_name FROM mirror_group WHERE kind = ? AND id = ?", [kind.code, id.rawValue],
+                {
+                    ([UInt8](try $0.data(0)), [UInt8](try $0.data(1)))
+                })
+            {
                 sections.add(kind, old.0, old.1, -1)
             }
             if let row {

@@ -96,19 +96,28 @@ enum MirrorRow {
             index += 1
         }
         put(.integer(t.id.rawValue), if: [])
-        for (text, part) in [(t.title, Sources.title), (t.artist, .artist), (t.album, .album), (t.albumArtist, .albumArtist),
-                             (t.composer, .composer), (t.genre, .genre)] {
+        for (text, part) in [
+            (t.title, Sources.title), (t.artist, .artist), (t.album, .album), (t.albumArtist, .albumArtist),
+            (t.composer, .composer), (t.genre, .genre),
+        ] {
             put(text.map { .text($0) } ?? .null, if: part)
         }
-        for (tag, part) in [(t.sortTitle, Sources.title), (t.sortArtist, .artist), (t.sortAlbum, .album),
-                            (t.sortAlbumArtist, .albumArtist), (t.sortComposer, .composer)] {
+        for (tag, part) in [
+            (t.sortTitle, Sources.title), (t.sortArtist, .artist), (t.sortAlbum, .album),
+            (t.sortAlbumArtist, .albumArtist), (t.sortComposer, .composer),
+        ] {
             put(SortKey.isBlank(tag) ? .null : .text(tag!), if: part)
         }
         put(.integer(t.hasArtwork ? 1 : 0), if: .flags)
         put(.integer(t.compilation ? 1 : 0), if: .flags)
-        for (display, tag, part) in [(t.title, t.sortTitle, Sources.title), (t.artist, t.sortArtist, .artist), (t.album, t.sortAlbum, .album),
-                                     (t.albumArtist, t.sortAlbumArtist, .albumArtist), (t.composer, t.sortComposer, .composer)] {
-            guard sources.contains(part) else { index += 2; continue }
+        for (display, tag, part) in [
+            (t.title, t.sortTitle, Sources.title), (t.artist, t.sortArtist, .artist), (t.album, t.sortAlbum, .album),
+            (t.albumArtist, t.sortAlbumArtist, .albumArtist), (t.composer, t.sortComposer, .composer),
+        ] {
+            guard sources.contains(part) else {
+                index += 2
+                continue
+            }
             let displayKey = SortKey.textKey(display, options: options)
             put(.blob(Data(displayKey)), if: part)
             // Most tracks carry no sort tag, or one that keys like the display value: NULL then.
@@ -126,8 +135,14 @@ enum MirrorRow {
             }
         }
         for (field, part) in zip(MirrorSchema.displayTextFields, [Sources.title, .artist, .album, .albumArtist, .composer, .genre]) {
-            guard sources.contains(part) else { index += 1; continue }
-            guard let value = field.value(of: t) else { put(.null, if: part); continue }
+            guard sources.contains(part) else {
+                index += 1
+                continue
+            }
+            guard let value = field.value(of: t) else {
+                put(.null, if: part)
+                continue
+            }
             let folded = SortKey.isBlank(value) ? "" : Filter.fold(value)
             // Bytes, not String equality: Swift calls a decomposed fold (Hangul as jamo) equal to
             // the composed original, but SQLite compares bytes with the folded filter value.
@@ -135,7 +150,10 @@ enum MirrorRow {
         }
         for field in MirrorSchema.storedFoldFields {
             let part: Sources = .codec
-            guard sources.contains(part) else { index += 1; continue }
+            guard sources.contains(part) else {
+                index += 1
+                continue
+            }
             let value = field.value(of: t)
             put(SortKey.isBlank(value) ? .null : .text(Filter.fold(value!)), if: part)
         }

@@ -66,15 +66,17 @@ import ShelfDatabase
             return ["k_\(name) BLOB NOT NULL", "t_\(name) BLOB", "s_\(name) BLOB GENERATED ALWAYS AS (coalesce(t_\(name), k_\(name))) VIRTUAL"]
         }
         let numbers = numberFields.map { "n_\(snake($0.rawValue)) NOT NULL" }
-        let folded = displayTextFields.flatMap { field -> [String] in
-            let name = snake(field.rawValue)
-            return ["z_\(name) TEXT", "f_\(name) TEXT GENERATED ALWAYS AS (nullif(coalesce(z_\(name), lower(\(name))), '')) VIRTUAL"]
-        } + storedFoldFields.map { "f_\(snake($0.rawValue)) TEXT" }
-        let columns = [
-            "id INTEGER PRIMARY KEY", "title TEXT", "artist TEXT", "album TEXT", "album_artist TEXT", "composer TEXT", "genre TEXT",
-        ] + sortTagColumns.map { "\($0) TEXT" } + [
-            "has_artwork INTEGER NOT NULL", "compilation INTEGER NOT NULL",
-        ] + textKeys + ["k_genre BLOB NOT NULL", "k_path BLOB NOT NULL"] + numbers + folded
+        let folded =
+            displayTextFields.flatMap { field -> [String] in
+                let name = snake(field.rawValue)
+                return ["z_\(name) TEXT", "f_\(name) TEXT GENERATED ALWAYS AS (nullif(coalesce(z_\(name), lower(\(name))), '')) VIRTUAL"]
+            } + storedFoldFields.map { "f_\(snake($0.rawValue)) TEXT" }
+        let columns =
+            [
+                "id INTEGER PRIMARY KEY", "title TEXT", "artist TEXT", "album TEXT", "album_artist TEXT", "composer TEXT", "genre TEXT",
+            ] + sortTagColumns.map { "\($0) TEXT" } + [
+                "has_artwork INTEGER NOT NULL", "compilation INTEGER NOT NULL",
+            ] + textKeys + ["k_genre BLOB NOT NULL", "k_path BLOB NOT NULL"] + numbers + folded
             + ["codec TEXT", "channels INTEGER", "comment TEXT", "artwork_id BLOB", "details TEXT"]
         return """
             CREATE TABLE IF NOT EXISTS mirror_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

@@ -131,8 +131,10 @@ final class MirrorStore {
 
     var path: URL { directory.appendingPathComponent("mirror.sqlite") }
 
-    init(store: Store, readerCount: Int, chunkSize: Int = 5_000, buildsInBackground: Bool = true,
-         publish: @escaping @Sendable (ReadPool?) -> Void) {
+    init(
+        store: Store, readerCount: Int, chunkSize: Int = 5_000, buildsInBackground: Bool = true,
+        publish: @escaping @Sendable (ReadPool?) -> Void
+    ) {
         directory = store.location.directory
         canonical = store.writer
         canonicalPath = store.location.storePath.path
@@ -246,10 +248,17 @@ final class MirrorStore {
         if fresh || meta["state"] != "building" {
             try db.transaction {
                 // A contentless index cannot DELETE; 'delete-all' empties it.
-                try db.execute(script: "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; DELETE FROM mirror_group_section; DELETE FROM mirror_value; DELETE FROM mirror_value_recent; DELETE FROM mirror_value_text; DELETE FROM mirror_list; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');")
-                try setMeta(db, ["store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
-                                 "build_start_seq": String(try currentSeq()), "build_next_id": "0", "build_rows": "0",
-                                 "build_phase": MirrorBuildPhase.rows.rawValue, "applied_seq": "0"])
+                try db.execute(
+                    script:
+                        "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; DELETE FROM mirror_group_section; DELETE FROM mirror_value; DELETE FROM mirror_value_recent; DELETE FROM mirror_value_text; DELETE FROM mirror_list; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');"
+                )
+                try setMeta(
+                    db,
+                    [
+                        "store_id": storeID.uuidString, "schema": String(MirrorSchema.version), "state": "building",
+                        "build_start_seq": String(try currentSeq()), "build_next_id": "0", "build_rows": "0",
+                        "build_phase": MirrorBuildPhase.rows.rawValue, "applied_seq": "0",
+                    ])
             }
         }
         state = .building
@@ -270,9 +279,10 @@ final class MirrorStore {
             do {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                     DispatchQueue.global(qos: .utility).async {
-                        continuation.resume(with: Result {
-                            try MirrorBuilder(mirrorPath: mirrorPath, canonicalPath: canonicalPath, options: options, control: control).run()
-                        })
+                        continuation.resume(
+                            with: Result {
+                                try MirrorBuilder(mirrorPath: mirrorPath, canonicalPath: canonicalPath, options: options, control: control).run()
+                            })
                     }
                 }
             } catch {
@@ -443,9 +453,13 @@ final class MirrorStore {
                 let new = MirrorRow.values(track, options: options)
                 // Only the fields whose text changed: a value a track keeps is indexed already,
                 // and checking it again would add a duplicate.
-                newValues.append((id, MirrorValues.fields.indices.filter {
-                    old[MirrorValues.displayColumns[$0]] != new[MirrorValues.displayColumns[$0]]
-                }))
+                newValues.append(
+                    (
+                        id,
+                        MirrorValues.fields.indices.filter {
+                            old[MirrorValues.displayColumns[$0]] != new[MirrorValues.displayColumns[$0]]
+                        }
+                    ))
                 try MirrorLists.reset(id, to: track, in: db)
                 let changed = new.indices.filter { new[$0] != old[$0] }
                 guard !changed.isEmpty else { continue }

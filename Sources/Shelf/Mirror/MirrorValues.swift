@@ -129,9 +129,10 @@ enum MirrorValues {
         var added = 0
         for (value, takers) in values {
             let name = column(fields[value.field])
-            let holders = try db.scalar(
-                Int.self, "SELECT count(*) FROM (SELECT 1 FROM mirror_track WHERE k_\(name) = ? AND f_\(name) = ? LIMIT ?)",
-                [value.key, value.folded, takers + 1]) ?? 0
+            let holders =
+                try db.scalar(
+                    Int.self, "SELECT count(*) FROM (SELECT 1 FROM mirror_track WHERE k_\(name) = ? AND f_\(name) = ? LIMIT ?)",
+                    [value.key, value.folded, takers + 1]) ?? 0
             if holders > takers { continue }
             try db.execute("INSERT OR IGNORE INTO mirror_value_text (field, folded, key) VALUES (?, ?, ?)", [value.field, value.folded, value.key])
             guard indexable(value.folded) else { continue }

@@ -22,9 +22,11 @@ struct SearchDocument: Equatable {
     /// Each column's tokens.
     var fields: [[String]]
 
-    init(title: String?, artist: String?, album: String?, albumArtist: String?, composer: String?, genre: String?,
-         sortTitle: String?, sortArtist: String?, sortAlbum: String?, sortAlbumArtist: String?, sortComposer: String?,
-         details: TrackDetails = TrackDetails()) {
+    init(
+        title: String?, artist: String?, album: String?, albumArtist: String?, composer: String?, genre: String?,
+        sortTitle: String?, sortArtist: String?, sortAlbum: String?, sortAlbumArtist: String?, sortComposer: String?,
+        details: TrackDetails = TrackDetails()
+    ) {
         let title = SearchText.tokens(title)
         let artist = SearchText.tokens(artist)
         let album = SearchText.tokens(album)
@@ -52,7 +54,8 @@ struct SearchDocument: Equatable {
     static func creditTokens(_ details: TrackDetails, beyond shown: Set<String>) -> [String] {
         var seen = shown
         var tokens: [String] = []
-        let values = details.artists + details.albumArtists + details.composers + details.contributors.map(\.name) + details.labels
+        let values =
+            details.artists + details.albumArtists + details.composers + details.contributors.map(\.name) + details.labels
             + details.catalogNumbers
         for value in values {
             for token in SearchText.tokens(value) where seen.insert(token).inserted { tokens.append(token) }
@@ -61,18 +64,20 @@ struct SearchDocument: Equatable {
     }
 
     init(_ t: Track) {
-        self.init(title: t.title, artist: t.artist, album: t.album, albumArtist: t.albumArtist, composer: t.composer, genre: t.genre,
-                  sortTitle: t.sortTitle, sortArtist: t.sortArtist, sortAlbum: t.sortAlbum, sortAlbumArtist: t.sortAlbumArtist,
-                  sortComposer: t.sortComposer, details: t.details)
+        self.init(
+            title: t.title, artist: t.artist, album: t.album, albumArtist: t.albumArtist, composer: t.composer, genre: t.genre,
+            sortTitle: t.sortTitle, sortArtist: t.sortArtist, sortAlbum: t.sortAlbum, sortAlbumArtist: t.sortAlbumArtist,
+            sortComposer: t.sortComposer, details: t.details)
     }
 
     /// The document of a mirror row's stored values (`MirrorRow.columns` order), which hold every
     /// source text: how catch-up removes the row a track had before a change it did not see.
     init(mirrorValues value: (String) -> String?) {
-        self.init(title: value("title"), artist: value("artist"), album: value("album"), albumArtist: value("album_artist"),
-                  composer: value("composer"), genre: value("genre"), sortTitle: value("sort_title"), sortArtist: value("sort_artist"),
-                  sortAlbum: value("sort_album"), sortAlbumArtist: value("sort_album_artist"), sortComposer: value("sort_composer"),
-                  details: TrackDetails(encoded: value("details")))
+        self.init(
+            title: value("title"), artist: value("artist"), album: value("album"), albumArtist: value("album_artist"),
+            composer: value("composer"), genre: value("genre"), sortTitle: value("sort_title"), sortArtist: value("sort_artist"),
+            sortAlbum: value("sort_album"), sortAlbumArtist: value("sort_album_artist"), sortComposer: value("sort_composer"),
+            details: TrackDetails(encoded: value("details")))
     }
 
     /// True when no column has a token: such a track has no index row at all.

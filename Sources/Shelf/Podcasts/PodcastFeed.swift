@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Why a feed could not be read; the message names the line where the XML parser stopped.
@@ -54,8 +55,10 @@ public struct PodcastFeed: Sendable, Equatable {
         let ok = parser.parse()
         // parse() can answer true after libxml2 reported an error (swift-corelibs-foundation), so
         // the delegate's record of the first error decides.
-        if let failure = reader.failure ?? (ok || reader.stoppedAtLimit ? nil : (parser.lineNumber, parser.columnNumber, (parser.parserError as? NSError)?.code ?? 0)),
-           !reader.stoppedAtLimit {
+        if let failure = reader.failure
+            ?? (ok || reader.stoppedAtLimit ? nil : (parser.lineNumber, parser.columnNumber, (parser.parserError as? NSError)?.code ?? 0)),
+            !reader.stoppedAtLimit
+        {
             throw PodcastFeedError("the feed is not well-formed XML (line \(failure.line), column \(failure.column): \(xmlErrorName(failure.code)))")
         }
         guard reader.root != nil else { throw PodcastFeedError("the feed is empty: no XML element in its \(data.count) bytes") }
@@ -81,8 +84,17 @@ public struct PodcastFeed: Sendable, Equatable {
         var out = ""
         var inTag = false
         for character in text {
-            if character == "<" { inTag = true; continue }
-            if inTag { if character == ">" { inTag = false; out.append(" ") }; continue }
+            if character == "<" {
+                inTag = true
+                continue
+            }
+            if inTag {
+                if character == ">" {
+                    inTag = false
+                    out.append(" ")
+                }
+                continue
+            }
             out.append(character)
         }
         // HTML inside CDATA keeps its entities: the common ones are read, numeric ones too.
@@ -151,8 +163,10 @@ public struct PodcastFeed: Sendable, Equatable {
 
         init() {
             isoFractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            formatters = ["EEE, d MMM yyyy HH:mm:ss Z", "EEE, d MMM yyyy HH:mm:ss zzz", "d MMM yyyy HH:mm:ss Z", "d MMM yyyy HH:mm:ss zzz",
-                          "EEE, d MMM yyyy HH:mm Z", "EEE, d MMM yyyy HH:mm zzz", "EEE, d MMM yyyy", "yyyy-MM-dd"].map { format in
+            formatters = [
+                "EEE, d MMM yyyy HH:mm:ss Z", "EEE, d MMM yyyy HH:mm:ss zzz", "d MMM yyyy HH:mm:ss Z", "d MMM yyyy HH:mm:ss zzz",
+                "EEE, d MMM yyyy HH:mm Z", "EEE, d MMM yyyy HH:mm zzz", "EEE, d MMM yyyy", "yyyy-MM-dd",
+            ].map { format in
                 let formatter = DateFormatter()
                 formatter.locale = Locale(identifier: "en_US_POSIX")
                 formatter.timeZone = TimeZone(identifier: "GMT")
@@ -206,8 +220,10 @@ public struct PodcastFeed: Sendable, Equatable {
         private var channelDescriptionRank = 0
         private let dates = DateReader()
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             if root == nil {
                 root = qualifiedName ?? name
                 if name == "rss" { kind = .rss } else if name == "feed", namespaceURI == PodcastFeed.atom { kind = .atom }
@@ -284,9 +300,15 @@ public struct PodcastFeed: Sendable, Equatable {
             case ("url", ""): if parent == "image", feed.imageURL == nil, !value.isEmpty { feed.imageURL = value }
             case ("logo", PodcastFeed.atom), ("icon", PodcastFeed.atom): if feed.imageURL == nil, !value.isEmpty { feed.imageURL = value }
             case ("description", ""), ("subtitle", PodcastFeed.atom):
-                if (parent == "channel" || parent == "feed"), channelDescriptionRank < 2 { feed.description = value; channelDescriptionRank = 2 }
+                if parent == "channel" || parent == "feed", channelDescriptionRank < 2 {
+                    feed.description = value
+                    channelDescriptionRank = 2
+                }
             case ("summary", PodcastFeed.itunes):
-                if channelDescriptionRank < 1, !value.isEmpty { feed.description = value; channelDescriptionRank = 1 }
+                if channelDescriptionRank < 1, !value.isEmpty {
+                    feed.description = value
+                    channelDescriptionRank = 1
+                }
             default: break
             }
         }

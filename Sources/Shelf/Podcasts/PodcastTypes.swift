@@ -35,8 +35,10 @@ public struct PodcastChannel: Sendable, Hashable, Codable {
     public var refreshed: Date?
 
     /// Builds a value; the store adds channels through `addPodcastChannel`.
-    public init(id: SavedID, url: String, title: String, description: String, imageURL: String?, imageFile: String?,
-                status: PodcastStatus, errorMessage: String?, created: Date, refreshed: Date?) {
+    public init(
+        id: SavedID, url: String, title: String, description: String, imageURL: String?, imageFile: String?,
+        status: PodcastStatus, errorMessage: String?, created: Date, refreshed: Date?
+    ) {
         self.id = id
         self.url = url
         self.title = title
@@ -77,9 +79,11 @@ public struct PodcastEpisode: Sendable, Hashable, Codable {
     public var created: Date
 
     /// Builds a value; the store adds episodes through `savePodcastFeed`.
-    public init(id: SavedID, channel: SavedID, guid: String, title: String, description: String, published: Date?, url: String,
-                mimeType: String?, declaredSize: Int64?, duration: Double?, status: PodcastStatus, errorMessage: String?,
-                file: String?, size: Int64?, bitRate: Int?, codec: String?, created: Date) {
+    public init(
+        id: SavedID, channel: SavedID, guid: String, title: String, description: String, published: Date?, url: String,
+        mimeType: String?, declaredSize: Int64?, duration: Double?, status: PodcastStatus, errorMessage: String?,
+        file: String?, size: Int64?, bitRate: Int?, codec: String?, created: Date
+    ) {
         self.id = id
         self.channel = channel
         self.guid = guid

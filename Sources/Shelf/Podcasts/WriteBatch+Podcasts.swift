@@ -50,8 +50,10 @@ extension WriteBatch {
                     INSERT INTO podcast_episode (channel_id, guid, title, description, published, url, mime_type, declared_size,
                       duration, status, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                    [id.rawValue, item.guid, item.title, item.description, item.published, item.url ?? "", item.mimeType, item.length,
-                     item.duration, (item.url == nil ? PodcastStatus.skipped : .new).rawValue, now])
+                    [
+                        id.rawValue, item.guid, item.title, item.description, item.published, item.url ?? "", item.mimeType, item.length,
+                        item.duration, (item.url == nil ? PodcastStatus.skipped : .new).rawValue, now,
+                    ])
                 added.append(SavedID(db.lastInsertRowID))
             }
         }
@@ -150,8 +152,9 @@ extension Library {
     /// The newest episodes of every channel, at most `count`.
     public func newestPodcastEpisodes(count: Int) async throws -> [PodcastEpisode] {
         try await read { db in
-            try db.query(PodcastRows.selectEpisode + " WHERE status != 'deleted' ORDER BY published DESC, id DESC LIMIT ?", [Int64(count)],
-                         PodcastRows.decodeEpisode)
+            try db.query(
+                PodcastRows.selectEpisode + " WHERE status != 'deleted' ORDER BY published DESC, id DESC LIMIT ?", [Int64(count)],
+                PodcastRows.decodeEpisode)
         }
     }
 

@@ -57,13 +57,14 @@ import ShelfDatabase
         _ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
     ) throws -> ListPage {
         let all = try playlistRows(playlist, query, sorted: sorted)
-        let start = cursor.map { c in
-            all.firstIndex { row in
-                if row.key == c.key { return c.inclusive }
-                let before = SortKey.precedes((c.key, TrackID(0)), (row.key, TrackID(0)))
-                return sorted && query.descending ? !before : before
-            } ?? all.count
-        } ?? 0
+        let start =
+            cursor.map { c in
+                all.firstIndex { row in
+                    if row.key == c.key { return c.inclusive }
+                    let before = SortKey.precedes((c.key, TrackID(0)), (row.key, TrackID(0)))
+                    return sorted && query.descending ? !before : before
+                } ?? all.count
+            } ?? 0
         return makePage(all, from: start, limit: limit, field: sorted ? query.sort : .path)
     }
 
@@ -103,7 +104,9 @@ import ShelfDatabase
         var sections: [SectionInfo] = []
         for (index, row) in rows.enumerated() {
             let name = SortKey.section(of: row.key, field: field)
-            if sections.last?.name == name { sections[sections.count - 1].count += 1 } else {
+            if sections.last?.name == name {
+                sections[sections.count - 1].count += 1
+            } else {
                 sections.append(SectionInfo(name: name, firstIndex: index, count: 1))
             }
         }

@@ -33,8 +33,11 @@ extension MirrorQueryEngine: GroupEngine {
             arguments += [Data(key), cursor.id.rawValue]
         }
         let columns = GroupRow.columns + (total.map { ", (\($0.0))" } ?? "")
-        return ("SELECT \(columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?" + (offset ? " OFFSET ?" : ""),
-                arguments)
+        return (
+            "SELECT \(columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?"
+                + (offset ? " OFFSET ?" : ""),
+            arguments
+        )
     }
 
     private func groupTotalSQL(_ query: GroupQuery) -> (String, [(any SQLiteBindable)?]) {
@@ -113,9 +116,10 @@ extension MirrorQueryEngine: GroupEngine {
             }
             rows.append(try GroupRow(row: row))
         }
-        return GroupPage(items: rows.map { $0.item(useSortTags: query.useSortTags) },
-                         nextCursor: more ? rows.last?.cursor(useSortTags: query.useSortTags) : nil,
-                         total: try total ?? db.scalar(Int.self, totalSQL.0, totalSQL.1) ?? 0)
+        return GroupPage(
+            items: rows.map { $0.item(useSortTags: query.useSortTags) },
+            nextCursor: more ? rows.last?.cursor(useSortTags: query.useSortTags) : nil,
+            total: try total ?? db.scalar(Int.self, totalSQL.0, totalSQL.1) ?? 0)
     }
 
     @_spi(Internals) public func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
@@ -215,31 +219,36 @@ extension DirectQueryEngine: GroupEngine {
         let rows = try groupRows(query)
         var start = 0
         if let cursor, case .bytes(let key)? = cursor.key.first {
-            start = rows.firstIndex { row in
-                let own = query.useSortTags ? row.sName : row.kName
-                let after = own != key ? key.lexicographicallyPrecedes(own) : cursor.id.rawValue < row.id.rawValue
-                return query.descending ? (own != key ? own.lexicographicallyPrecedes(key) : row.id.rawValue < cursor.id.rawValue) : after
-            } ?? rows.count
+            start =
+                rows.firstIndex { row in
+                    let own = query.useSortTags ? row.sName : row.kName
+                    let after = own != key ? key.lexicographicallyPrecedes(own) : cursor.id.rawValue < row.id.rawValue
+                    return query.descending ? (own != key ? own.lexicographicallyPrecedes(key) : row.id.rawValue < cursor.id.rawValue) : after
+                } ?? rows.count
         }
         let slice = Array(rows[start..<min(rows.count, start + limit)])
         let more = start + slice.count < rows.count
-        return GroupPage(items: slice.map { $0.item(useSortTags: query.useSortTags) },
-                         nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
+        return GroupPage(
+            items: slice.map { $0.item(useSortTags: query.useSortTags) },
+            nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
     }
 
     @_spi(Internals) public func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
         let rows = try groupRows(query)
         let slice = Array(rows.dropFirst(offset).prefix(limit))
         let more = offset + slice.count < rows.count
-        return GroupPage(items: slice.map { $0.item(useSortTags: query.useSortTags) },
-                         nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
+        return GroupPage(
+            items: slice.map { $0.item(useSortTags: query.useSortTags) },
+            nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
     }
 
     @_spi(Internals) public func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
         var sections: [SectionInfo] = []
         for (index, row) in try groupRows(query).enumerated() {
             let name = SortKey.section(ofKey: query.useSortTags ? row.sName : row.kName)
-            if sections.last?.name == name { sections[sections.count - 1].count += 1 } else {
+            if sections.last?.name == name {
+                sections[sections.count - 1].count += 1
+            } else {
                 sections.append(SectionInfo(name: name, firstIndex: index, count: 1))
             }
         }

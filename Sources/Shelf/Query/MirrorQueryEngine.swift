@@ -205,7 +205,7 @@ import ShelfDatabase
         }
         return try db.transaction(.deferred) {
             guard let section = try sections(query).last(where: { $0.firstIndex <= offset }),
-                  let anchor = try anchor(section.name, query)
+                let anchor = try anchor(section.name, query)
             else { return try run(query, cursor: nil, offset: offset, limit: limit) }
             guard let start = try key(query, after: anchor.cursor, skipping: offset - anchor.index) else {
                 return ListPage(items: [], nextCursor: nil, total: try total(query))
@@ -285,10 +285,14 @@ import ShelfDatabase
         guard let (sql, arguments) = anchorSQL(section, query) else { return nil }
         let numeric = Self.shape(query).numeric
         let beforeColumn = Int32(15 + numeric.count)
-        guard let (item, key, index) = try db.queryOne(sql, arguments, { row in
-            let (item, key) = try decode(row, numeric: numeric)
-            return (item, key, Int(try row.int64(beforeColumn)))
-        }) else { return nil }
+        guard
+            let (item, key, index) = try db.queryOne(
+                sql, arguments,
+                { row in
+                    let (item, key) = try decode(row, numeric: numeric)
+                    return (item, key, Int(try row.int64(beforeColumn)))
+                })
+        else { return nil }
         return SectionAnchor(index: index, cursor: PageCursor(key: key, id: item.id, inclusive: true))
     }
 
@@ -306,11 +310,15 @@ import ShelfDatabase
             arguments = [lower] + (upper.map { [$0] } ?? []) + arguments
             switch (query.filter == .all, query.descending) {
             case (true, false):
-                before = ("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = ? AND section < ?",
-                          [column, Int64(range.lowerBound)])
+                before = (
+                    "SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = ? AND section < ?",
+                    [column, Int64(range.lowerBound)]
+                )
             case (true, true):
-                before = ("SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = ? AND section > ?",
-                          [column, Int64(range.upperBound)])
+                before = (
+                    "SELECT coalesce(sum(count), 0) FROM mirror_section WHERE key_column = ? AND section > ?",
+                    [column, Int64(range.upperBound)]
+                )
             case (false, false):
                 before = ("SELECT count(*) FROM mirror_track WHERE \(column) < ? AND \(rest)", [lower] + restArguments)
             case (false, true):
@@ -365,10 +373,12 @@ import ShelfDatabase
             let (filter, filterArguments) = MirrorFilter.compile(query.filter, db: db)
             // Unfiltered, every item's track exists (deleting a track removes its items and names
             // the playlist in the change log), so counting the items' primary key is enough.
-            let total = query.filter == .all
+            let total =
+                query.filter == .all
                 ? try db.scalar(Int.self, "SELECT count(*) FROM mirror_playlist_item WHERE playlist_id = ?", [playlist.rawValue]) ?? 0
                 : try db.scalar(
-                    Int.self, "SELECT count(*) FROM mirror_playlist_item i JOIN mirror_track ON mirror_track.id = i.track_id WHERE i.playlist_id = ? AND \(filter)",
+                    Int.self,
+                    "SELECT count(*) FROM mirror_playlist_item i JOIN mirror_track ON mirror_track.id = i.track_id WHERE i.playlist_id = ? AND \(filter)",
                     [playlist.rawValue] + filterArguments) ?? 0
             let next = more ? rows.last.map { PageCursor(key: $0.1, id: $0.0.id) } : nil
             return ListPage(items: rows.map(\.0), nextCursor: next, total: total)
@@ -429,15 +439,27 @@ import ShelfDatabase
             if let code = MirrorLists.code(field) {
                 var condition = ["1"]
                 var arguments: [(any SQLiteBindable)?] = []
-                if let lower { condition.append("value >= ?"); arguments.append(lower) }
-                if let upper { condition.append("value <= ?"); arguments.append(upper) }
+                if let lower {
+                    condition.append("value >= ?")
+                    arguments.append(lower)
+                }
+                if let upper {
+                    condition.append("value <= ?")
+                    arguments.append(upper)
+                }
                 return (MirrorLists.trackSet(code, condition.joined(separator: " AND ")), arguments)
             }
             let column = "n_" + MirrorSchema.snake(field.rawValue)
             var parts = ["\(column) < ?"]
             var arguments: [(any SQLiteBindable)?] = [SortKey.missingNumber]
-            if let lower { parts.append("\(column) >= ?"); arguments.append(lower) }
-            if let upper { parts.append("\(column) <= ?"); arguments.append(upper) }
+            if let lower {
+                parts.append("\(column) >= ?")
+                arguments.append(lower)
+            }
+            if let upper {
+                parts.append("\(column) <= ?")
+                arguments.append(upper)
+            }
             return ("(" + parts.joined(separator: " AND ") + ")", arguments)
         case .flag(let field, let value):
             switch field {
@@ -486,15 +508,18 @@ extension MirrorFilter {
             // index and their rows from the field's sort index; `instr` then checks each row
             // as the scan would (a key may be shared by values that fold differently).
             guard MirrorValues.fields.contains(field), let keyColumn = MirrorFilter.keyColumn(field), !folded.isEmpty,
-                  !denseContains(field, folded, db: db) else {
+                !denseContains(field, folded, db: db)
+            else {
                 return (safe("instr(\(column), ?) > 0"), [folded])
             }
             // Shorter text has no trigram: the field's distinct values are scanned for it instead.
             guard MirrorValues.indexable(folded) else {
                 return (safe("(\(keyColumn) IN (\(MirrorValues.shortKeysSQL(field))) AND instr(\(column), ?) > 0)"), [folded, folded])
             }
-            return (safe("(\(keyColumn) IN (\(MirrorValues.keysSQL(field))) AND instr(\(column), ?) > 0)"),
-                    [MirrorValues.match(field, folded), folded, folded])
+            return (
+                safe("(\(keyColumn) IN (\(MirrorValues.keysSQL(field))) AND instr(\(column), ?) > 0)"),
+                [MirrorValues.match(field, folded), folded, folded]
+            )
         case .prefix(let text):
             let folded = Filter.fold(text)
             return (safe("substr(\(column), 1, ?) = ?"), [folded.unicodeScalars.count, folded])
@@ -529,11 +554,12 @@ extension MirrorFilter {
         if let known = densities.withLock({ $0[key] }) { return known }
         guard let db else { return false }
         // A short text counts its values in the distinct values' table (stopping at the limit).
-        let count = (MirrorValues.indexable(folded)
-            ? try? db.scalar(
-                Int.self, "SELECT count(*) FROM (SELECT 1 FROM mirror_value WHERE mirror_value MATCH ? LIMIT ?)",
-                [MirrorValues.match(field, folded), denseValues + 1])
-            : try? db.scalar(Int.self, "SELECT count(*) FROM (\(MirrorValues.shortKeysSQL(field)) LIMIT ?)", [folded, denseValues + 1])) ?? 0
+        let count =
+            (MirrorValues.indexable(folded)
+                ? try? db.scalar(
+                    Int.self, "SELECT count(*) FROM (SELECT 1 FROM mirror_value WHERE mirror_value MATCH ? LIMIT ?)",
+                    [MirrorValues.match(field, folded), denseValues + 1])
+                : try? db.scalar(Int.self, "SELECT count(*) FROM (\(MirrorValues.shortKeysSQL(field)) LIMIT ?)", [folded, denseValues + 1])) ?? 0
         let dense = count > denseValues
         densities.withLock { cache in
             if cache.count >= 1_024 { cache.removeAll() }

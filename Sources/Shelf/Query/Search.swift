@@ -56,17 +56,21 @@ extension MirrorQueryEngine {
         let (scopeSQL, scopeArguments) = scopeClause(scope)
         if exact {
             let weights = SearchDocument.weights.map { String($0) }.joined(separator: ", ")
-            return ("""
+            return (
+                """
                 SELECT \(Self.listColumns), NULL, bm25(mirror_search, \(weights)) AS score \(Self.from)
                 WHERE mirror_search MATCH ? AND \(scopeSQL) AND (score, mirror_search.rowid) > (?, ?)
                 ORDER BY score, mirror_search.rowid LIMIT ?
-                """, [search.matchExpression] + scopeArguments)
+                """, [search.matchExpression] + scopeArguments
+            )
         }
-        return ("""
+        return (
+            """
             SELECT \(Self.listColumns), NULL \(Self.from)
             WHERE mirror_search MATCH ? AND \(scopeSQL) AND mirror_search.rowid > ?
             ORDER BY mirror_search.rowid LIMIT ?
-            """, [SearchRank.tierExpression(tier, search)] + scopeArguments)
+            """, [SearchRank.tierExpression(tier, search)] + scopeArguments
+        )
     }
 
     @_spi(Internals) public func search(_ search: SearchQuery, scope: SearchScope, after cursor: PageCursor?, limit: Int) throws -> ListPage {
@@ -74,15 +78,18 @@ extension MirrorQueryEngine {
         return try db.transaction(.deferred) {
             let (scopeSQL, scopeArguments) = scopeClause(scope)
             // Counting stops one past the limit: what decides the mode costs no more than the limit.
-            let capped = try db.scalar(
-                Int.self, "SELECT count(*) FROM (SELECT 1 \(countFrom(scope)) WHERE mirror_search MATCH ? AND \(scopeSQL) LIMIT ?)",
-                [search.matchExpression] + scopeArguments + [exactRankLimit + 1]) ?? 0
+            let capped =
+                try db.scalar(
+                    Int.self, "SELECT count(*) FROM (SELECT 1 \(countFrom(scope)) WHERE mirror_search MATCH ? AND \(scopeSQL) LIMIT ?)",
+                    [search.matchExpression] + scopeArguments + [exactRankLimit + 1]) ?? 0
             let exact: Bool
             if case .number(let mode)? = cursor?.key.first { exact = mode == SearchRank.exact } else { exact = capped <= exactRankLimit }
-            let total = capped <= exactRankLimit
+            let total =
+                capped <= exactRankLimit
                 ? capped
-                : try db.scalar(Int.self, "SELECT count(*) \(countFrom(scope)) WHERE mirror_search MATCH ? AND \(scopeSQL)",
-                                [search.matchExpression] + scopeArguments) ?? 0
+                : try db.scalar(
+                    Int.self, "SELECT count(*) \(countFrom(scope)) WHERE mirror_search MATCH ? AND \(scopeSQL)",
+                    [search.matchExpression] + scopeArguments) ?? 0
             var items: [TrackListItem] = []
             var next: PageCursor?
             if exact {
@@ -133,9 +140,10 @@ extension DirectQueryEngine {
         return try db.transaction(.deferred) {
             var members: Set<TrackID>?
             if let playlist = scope.playlist {
-                members = Set(try db.query("SELECT track_id FROM playlist_item WHERE playlist_id = ?", [playlist.rawValue]) {
-                    TrackID(try $0.int64(0))
-                })
+                members = Set(
+                    try db.query("SELECT track_id FROM playlist_item WHERE playlist_id = ?", [playlist.rawValue]) {
+                        TrackID(try $0.int64(0))
+                    })
             }
             var rows: [(tier: Int, track: Track)] = []
             try db.forEachRow(TrackRow.selectWithoutTexts + TrackRow.present + " ORDER BY id") { row in

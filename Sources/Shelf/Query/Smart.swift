@@ -58,15 +58,16 @@ extension MirrorQueryEngine {
     @_spi(Internals) public func smartSQL(_ id: PlaylistID, _ context: SmartContext) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let rules = context.rules[id] ?? SmartRules(.filter(.not(.all)))
         let (condition, arguments) = smartCondition(rules.condition, context, negated: false, depth: 0)
-        let order: String = switch rules.selection {
-        case nil: "mirror_track.id"
-        case .random?: "((mirror_track.id * 2654435761 + \(id.rawValue * 40_503)) % 4294967296), mirror_track.id"
-        case .mostPlayed?: "n_play_count DESC, mirror_track.id"
-        case .leastPlayed?: "n_play_count, mirror_track.id"
-        case .highestRated?: "n_rating DESC, mirror_track.id"
-        case .mostRecentlyAdded?: "n_date_added DESC, mirror_track.id"
-        case .mostRecentlyPlayed?: "(CASE WHEN n_last_played < 9e18 THEN n_last_played ELSE -1 END) DESC, mirror_track.id"
-        }
+        let order: String =
+            switch rules.selection {
+            case nil: "mirror_track.id"
+            case .random?: "((mirror_track.id * 2654435761 + \(id.rawValue * 40_503)) % 4294967296), mirror_track.id"
+            case .mostPlayed?: "n_play_count DESC, mirror_track.id"
+            case .leastPlayed?: "n_play_count, mirror_track.id"
+            case .highestRated?: "n_rating DESC, mirror_track.id"
+            case .mostRecentlyAdded?: "n_date_added DESC, mirror_track.id"
+            case .mostRecentlyPlayed?: "(CASE WHEN n_last_played < 9e18 THEN n_last_played ELSE -1 END) DESC, mirror_track.id"
+            }
         switch rules.limit {
         case nil:
             return ("SELECT mirror_track.id FROM mirror_track WHERE \(condition) ORDER BY \(order)", arguments)
@@ -148,7 +149,8 @@ extension DirectQueryEngine {
                     case .filter(let filter): return filter.matches(track)
                     case .inLastDays(let field, let days): return Filter.range(field, lower: context.cutoff(days: days), upper: nil).matches(track)
                     case .inPlaylist(let playlist), .notInPlaylist(let playlist):
-                        let inside = context.rules[playlist] != nil && depth < 32
+                        let inside =
+                            context.rules[playlist] != nil && depth < 32
                             ? Set(evaluate(playlist, depth: depth + 1)).contains(track.id)
                             : members[playlist]?.contains(track.id) ?? false
                         if case .notInPlaylist = condition { return !inside }
@@ -176,10 +178,18 @@ extension DirectQueryEngine {
                 case .items(let count)?: chosen = Array(chosen.prefix(count))
                 case .duration(let limit)?:
                     var total = 0.0
-                    chosen = Array(chosen.prefix { total += $0.duration ?? 0; return total <= limit })
+                    chosen = Array(
+                        chosen.prefix {
+                            total += $0.duration ?? 0
+                            return total <= limit
+                        })
                 case .size(let limit)?:
                     var total = 0.0
-                    chosen = Array(chosen.prefix { total += Double($0.fileSize); return total <= Double(limit) })
+                    chosen = Array(
+                        chosen.prefix {
+                            total += Double($0.fileSize)
+                            return total <= Double(limit)
+                        })
                 }
                 let ids = chosen.map(\.id)
                 evaluated[id] = ids
@@ -197,7 +207,8 @@ enum SmartPages {
     /// Own order: the positions of `ordered` whose tracks pass `members` (nil: all), after the
     /// cursor's position.
     static func ownOrderSlice(_ ordered: [TrackID], members: Set<TrackID>?, after cursor: PageCursor?, limit: Int)
-        -> (ids: [(TrackID, Int)], total: Int, next: PageCursor?) {
+        -> (ids: [(TrackID, Int)], total: Int, next: PageCursor?)
+    {
         let kept = ordered.enumerated().filter { members?.contains($0.element) ?? true }.map { ($0.element, $0.offset) }
         var start = 0
         if case .number(let position)? = cursor?.key.first { start = kept.firstIndex { Double($0.1) > position } ?? kept.count }
@@ -218,14 +229,19 @@ extension MirrorQueryEngine {
             arguments = smartArguments + arguments
             if !sorted {
                 let ordered = try db.query(smart, smartArguments) { TrackID(try $0.int64(0)) }
-                let members = query.filter == .all ? nil : Set(try db.query("SELECT mirror_track.id FROM mirror_track WHERE \(filter)", arguments) {
-                    TrackID(try $0.int64(0))
-                })
+                let members =
+                    query.filter == .all
+                    ? nil
+                    : Set(
+                        try db.query("SELECT mirror_track.id FROM mirror_track WHERE \(filter)", arguments) {
+                            TrackID(try $0.int64(0))
+                        })
                 let (slice, total, next) = SmartPages.ownOrderSlice(ordered, members: members, after: cursor, limit: limit)
                 var items: [TrackID: TrackListItem] = [:]
                 let ids = slice.map { $0.0.rawValue }
                 if !ids.isEmpty {
-                    try db.forEachRow("SELECT \(Self.listColumns), NULL FROM mirror_track WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))", ids) { row in
+                    try db.forEachRow("SELECT \(Self.listColumns), NULL FROM mirror_track WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))", ids) {
+                        row in
                         let item = try decode(row, numeric: [], withKey: false).0
                         items[item.id] = item
                     }
@@ -240,7 +256,8 @@ extension MirrorQueryEngine {
                 arguments = Self.arguments(cursor) + arguments
             }
             var rows: [(TrackListItem, [SortComponent])] = []
-            try db.forEachRow("SELECT \(shape.selectList) FROM mirror_track WHERE \(filter) ORDER BY \(shape.orderBy) LIMIT ?", arguments + [limit + 1]) { row in
+            try db.forEachRow("SELECT \(shape.selectList) FROM mirror_track WHERE \(filter) ORDER BY \(shape.orderBy) LIMIT ?", arguments + [limit + 1]) {
+                row in
                 rows.append(try decode(row, numeric: shape.numeric, withKey: rows.count == limit - 1))
             }
             let more = rows.count > limit

@@ -88,18 +88,22 @@ struct LegacyMigration {
     /// Idempotent: the artwork table and the track's reference to it, beside the legacy column.
     private func prepare(_ db: Connection) throws {
         try db.transaction(.immediate) {
-            try db.execute(script: """
-                CREATE TABLE IF NOT EXISTS artwork (
-                  id         BLOB    PRIMARY KEY,
-                  sha256     BLOB    NOT NULL UNIQUE,
-                  byte_count INTEGER NOT NULL,
-                  created    REAL    NOT NULL,
-                  data       BLOB    NOT NULL
-                );
-                """)
+            try db.execute(
+                script: """
+                    CREATE TABLE IF NOT EXISTS artwork (
+                      id         BLOB    PRIMARY KEY,
+                      sha256     BLOB    NOT NULL UNIQUE,
+                      byte_count INTEGER NOT NULL,
+                      created    REAL    NOT NULL,
+                      data       BLOB    NOT NULL
+                    );
+                    """)
             let columns = try db.query("PRAGMA table_info(track)", []) { try $0.string(1) }
             if !columns.contains("artwork_id") {
-                try db.execute(script: "ALTER TABLE track ADD COLUMN artwork_id BLOB; ALTER TABLE track ADD COLUMN details TEXT; ALTER TABLE track ADD COLUMN missing_since REAL;")
+                try db.execute(
+                    script:
+                        "ALTER TABLE track ADD COLUMN artwork_id BLOB; ALTER TABLE track ADD COLUMN details TEXT; ALTER TABLE track ADD COLUMN missing_since REAL;"
+                )
             }
         }
     }
@@ -109,8 +113,9 @@ struct LegacyMigration {
         let digest = WriteBatch.sha256(data)
         if let existing = try db.scalar(UUID.self, "SELECT id FROM artwork WHERE sha256 = ?", [digest]) { return (existing, false) }
         let id = UUID()
-        try db.execute("INSERT INTO artwork (id, sha256, byte_count, created, data) VALUES (?, ?, ?, ?, ?)",
-                       [id, digest, data.count, Date(), data])
+        try db.execute(
+            "INSERT INTO artwork (id, sha256, byte_count, created, data) VALUES (?, ?, ?, ?, ?)",
+            [id, digest, data.count, Date(), data])
         return (id, true)
     }
 
@@ -131,8 +136,9 @@ struct LegacyMigration {
             if try db.scalar(String.self, "SELECT value FROM meta WHERE key = 'store_id'") == nil {
                 try db.execute("INSERT INTO meta (key, value) VALUES ('store_id', ?)", [UUID().uuidString])
             }
-            try db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('migrated_from_version_1', ?)",
-                           [ISO8601DateFormatter().string(from: Date())])
+            try db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('migrated_from_version_1', ?)",
+                [ISO8601DateFormatter().string(from: Date())])
             for table in ["artwork", "track", "playlist", "playlist_item"] {
                 let columns = try db.query("PRAGMA table_info(\(table))", []) { try $0.string(1) }.joined(separator: ", ")
                 try db.execute(script: "INSERT INTO \(table) (\(columns)) SELECT \(columns) FROM legacy_\(table);")
@@ -163,17 +169,18 @@ extension Library {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global(qos: .userInitiated).async {
-                    continuation.resume(with: Result {
-                        do {
-                            return try LegacyMigration(
-                                path: path, chunkSize: max(1, chunkSize), isCancelled: { cancelled.withLock { $0 } }, progress: progress
-                            ).run()
-                        } catch let error as CancellationError {
-                            throw error
-                        } catch {
-                            throw LibraryError.wrap(error, path: path, busyTimeoutMilliseconds: 5_000)
-                        }
-                    })
+                    continuation.resume(
+                        with: Result {
+                            do {
+                                return try LegacyMigration(
+                                    path: path, chunkSize: max(1, chunkSize), isCancelled: { cancelled.withLock { $0 } }, progress: progress
+                                ).run()
+                            } catch let error as CancellationError {
+                                throw error
+                            } catch {
+                                throw LibraryError.wrap(error, path: path, busyTimeoutMilliseconds: 5_000)
+                            }
+                        })
                 }
             }
         } onCancel: {
@@ -194,7 +201,8 @@ extension Library {
         try db.execute("INSERT INTO meta (key, value) VALUES ('store_id', ?)", [UUID().uuidString])
         // Rows go in through the current insert (temporary artwork_id, details and missing_since columns take their NULLs),
         // then the picture goes inline and the temporary column is dropped again.
-        try db.execute(script: "ALTER TABLE track ADD COLUMN artwork_id BLOB; ALTER TABLE track ADD COLUMN details TEXT; ALTER TABLE track ADD COLUMN missing_since REAL;")
+        try db.execute(
+            script: "ALTER TABLE track ADD COLUMN artwork_id BLOB; ALTER TABLE track ADD COLUMN details TEXT; ALTER TABLE track ADD COLUMN missing_since REAL;")
         let insert = try db.prepare(TrackRow.insert)
         let inline = try db.prepare("UPDATE track SET artwork_data = ? WHERE id = ?")
         try db.transaction(.immediate) {

@@ -49,8 +49,9 @@ final class Store {
             if version == 1 { throw LibraryError.migrationRequired(path: path, from: 1) }
             try configureWriter(writer)
             try Migrations.run(on: writer, from: version)
-            guard let storeID = try writer.scalar(String.self, "SELECT value FROM meta WHERE key = 'store_id'")
-                .flatMap(UUID.init(uuidString:))
+            guard
+                let storeID = try writer.scalar(String.self, "SELECT value FROM meta WHERE key = 'store_id'")
+                    .flatMap(UUID.init(uuidString:))
             else {
                 throw LibraryError.notALibrary(path: path, reason: "its store ID is missing")
             }
@@ -84,9 +85,12 @@ final class Store {
             // disk, and committed there only once the canonical COMMIT has succeeded.
             var staged: MirrorStore.StagedSync?
             do {
-                (result, startSeq) = try writer.transaction(.immediate, whileCommitting: { [mirror] in
-                    if let staged { mirror?.applyStaged(staged) }
-                }) {
+                (result, startSeq) = try writer.transaction(
+                    .immediate,
+                    whileCommitting: { [mirror] in
+                        if let staged { mirror?.applyStaged(staged) }
+                    }
+                ) {
                     let startSeq = try writer.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
                     let result = try body(batch)
                     try batch.finish()
@@ -144,7 +148,7 @@ struct StoreLocation: Sendable {
     private static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
-           underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code))
+            underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code))
         {
             return String(cString: strerror(code.rawValue))
         }

@@ -124,9 +124,13 @@ public final class WriteBatch {
     /// Deletes a track; the playlists that held it are logged as updated (their items changed) and
     /// its artwork is collected when no other track shows it.
     public func deleteTrack(_ id: TrackID) throws {
-        guard let artwork = try db.queryOne("SELECT artwork_id FROM track WHERE id = ?", [id.rawValue], {
-            try $0.get(0, as: UUID?.self)
-        }) else { throw LibraryError.trackNotFound(id) }
+        guard
+            let artwork = try db.queryOne(
+                "SELECT artwork_id FROM track WHERE id = ?", [id.rawValue],
+                {
+                    try $0.get(0, as: UUID?.self)
+                })
+        else { throw LibraryError.trackNotFound(id) }
         let appearances = try db.query(
             "SELECT playlist_id, count(*) FROM playlist_item WHERE track_id = ? GROUP BY playlist_id", [id.rawValue]
         ) { (PlaylistID(try $0.int64(0)), Int(try $0.int64(1))) }
@@ -196,7 +200,9 @@ public final class WriteBatch {
         guard try db.scalar(Int.self, "SELECT 1 FROM artwork WHERE id = ?", [id.rawValue]) != nil else {
             throw LibraryError.artworkNotFound(id)
         }
-        if try db.scalar(Int.self, "SELECT 1 FROM track WHERE artwork_id = ?1 UNION ALL SELECT 1 FROM artist_picture WHERE artwork_id = ?1 LIMIT 1", [id.rawValue]) != nil {
+        if try db.scalar(
+            Int.self, "SELECT 1 FROM track WHERE artwork_id = ?1 UNION ALL SELECT 1 FROM artist_picture WHERE artwork_id = ?1 LIMIT 1", [id.rawValue]) != nil
+        {
             throw LibraryError.artworkInUse(id)
         }
         try db.execute("DELETE FROM artwork WHERE id = ?", [id.rawValue])
@@ -520,8 +526,11 @@ struct LoggedGroup: Hashable {
     /// The album and the album artist `track` files under (the IDs Subsonic's albumId and artistId carry).
     static func groups(of track: Track) -> [LoggedGroup] {
         let ids = Library.groupIDs(of: track)
-        return [LoggedGroup(kind: GroupKind.album.code, id: ids.album?.rawValue ?? 0), LoggedGroup(kind: GroupKind.albumArtist.code, id: ids.albumArtist?.rawValue ?? 0)]
-            .filter { $0.id != 0 }
+        return [
+            LoggedGroup(kind: GroupKind.album.code, id: ids.album?.rawValue ?? 0),
+            LoggedGroup(kind: GroupKind.albumArtist.code, id: ids.albumArtist?.rawValue ?? 0),
+        ]
+        .filter { $0.id != 0 }
     }
 }
 

@@ -11,8 +11,9 @@ extension Library {
                 "SELECT user_id, track_id, position, comment, created, changed FROM bookmark WHERE user_id = ? ORDER BY changed DESC, track_id",
                 [user.rawValue]
             ) {
-                Bookmark(user: UserID(try $0.int64(0)), track: TrackID(try $0.int64(1)), position: Int(try $0.int64(2)),
-                         comment: try $0.string(3), created: try $0.get(4), changed: try $0.get(5))
+                Bookmark(
+                    user: UserID(try $0.int64(0)), track: TrackID(try $0.int64(1)), position: Int(try $0.int64(2)),
+                    comment: try $0.string(3), created: try $0.get(4), changed: try $0.get(5))
             }
         }
     }
@@ -26,9 +27,10 @@ extension Library {
     public func shares(of user: UserID?) async throws -> [Share] {
         try await read { db in
             try db.transaction(.deferred) {
-                let shares = try user.map {
-                    try db.query(SavedRows.selectShare + " WHERE user_id = ? ORDER BY id DESC", [$0.rawValue], SavedRows.decodeShare)
-                } ?? db.query(SavedRows.selectShare + " ORDER BY id DESC", [], SavedRows.decodeShare)
+                let shares =
+                    try user.map {
+                        try db.query(SavedRows.selectShare + " WHERE user_id = ? ORDER BY id DESC", [$0.rawValue], SavedRows.decodeShare)
+                    } ?? db.query(SavedRows.selectShare + " ORDER BY id DESC", [], SavedRows.decodeShare)
                 return try shares.map { try Self.withItems($0, db) }
             }
         }

@@ -30,9 +30,10 @@ extension Library {
     public func authenticate(name: String, password: String) async throws -> User? {
         let directory = self.directory
         return try await read { db in
-            guard let (user, blob) = try db.queryOne(
-                "SELECT \(UserRows.columns), password FROM user WHERE name = ?", [name],
-                { (try UserRows.decode($0), try $0.data(UserRows.columnCount)) })
+            guard
+                let (user, blob) = try db.queryOne(
+                    "SELECT \(UserRows.columns), password FROM user WHERE name = ?", [name],
+                    { (try UserRows.decode($0), try $0.data(UserRows.columnCount)) })
             else { return nil }
             let stored = try Self.decrypt(blob, of: user, directory: directory)
             return Secrets.constantTimeEqual(Data(stored.utf8), Data(password.utf8)) ? user : nil
@@ -43,9 +44,10 @@ extension Library {
     public func password(of id: UserID) async throws -> String {
         let directory = self.directory
         return try await read { db in
-            guard let (user, blob) = try db.queryOne(
-                "SELECT \(UserRows.columns), password FROM user WHERE id = ?", [id.rawValue],
-                { (try UserRows.decode($0), try $0.data(UserRows.columnCount)) })
+            guard
+                let (user, blob) = try db.queryOne(
+                    "SELECT \(UserRows.columns), password FROM user WHERE id = ?", [id.rawValue],
+                    { (try UserRows.decode($0), try $0.data(UserRows.columnCount)) })
             else { throw LibraryError.userNotFound("ID \(id)") }
             return try Self.decrypt(blob, of: user, directory: directory)
         }
@@ -63,14 +65,16 @@ extension Library {
     /// most once a minute per key, so that steady API traffic does not turn into steady writes).
     public func user(forAPIKey key: String, now: Date = Date()) async throws -> User? {
         let hash = Secrets.sha256(key)
-        guard let (user, keyID, lastUsed) = try await read({ db in
-            try db.queryOne(
-                """
-                SELECT \(UserRows.columns), api_key.id, api_key.last_used
-                FROM api_key JOIN user ON user.id = api_key.user_id WHERE api_key.sha256 = ?
-                """, [hash]
-            ) { (try UserRows.decode($0), try $0.string(UserRows.columnCount), try $0.get(UserRows.columnCount + 1, as: Date?.self)) }
-        }) else { return nil }
+        guard
+            let (user, keyID, lastUsed) = try await read({ db in
+                try db.queryOne(
+                    """
+                    SELECT \(UserRows.columns), api_key.id, api_key.last_used
+                    FROM api_key JOIN user ON user.id = api_key.user_id WHERE api_key.sha256 = ?
+                    """, [hash]
+                ) { (try UserRows.decode($0), try $0.string(UserRows.columnCount), try $0.get(UserRows.columnCount + 1, as: Date?.self)) }
+            })
+        else { return nil }
         if lastUsed.map({ now.timeIntervalSince($0) >= UserRows.apiKeyTouchInterval }) ?? true {
             // Bookkeeping only: a busy store must not turn a valid key away.
             try? await write { batch in try batch.touchAPIKey(id: keyID, now: now) }
@@ -125,11 +129,16 @@ extension Library {
     public func playQueue(of user: UserID) async throws -> PlayQueue? {
         try await read { db in
             try db.transaction(.deferred) {
-                guard let head = try db.queryOne(
-                    "SELECT current, position, changed, changed_by, current_index FROM play_queue WHERE user_id = ?", [user.rawValue], {
-                        (current: $0.optionalInt64(0), position: Int(try $0.int64(1)), changed: try $0.get(2, as: Date.self),
-                         by: try $0.get(3, as: String.self), index: $0.optionalInt64(4))
-                    }) else { return nil }
+                guard
+                    let head = try db.queryOne(
+                        "SELECT current, position, changed, changed_by, current_index FROM play_queue WHERE user_id = ?", [user.rawValue],
+                        {
+                            (
+                                current: $0.optionalInt64(0), position: Int(try $0.int64(1)), changed: try $0.get(2, as: Date.self),
+                                by: try $0.get(3, as: String.self), index: $0.optionalInt64(4)
+                            )
+                        })
+                else { return nil }
                 // Positions keep the gaps a deleted track leaves; the current song is found by its own.
                 let items = try db.query(
                     "SELECT position, track_id FROM play_queue_item WHERE user_id = ? ORDER BY position", [user.rawValue]
@@ -138,8 +147,9 @@ extension Library {
                 var index = head.index.flatMap { stored in items.firstIndex { $0.position == stored } }
                 if head.index == nil, let current = head.current { index = tracks.firstIndex(of: TrackID(current)) }
                 let current = index.map { tracks[$0] }
-                return PlayQueue(tracks: tracks, current: current, position: head.position, changed: head.changed, changedBy: head.by,
-                                 currentIndex: index)
+                return PlayQueue(
+                    tracks: tracks, current: current, position: head.position, changed: head.changed, changedBy: head.by,
+                    currentIndex: index)
             }
         }
     }
@@ -157,11 +167,12 @@ extension Library {
     /// The tracks one user played or rated, in that user's order: most played, most recently played
     /// or best rated first (ties by track ID). Only the user's own rows are read, never the library's.
     public func userTracks(of user: UserID, by order: UserTrackOrder) async throws -> [TrackID] {
-        let (condition, sort) = switch order {
-        case .mostPlayed: ("play_count > 0", "play_count DESC")
-        case .recentlyPlayed: ("last_played IS NOT NULL", "last_played DESC")
-        case .bestRated: ("rating > 0", "rating DESC")
-        }
+        let (condition, sort) =
+            switch order {
+            case .mostPlayed: ("play_count > 0", "play_count DESC")
+            case .recentlyPlayed: ("last_played IS NOT NULL", "last_played DESC")
+            case .bestRated: ("rating > 0", "rating DESC")
+            }
         return try await read { db in
             try db.query(
                 "SELECT track_id FROM user_track WHERE user_id = ? AND \(condition) ORDER BY \(sort), track_id", [user.rawValue]

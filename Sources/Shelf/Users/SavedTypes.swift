@@ -69,8 +69,10 @@ public struct Share: Sendable, Hashable, Codable {
     public var tracks: [TrackID]
 
     /// Builds a value; the store creates shares through `createShare`.
-    public init(id: SavedID, token: String, user: UserID, description: String, created: Date, expires: Date?,
-                lastVisited: Date?, visitCount: Int, tracks: [TrackID]) {
+    public init(
+        id: SavedID, token: String, user: UserID, description: String, created: Date, expires: Date?,
+        lastVisited: Date?, visitCount: Int, tracks: [TrackID]
+    ) {
         self.id = id
         self.token = token
         self.user = user

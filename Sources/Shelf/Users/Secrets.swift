@@ -152,10 +152,10 @@ enum PasswordCipher {
         let ok: Bool = key.bytes.withUnsafeBytes { keyBytes in
             let keyPointer = keyBytes.bindMemory(to: UInt8.self).baseAddress
             guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
-                  EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonceLength), nil) == 1,
-                  EVP_EncryptInit_ex(context, nil, nil, keyPointer, nonce) == 1,
-                  EVP_EncryptUpdate(context, nil, &length, aad, Int32(aad.count)) == 1,
-                  EVP_EncryptUpdate(context, &ciphertext, &length, plaintext, Int32(plaintext.count)) == 1
+                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonceLength), nil) == 1,
+                EVP_EncryptInit_ex(context, nil, nil, keyPointer, nonce) == 1,
+                EVP_EncryptUpdate(context, nil, &length, aad, Int32(aad.count)) == 1,
+                EVP_EncryptUpdate(context, &ciphertext, &length, plaintext, Int32(plaintext.count)) == 1
             else { return false }
             total = Int(length)
             let finished = ciphertext.withUnsafeMutableBufferPointer { buffer in
@@ -186,11 +186,11 @@ enum PasswordCipher {
         let ok: Bool = key.bytes.withUnsafeBytes { keyBytes in
             let keyPointer = keyBytes.bindMemory(to: UInt8.self).baseAddress
             guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
-                  EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonceLength), nil) == 1,
-                  EVP_DecryptInit_ex(context, nil, nil, keyPointer, nonce) == 1,
-                  EVP_DecryptUpdate(context, nil, &length, aad, Int32(aad.count)) == 1,
-                  EVP_DecryptUpdate(context, &plaintext, &length, ciphertext, Int32(ciphertext.count)) == 1,
-                  EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagLength), &tag) == 1
+                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonceLength), nil) == 1,
+                EVP_DecryptInit_ex(context, nil, nil, keyPointer, nonce) == 1,
+                EVP_DecryptUpdate(context, nil, &length, aad, Int32(aad.count)) == 1,
+                EVP_DecryptUpdate(context, &plaintext, &length, ciphertext, Int32(ciphertext.count)) == 1,
+                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagLength), &tag) == 1
             else { return false }
             total = Int(length)
             // The tag is checked here: a blob that was altered or moved fails.

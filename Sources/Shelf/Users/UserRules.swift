@@ -16,8 +16,9 @@ enum UserRows {
     static let apiKeyTouchInterval: TimeInterval = 60
 
     static func decode(_ row: Row) throws -> User {
-        User(id: UserID(try row.int64(0)), name: try row.string(1), isAdmin: try row.get(2), isOwner: try row.get(3), created: try row.get(4),
-             email: try row.string(5), roles: UserRoles(stored: try row.string(6)), maxBitRate: Int(try row.int64(7)))
+        User(
+            id: UserID(try row.int64(0)), name: try row.string(1), isAdmin: try row.get(2), isOwner: try row.get(3), created: try row.get(4),
+            email: try row.string(5), roles: UserRoles(stored: try row.string(6)), maxBitRate: Int(try row.int64(7)))
     }
 
     /// Names appear in logs, URLs and lists, and must compare the same however they are typed:

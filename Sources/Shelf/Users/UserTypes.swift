@@ -20,8 +20,10 @@ public struct User: Sendable, Hashable, Codable, CustomStringConvertible {
     public var maxBitRate: Int
 
     /// Builds a value; the store creates users through `addUser`.
-    public init(id: UserID, name: String, isAdmin: Bool, isOwner: Bool, created: Date, email: String = "",
-                roles: UserRoles = .defaults, maxBitRate: Int = 0) {
+    public init(
+        id: UserID, name: String, isAdmin: Bool, isOwner: Bool, created: Date, email: String = "",
+        roles: UserRoles = .defaults, maxBitRate: Int = 0
+    ) {
         self.id = id
         self.name = name
         self.isAdmin = isAdmin
@@ -34,7 +36,10 @@ public struct User: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// `admin` and `owner` in JSON, the words the command line and the API print.
     enum CodingKeys: String, CodingKey {
-        case id, name, isAdmin = "admin", isOwner = "owner", created, email, roles, maxBitRate
+        case id, name
+        case isAdmin = "admin"
+        case isOwner = "owner"
+        case created, email, roles, maxBitRate
     }
 
     /// Whether the user may do what `role` allows (admins may do everything).

@@ -81,8 +81,9 @@ extension WriteBatch {
         for (index, track) in tracks.enumerated() {
             try db.execute("INSERT INTO share_item (share_id, position, track_id) VALUES (?, ?, ?)", [id.rawValue, Int64(index), track.rawValue])
         }
-        return Share(id: id, token: token, user: user, description: description, created: now, expires: expires,
-                     lastVisited: nil, visitCount: 0, tracks: tracks)
+        return Share(
+            id: id, token: token, user: user, description: description, created: now, expires: expires,
+            lastVisited: nil, visitCount: 0, tracks: tracks)
     }
 
     /// Changes a share's description and expiry (`expires` nil: never expires).
@@ -115,13 +116,15 @@ enum SavedRows {
     static let selectShare = "SELECT id, token, user_id, description, created, expires, last_visited, visit_count FROM share"
 
     static func decodeStation(_ row: Row) throws -> RadioStation {
-        RadioStation(id: SavedID(try row.int64(0)), name: try row.string(1), streamURL: try row.string(2),
-                     homePageURL: row.optionalString(3), created: try row.get(4))
+        RadioStation(
+            id: SavedID(try row.int64(0)), name: try row.string(1), streamURL: try row.string(2),
+            homePageURL: row.optionalString(3), created: try row.get(4))
     }
 
     static func decodeShare(_ row: Row) throws -> Share {
-        Share(id: SavedID(try row.int64(0)), token: try row.string(1), user: UserID(try row.int64(2)), description: try row.string(3),
-              created: try row.get(4), expires: try row.get(5), lastVisited: try row.get(6), visitCount: Int(try row.int64(7)), tracks: [])
+        Share(
+            id: SavedID(try row.int64(0)), token: try row.string(1), user: UserID(try row.int64(2)), description: try row.string(3),
+            created: try row.get(4), expires: try row.get(5), lastVisited: try row.get(6), visitCount: Int(try row.int64(7)), tracks: [])
     }
 
     /// Free text shown to people: bounded, and without control characters but line breaks.
@@ -146,7 +149,7 @@ enum SavedRows {
     /// An absolute `http` or `https` URL with a host, of at most 2,048 bytes.
     static func checkWebURL(_ text: String, field: String) throws {
         guard text.utf8.count <= 2_048, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
+            scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
         else {
             throw LibraryError.invalidValue(field: field, value: text, reason: "an http or https URL of at most 2048 bytes")
         }

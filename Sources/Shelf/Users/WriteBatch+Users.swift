@@ -149,8 +149,11 @@ extension WriteBatch {
         let before = try db.queryOne(
             "SELECT current_index, position, changed_by FROM play_queue WHERE user_id = ?", [user.rawValue]
         ) { (index: $0.optionalInt64(0), position: try $0.int64(1), changedBy: try $0.string(2)) }
-        let beforeTracks = before == nil ? [] : try db.int64Column(
-            "SELECT track_id FROM play_queue_item WHERE user_id = ? ORDER BY position", [user.rawValue])
+        let beforeTracks =
+            before == nil
+            ? []
+            : try db.int64Column(
+                "SELECT track_id FROM play_queue_item WHERE user_id = ? ORDER BY position", [user.rawValue])
         try db.execute("DELETE FROM play_queue WHERE user_id = ?", [user.rawValue])
         // The change log hears of it, so a user's other devices (and live pages) learn the queue moved.
         if tracks.isEmpty {
@@ -174,7 +177,8 @@ extension WriteBatch {
         }
         guard position >= 0 else { throw LibraryError.invalidValue(field: "position", value: "\(position)", reason: "a position is 0 or more milliseconds") }
         if let before {
-            let same = beforeTracks == tracks.map(\.rawValue) && before.index == index.map { Int64($0) } && before.position == Int64(position)
+            let same =
+                beforeTracks == tracks.map(\.rawValue) && before.index == index.map { Int64($0) } && before.position == Int64(position)
                 && before.changedBy == changedBy
             if !same { recordPlayQueue(user, .update) }
         } else {
@@ -194,7 +198,8 @@ extension WriteBatch {
         _ = try requireUser(user)
         if let email {
             guard email.utf8.count <= 320, !email.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw LibraryError.invalidValue(field: "email", value: email.debugDescription, reason: "an address of at most 320 bytes without control characters")
+                throw LibraryError.invalidValue(
+                    field: "email", value: email.debugDescription, reason: "an address of at most 320 bytes without control characters")
             }
             try db.execute("UPDATE user SET email = ? WHERE id = ?", [email, user.rawValue])
         }

@@ -123,7 +123,12 @@ public final class LibraryWatcher: Sendable {
     /// Says once, with the number needed and the line that raises it, that some folders are
     /// left to the scheduled scans.
     private func report(_ coverage: WatchCoverage) {
-        guard coverage.unwatchedCount > 0, !warnedLimit.withLock({ old in defer { old = true }; return old }) else { return }
+        guard coverage.unwatchedCount > 0,
+            !warnedLimit.withLock({ old in
+                defer { old = true }
+                return old
+            })
+        else { return }
         let needed = coverage.needed ?? (coverage.watchedFolders + coverage.unwatchedCount) * 5 / 4
         log(
             "shelf: watch: \(coverage.unwatchedCount) of \(coverage.watchedFolders + coverage.unwatchedCount) music folders cannot be watched "
@@ -289,7 +294,10 @@ public final class LibraryWatcher: Sendable {
             if !away.subtracting(awayNow).isEmpty {
                 log("shelf: watch: the music roots are back; watching and scanning them again")
                 do { _ = try startWatcher() } catch { log("shelf: watch: \(error)") }
-                state.withLock { $0.rescan = true; $0.lastEvent = .now - settle }
+                state.withLock {
+                    $0.rescan = true
+                    $0.lastEvent = .now - settle
+                }
                 wake.yield()
             }
             away = awayNow

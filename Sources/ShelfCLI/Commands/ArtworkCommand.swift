@@ -77,8 +77,9 @@ struct ArtworkCommand: Command {
                 throw CommandFailure(code: "cannotWrite", message: "cannot write \(out.path): \(error.localizedDescription)")
             }
             let name = if case .png = format { "png" } else { "jpeg" }
-            let written = Written(trackID: id, artworkID: artworkID, width: image.width, height: image.height, format: name,
-                                  bytes: encoded.count, out: out.path)
+            let written = Written(
+                trackID: id, artworkID: artworkID, width: image.width, height: image.height, format: name,
+                bytes: encoded.count, out: out.path)
             if output.json { return try output.printJSON(written) }
             output.line("wrote \(out.path): \(image.width)×\(image.height) \(name), \(encoded.count) bytes")
         }

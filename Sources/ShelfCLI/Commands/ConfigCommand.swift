@@ -52,8 +52,9 @@ struct ConfigCommand: StandaloneCommand {
         }
         let (_, errors) = ServerConfig.check(ConfigReader.read(path: path), file: path)
         if output.json {
-            try output.printJSON(Document(
-                file: path, valid: errors.isEmpty, errors: errors.map { .init(line: $0.line, column: $0.column, message: $0.reason) }))
+            try output.printJSON(
+                Document(
+                    file: path, valid: errors.isEmpty, errors: errors.map { .init(line: $0.line, column: $0.column, message: $0.reason) }))
         } else if errors.isEmpty {
             output.line("\(path): ok")
         } else {

@@ -7,7 +7,8 @@ import ShelfWire
 /// file is rewritten atomically, so a failure leaves it byte for byte as it was.
 struct EditCommand: Command {
     static let name = "edit"
-    static let abstract = "Edit tracks' tags in their files and the library: --set FIELD=VALUE (empty clears), --picture FILE or --remove-picture; files are rewritten atomically."
+    static let abstract =
+        "Edit tracks' tags in their files and the library: --set FIELD=VALUE (empty clears), --picture FILE or --remove-picture; files are rewritten atomically."
     static let synopsis = "ID… --set FIELD=VALUE… [--picture FILE | --remove-picture] [--json]"
 
     let ids: [TrackID]
@@ -17,7 +18,8 @@ struct EditCommand: Command {
         var values: [EditableField: String?] = [:]
         while let assignment = try arguments.firstOption("--set") {
             guard let equals = assignment.firstIndex(of: "="), let field = EditableField(rawValue: String(assignment[..<equals])) else {
-                throw UsageError("--set expects FIELD=VALUE with FIELD one of \(EditableField.allCases.map(\.rawValue).joined(separator: ", ")), got '\(assignment)'")
+                throw UsageError(
+                    "--set expects FIELD=VALUE with FIELD one of \(EditableField.allCases.map(\.rawValue).joined(separator: ", ")), got '\(assignment)'")
             }
             let value = String(assignment[assignment.index(after: equals)...])
             values[field] = value.isEmpty ? String?.none : value
@@ -69,7 +71,8 @@ struct EditCommand: Command {
 /// `shelf draft`: what an edit form would start from: stored values, the picture, the file's tags.
 struct DraftCommand: Command {
     static let name = "draft"
-    static let abstract = "Show a track's editable values: the library's (or the file's when the stored picture cannot load), its picture size and the file's own tags."
+    static let abstract =
+        "Show a track's editable values: the library's (or the file's when the stored picture cannot load), its picture size and the file's own tags."
     static let synopsis = "ID [--json]"
 
     let id: TrackID
@@ -94,8 +97,10 @@ struct DraftCommand: Command {
             return try output.printJSON(Result(track: draft.track, source: draft.source.rawValue, picture: picture, fileTags: draft.fileTags?.properties))
         }
         output.line("track \(id) (values from the \(draft.source.rawValue))")
-        for (label, value) in [("title", draft.track.title), ("artist", draft.track.artist), ("album", draft.track.album),
-                               ("album artist", draft.track.albumArtist), ("genre", draft.track.genre), ("year", draft.track.year.map(String.init))] {
+        for (label, value) in [
+            ("title", draft.track.title), ("artist", draft.track.artist), ("album", draft.track.album),
+            ("album artist", draft.track.albumArtist), ("genre", draft.track.genre), ("year", draft.track.year.map(String.init)),
+        ] {
             output.line("  \(label): \(value ?? "–")")
         }
         output.line("  picture: " + (picture.map { "\($0["width"]!)×\($0["height"]!)" } ?? "none"))
@@ -114,8 +119,9 @@ extension EditCommand {
         VALUE clears the field. The exit status is 2 when any file failed; that file is unchanged.
         """
     static let flags = [
-        FlagHelp("--set", "FIELD=VALUE", "A field to write (title, artist, album, albumArtist, genre, year, …); repeat for more; at least one edit is needed.",
-                 repeats: true),
+        FlagHelp(
+            "--set", "FIELD=VALUE", "A field to write (title, artist, album, albumArtist, genre, year, …); repeat for more; at least one edit is needed.",
+            repeats: true),
         FlagHelp("--picture", "FILE", "Embed this JPEG or PNG as the front cover.", completes: .file),
         FlagHelp("--remove-picture", nil, "Remove the embedded pictures."),
     ]

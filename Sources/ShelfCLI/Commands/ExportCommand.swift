@@ -7,8 +7,10 @@ import ShelfWire
 /// from the library and registers them as new tracks.
 struct ExportCommand: Command {
     static let name = "export"
-    static let abstract = "Export tracks (IDs or --filter) to a directory as copy, flac, wav, mp3, m4a or opus, tagged from the library and registered; names from --template."
-    static let synopsis = "(ID… | --filter EXPR) --to DIR --format copy|flac|wav|mp3|m4a|opus [--bitrate K] [--sample-rate HZ] [--channels N] [--template T] [--overwrite] [--json]"
+    static let abstract =
+        "Export tracks (IDs or --filter) to a directory as copy, flac, wav, mp3, m4a or opus, tagged from the library and registered; names from --template."
+    static let synopsis =
+        "(ID… | --filter EXPR) --to DIR --format copy|flac|wav|mp3|m4a|opus [--bitrate K] [--sample-rate HZ] [--channels N] [--template T] [--overwrite] [--json]"
 
     let ids: [TrackID]
     let filter: Filter?
@@ -63,13 +65,15 @@ extension ExportCommand {
     static let flags = [
         FlagHelp("--filter", "EXPR", "Export every track matching EXPR instead of IDs."),
         FlagHelp("--to", "DIR", "The directory to write into (created if needed); required.", completes: .directory),
-        FlagHelp("--format", "FORMAT", "copy (the file as it is) or a format to convert to.", default: "copy",
-                 completes: .choices(ExportFormat.allCases.map(\.rawValue))),
+        FlagHelp(
+            "--format", "FORMAT", "copy (the file as it is) or a format to convert to.", default: "copy",
+            completes: .choices(ExportFormat.allCases.map(\.rawValue))),
         FlagHelp("--bitrate", "K", "The bit rate of lossy formats, 8 to 640 kbit/s.", default: "ffmpeg's for the format"),
         FlagHelp("--sample-rate", "HZ", "Resample to HZ (8000 to 192000; Opus takes 8000, 12000, 16000, 24000 or 48000).", default: "the source's"),
         FlagHelp("--channels", "N", "Mix to N channels (1 to 8).", default: "the source's"),
-        FlagHelp("--template", "T", "The path of each file under --to, from {albumArtist}, {album}, {disc}, {track}, {title}, {ext} and other fields.",
-                 default: ExportOptions.defaultTemplate),
+        FlagHelp(
+            "--template", "T", "The path of each file under --to, from {albumArtist}, {album}, {disc}, {track}, {title}, {ext} and other fields.",
+            default: ExportOptions.defaultTemplate),
         FlagHelp("--overwrite", nil, "Replace files that exist instead of skipping them."),
     ]
     static let examples = [

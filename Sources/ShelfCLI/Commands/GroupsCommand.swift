@@ -41,7 +41,8 @@ struct GroupsCommandOptions: Sendable {
 
 extension GroupsCommand {
     static var synopsis: String {
-        "[--sort name[:desc]] [--sort-tags on|off]" + (kind == .album ? " [--artist ID]" : "") + (kind == .artist ? " [--by artist|albumArtist | --role ROLE]" : "")
+        "[--sort name[:desc]] [--sort-tags on|off]" + (kind == .album ? " [--artist ID]" : "")
+            + (kind == .artist ? " [--by artist|albumArtist | --role ROLE]" : "")
             + " [--after CURSOR] [--limit N] [--json]"
     }
 
@@ -59,11 +60,13 @@ extension GroupsCommand {
             return try output.printJSON(Documents.groups(page))
         }
         let showsArtist = options.query.kind == .album
-        output.line("\(Format.column("ID", 20)) \(Format.column("§", 2)) \(Format.column("Name", 36)) "
-            + (showsArtist ? "\(Format.column("Artist", 24)) " : "") + "Tracks Albums")
+        output.line(
+            "\(Format.column("ID", 20)) \(Format.column("§", 2)) \(Format.column("Name", 36)) "
+                + (showsArtist ? "\(Format.column("Artist", 24)) " : "") + "Tracks Albums")
         for item in page.items {
-            output.line("\(Format.column(item.id.description, 20)) \(Format.column(item.section, 2)) \(Format.column(item.name, 36)) "
-                + (showsArtist ? "\(Format.column(item.artist, 24)) " : "") + "\(Format.column(String(item.trackCount), 6)) \(item.albumCount)")
+            output.line(
+                "\(Format.column(item.id.description, 20)) \(Format.column(item.section, 2)) \(Format.column(item.name, 36)) "
+                    + (showsArtist ? "\(Format.column(item.artist, 24)) " : "") + "\(Format.column(String(item.trackCount), 6)) \(item.albumCount)")
         }
         output.line("(\(page.items.count) of \(page.total) \(Self.name))")
         if let next = page.nextCursor { output.line("next page: --after \(next)") }
@@ -110,11 +113,14 @@ extension GroupsCommand {
         ]
         if kind == .album { flags.append(FlagHelp("--artist", "ID", "Only that artist's albums (an ID from `shelf artists`).", default: "every album")) }
         if kind == .artist {
-            flags.append(FlagHelp("--by", "artist|albumArtist", "Group by track artist or by album artist.", default: "artist",
-                                  completes: .choices(["artist", "albumArtist"])))
-            flags.append(FlagHelp(
-                "--role", "ROLE", "Instead, the people credited in a role (from the tags' roles and performers), with their track and album counts.",
-                completes: .choices(["lyricist", "conductor", "remixer", "producer", "engineer", "mixer", "djmixer", "arranger", "performer"])))
+            flags.append(
+                FlagHelp(
+                    "--by", "artist|albumArtist", "Group by track artist or by album artist.", default: "artist",
+                    completes: .choices(["artist", "albumArtist"])))
+            flags.append(
+                FlagHelp(
+                    "--role", "ROLE", "Instead, the people credited in a role (from the tags' roles and performers), with their track and album counts.",
+                    completes: .choices(["lyricist", "conductor", "remixer", "producer", "engineer", "mixer", "djmixer", "arranger", "performer"])))
         }
         return flags + [ListOptions.afterFlag, ListOptions.limitFlag]
     }

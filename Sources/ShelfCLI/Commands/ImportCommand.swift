@@ -62,7 +62,9 @@ struct ImportCommand: Command {
             Output.log("shelf: \(reason)")
         }
         if output.json { return try output.printJSON(report) }
-        output.line("added \(report.added), updated \(report.updated), unchanged \(report.unchanged), moved \(report.moved) in \(String(format: "%.1f", report.seconds)) s")
+        output.line(
+            "added \(report.added), updated \(report.updated), unchanged \(report.unchanged), moved \(report.moved) in \(String(format: "%.1f", report.seconds)) s"
+        )
         if report.playlists > 0 { output.line("playlists from playlist files: \(report.playlists)") }
         for duplicate in report.duplicates { output.line("duplicate: \(duplicate.path) (same audio as \(duplicate.existing))") }
         for failure in report.failed { output.line("failed: \(failure.error)") }
@@ -110,13 +112,16 @@ extension ImportCommand {
         FlagHelp("--chunk", "N", "Files per transaction (1 to 100000).", default: "500"),
         FlagHelp("--duplicates", nil, "Import files whose audio is already in the library as tracks of their own, instead of reporting them."),
         FlagHelp(
-            "--separators", "LIST", "Where a single artist, album-artist, composer or role tag splits into names, separated by | (empty: never); kept by the library.",
+            "--separators", "LIST",
+            "Where a single artist, album-artist, composer or role tag splits into names, separated by | (empty: never); kept by the library.",
             default: "; | / | feat. | ft. | featuring "),
         FlagHelp("--genre-separators", "LIST", "Where a single genre, mood or release-type tag splits, separated by |; kept by the library.", default: ";|/|,"),
         FlagHelp(
             "--pictures", "ORDER", "embedded: a file's own picture before its folder's cover.* (and the like); files: the folder's first. Kept by the library.",
             default: "embedded"),
-        FlagHelp("--lyrics", "ORDER", "embedded: a file's own lyrics before NAME.lrc or NAME.txt beside it; files: the files first. Kept by the library.", default: "embedded"),
+        FlagHelp(
+            "--lyrics", "ORDER", "embedded: a file's own lyrics before NAME.lrc or NAME.txt beside it; files: the files first. Kept by the library.",
+            default: "embedded"),
     ]
     static let examples = ["shelf import ~/Music", "shelf import album1 album2/track.flac --json", "shelf import /srv/music --chunk 2000"]
     static var words: ValueKind { .file }

@@ -17,7 +17,8 @@ extension StandaloneCommand {
 /// `shelf version`: this build and every library it found, for bug reports.
 struct VersionCommand: StandaloneCommand {
     static let name = "version"
-    static let abstract = "Show shelf's version and commit, the store and mirror schema versions, and the versions of SQLite, TagLib, libjpeg-turbo, libpng, libwebp, libmicrohttpd and ffmpeg."
+    static let abstract =
+        "Show shelf's version and commit, the store and mirror schema versions, and the versions of SQLite, TagLib, libjpeg-turbo, libpng, libwebp, libmicrohttpd and ffmpeg."
     static let synopsis = "[--json]"
     static let discussion = """
         The libraries are asked at run time where they can say (SQLite, libpng, libwebp, libmicrohttpd, ffmpeg), so a \
@@ -39,8 +40,10 @@ struct VersionCommand: StandaloneCommand {
         output.line(Self.line)
         output.line("store schema:  \(document.storeSchema)")
         output.line("mirror schema: \(document.mirrorSchema)")
-        for (name, value) in [("SQLite", document.sqlite), ("TagLib", document.taglib), ("libjpeg-turbo", document.libjpegTurbo),
-                              ("libpng", document.libpng), ("libwebp", document.libwebp), ("libmicrohttpd", document.libmicrohttpd), ("ffmpeg", document.ffmpeg)] {
+        for (name, value) in [
+            ("SQLite", document.sqlite), ("TagLib", document.taglib), ("libjpeg-turbo", document.libjpegTurbo),
+            ("libpng", document.libpng), ("libwebp", document.libwebp), ("libmicrohttpd", document.libmicrohttpd), ("ffmpeg", document.ffmpeg),
+        ] {
             output.line("\((name + ":").padding(toLength: 15, withPad: " ", startingAt: 0))\(value ?? "not found")")
         }
     }

@@ -8,7 +8,8 @@ import ShelfWire
 struct PlaylistCommand: Command {
     static let name = "playlist"
     static let readsMirror = true
-    static let abstract = "Playlists and folders: list, create, show, page (own order or --sort, with a cursor), add (at a position), move, remove (by position), delete."
+    static let abstract =
+        "Playlists and folders: list, create, show, page (own order or --sort, with a cursor), add (at a position), move, remove (by position), delete."
     static let synopsis = """
         list | create NAME [--folder] [--parent ID] | show ID | add ID TRACK... [--at POS] | move ID POS... --to POS
               | remove ID POS... | delete ID | page ID [--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--after CURSOR] [--limit N]
@@ -214,18 +215,23 @@ extension PlaylistCommand {
         once, so move and remove take positions, not track IDs. page lists a playlist in its own order, or \
         sorted and filtered like `shelf tracks`, by cursor. Every change is logged for syncing clients.
         """
-    static let flags = [
-        FlagHelp("--folder", nil, "With create: make a folder, which holds playlists instead of tracks."),
-        FlagHelp("--parent", "ID", "With create: the folder to put it in.", default: "the top level"),
-        FlagHelp("--at", "POS", "With add: the position to insert at.", default: "the end"),
-        FlagHelp("--to", "POS", "With move: the position the entries move to; required."),
-        FlagHelp("--format", "m3u8|m3u", "With export: the playlist file's format (both extended M3U in UTF-8).", default: "m3u8", completes: .choices(["m3u8", "m3u"])),
-        FlagHelp("--relative-to", "DIR", "With export: write paths relative to DIR (where the playlist file will be).", default: "absolute paths"),
-        FlagHelp("--output", "FILE", "With export: write the playlist file there.", default: "standard output"),
-    ] + ListOptions.flags.map { flag in
-        FlagHelp(flag.name, flag.value, "With page: " + flag.help, default: flag.name == "--sort" ? "the playlist's own order" : flag.defaultValue,
-                 completes: flag.completes)
-    } + [ListOptions.afterFlag, ListOptions.limitFlag]
+    static let flags =
+        [
+            FlagHelp("--folder", nil, "With create: make a folder, which holds playlists instead of tracks."),
+            FlagHelp("--parent", "ID", "With create: the folder to put it in.", default: "the top level"),
+            FlagHelp("--at", "POS", "With add: the position to insert at.", default: "the end"),
+            FlagHelp("--to", "POS", "With move: the position the entries move to; required."),
+            FlagHelp(
+                "--format", "m3u8|m3u", "With export: the playlist file's format (both extended M3U in UTF-8).", default: "m3u8",
+                completes: .choices(["m3u8", "m3u"])),
+            FlagHelp("--relative-to", "DIR", "With export: write paths relative to DIR (where the playlist file will be).", default: "absolute paths"),
+            FlagHelp("--output", "FILE", "With export: write the playlist file there.", default: "standard output"),
+        ]
+        + ListOptions.flags.map { flag in
+            FlagHelp(
+                flag.name, flag.value, "With page: " + flag.help, default: flag.name == "--sort" ? "the playlist's own order" : flag.defaultValue,
+                completes: flag.completes)
+        } + [ListOptions.afterFlag, ListOptions.limitFlag]
     static let examples = [
         "shelf playlist create 'Road trip'",
         "shelf playlist add 4 101 102 103 --at 1",

@@ -7,7 +7,8 @@ import ShelfCore
 struct SearchCommand: Command {
     static let name = "search"
     static let readsMirror = true
-    static let abstract = "Search titles, artists, albums, composers, genres and sort-tag readings (accents, width and kana folded; the last word is a prefix), best first."
+    static let abstract =
+        "Search titles, artists, albums, composers, genres and sort-tag readings (accents, width and kana folded; the last word is a prefix), best first."
     static let synopsis = "TEXT... [--filter EXPR] [--playlist ID] [--after CURSOR] [--limit N] [--json]"
 
     let text: String

@@ -8,8 +8,10 @@ import ShelfServer
 /// its flags over its config file over the defaults; SIGHUP rereads the file.
 struct ServeCommand: Command {
     static let name = "serve"
-    static let abstract = "Serve the library over HTTP (JSON API, artwork, streaming, live events) until SIGINT/SIGTERM; 127.0.0.1:4040 unless --listen or the config file says otherwise."
-    static let synopsis = "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--watch on|off] [--purge-missing-after DURATION] [--loudness] [--sharing on|off] [--podcast-dir DIR] [--podcast-allow-private] [--jukebox] [--log-format text|json] [--log-file FILE]"
+    static let abstract =
+        "Serve the library over HTTP (JSON API, artwork, streaming, live events) until SIGINT/SIGTERM; 127.0.0.1:4040 unless --listen or the config file says otherwise."
+    static let synopsis =
+        "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--watch on|off] [--purge-missing-after DURATION] [--loudness] [--sharing on|off] [--podcast-dir DIR] [--podcast-allow-private] [--jukebox] [--log-format text|json] [--log-file FILE]"
 
     /// What the flags set; nil (empty for `music`) where they are silent, so the file or the default applies.
     struct Flags: Sendable {
@@ -91,7 +93,8 @@ struct ServeCommand: Command {
             if tls != other.tls { keys.append("tls-cert/tls-key") }
             if library != other.library { keys.append("library") }
             if podcastDir != other.podcastDir || podcastAllowPrivate != other.podcastAllowPrivate
-                || podcastMaxEpisodeSize != other.podcastMaxEpisodeSize || podcastRefresh != other.podcastRefresh {
+                || podcastMaxEpisodeSize != other.podcastMaxEpisodeSize || podcastRefresh != other.podcastRefresh
+            {
                 keys.append("podcast settings")
             }
             if jukebox != other.jukebox || jukeboxAudioOutput != other.jukeboxAudioOutput { keys.append("jukebox") }
@@ -183,7 +186,9 @@ struct ServeCommand: Command {
         if try await library.users().isEmpty {
             throw CommandFailure(
                 code: "noUsers",
-                message: "no users yet; create the first (it becomes the library's owner and an admin) with: shelf --library \(library.directory.path) user add NAME --admin")
+                message:
+                    "no users yet; create the first (it becomes the library's owner and an admin) with: shelf --library \(library.directory.path) user add NAME --admin"
+            )
         }
         var options = ShelfServer.Options()
         options.address = settings.listen.host
@@ -213,7 +218,9 @@ struct ServeCommand: Command {
             options.eventStallLimit = .milliseconds(milliseconds)
         }
         if let tls = settings.tls {
-            guard let certificate = FileManager.default.contents(atPath: tls.certificate) else { throw UsageError("--tls-cert: cannot read '\(tls.certificate)'") }
+            guard let certificate = FileManager.default.contents(atPath: tls.certificate) else {
+                throw UsageError("--tls-cert: cannot read '\(tls.certificate)'")
+            }
             guard let key = FileManager.default.contents(atPath: tls.key) else { throw UsageError("--tls-key: cannot read '\(tls.key)'") }
             options.tls = (certificate, key)
         }
@@ -286,7 +293,8 @@ struct ServeCommand: Command {
             }
             log.message(
                 "shelf: reloaded \(path ?? "(no config file)"): log-format \(settings.logFormat.rawValue), max-transcodes \(settings.maxTranscodes), "
-                    + "music \(settings.music.count) folder(s), scan-interval \(settings.scanInterval), sharing \(settings.sharing ? "on" : "off"), presets \(settings.presets.isEmpty ? "none" : settings.presets.keys.sorted().joined(separator: ","))")
+                    + "music \(settings.music.count) folder(s), scan-interval \(settings.scanInterval), sharing \(settings.sharing ? "on" : "off"), presets \(settings.presets.isEmpty ? "none" : settings.presets.keys.sorted().joined(separator: ","))"
+            )
         }
     }
 
@@ -357,8 +365,9 @@ extension ServeCommand {
         at once; the address, TLS files and library need a restart.
         """
     static let flags = [
-        FlagHelp("--config", "FILE", "The config file (TOML: see README and `shelf config check`).",
-                 default: "$XDG_CONFIG_HOME/shelf/config.toml, else /etc/shelf/config.toml under systemd, else none", completes: .file),
+        FlagHelp(
+            "--config", "FILE", "The config file (TOML: see README and `shelf config check`).",
+            default: "$XDG_CONFIG_HOME/shelf/config.toml, else /etc/shelf/config.toml under systemd, else none", completes: .file),
         FlagHelp("--listen", "ADDR:PORT", "The address to listen on (an IPv4 literal, or IPv6 in brackets).", default: "127.0.0.1:4040"),
         FlagHelp("--tls-cert", "FILE", "Serve HTTPS with this PEM certificate (with --tls-key).", completes: .file),
         FlagHelp("--tls-key", "FILE", "The PEM private key of --tls-cert.", completes: .file),
@@ -366,20 +375,28 @@ extension ServeCommand {
         FlagHelp(
             "--music", "DIR", "A music folder that scans import from (repeatable; replaces the config's `music`).",
             default: "none (startScan is refused)", completes: .directory, repeats: true),
-        FlagHelp("--scan-interval", "DURATION", "Scan the music folders at start and this long after each scan ends (seconds, or 90s, 30m, 6h, 1d; 0 or off: only on startScan).",
-                 default: "off"),
-        FlagHelp("--log-format", "text|json", "One plain line per event, or one JSON object per line.", default: "text",
-                 completes: .choices(ServerLog.Format.allCases.map(\.rawValue))),
+        FlagHelp(
+            "--scan-interval", "DURATION",
+            "Scan the music folders at start and this long after each scan ends (seconds, or 90s, 30m, 6h, 1d; 0 or off: only on startScan).",
+            default: "off"),
+        FlagHelp(
+            "--log-format", "text|json", "One plain line per event, or one JSON object per line.", default: "text",
+            completes: .choices(ServerLog.Format.allCases.map(\.rawValue))),
         FlagHelp("--watch", "on|off", "Watch the music folders (inotify) and import what changes within seconds.", default: "on"),
         FlagHelp(
             "--purge-missing-after", "DURATION",
             "Remove tracks missing this long (seconds, or 30d; 0 or off: never); an offline root's tracks never are.", default: "off"),
         FlagHelp("--loudness", nil, "Measure the loudness of tracks without ReplayGain in the background (EBU R128, one at a time, niced)."),
-        FlagHelp("--sharing", "on|off", "Whether users may make public share links; off also closes the existing ones.", default: "on",
-                 completes: .choices(["on", "off"])),
-        FlagHelp("--podcast-dir", "DIR", "Where podcast episodes and channel pictures are downloaded (one folder per channel).",
-                 default: "podcasts in the library directory", completes: .directory),
-        FlagHelp("--podcast-allow-private", nil, "Allow podcast feeds and episodes on private, loopback and link-local addresses (refused otherwise, so a feed URL cannot reach the server's own network)."),
+        FlagHelp(
+            "--sharing", "on|off", "Whether users may make public share links; off also closes the existing ones.", default: "on",
+            completes: .choices(["on", "off"])),
+        FlagHelp(
+            "--podcast-dir", "DIR", "Where podcast episodes and channel pictures are downloaded (one folder per channel).",
+            default: "podcasts in the library directory", completes: .directory),
+        FlagHelp(
+            "--podcast-allow-private", nil,
+            "Allow podcast feeds and episodes on private, loopback and link-local addresses (refused otherwise, so a feed URL cannot reach the server's own network)."
+        ),
         FlagHelp("--jukebox", nil, "Play on the server's own audio output through mpv when admins or users with the jukebox role ask (jukeboxControl)."),
         FlagHelp("--log-file", "FILE", "Append the log to FILE instead of stderr (reopened on SIGHUP, for log rotation).", default: "stderr", completes: .file),
     ]

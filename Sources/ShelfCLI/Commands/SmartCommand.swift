@@ -7,8 +7,10 @@ import ShelfWire
 struct SmartCommand: Command {
     static let name = "smart"
     static let readsMirror = true
-    static let abstract = "Smart playlists: create NAME --rule 'EXPR' (filter language plus playlist:ID, -playlist:ID, dateAdded:last:30d) [--limit N|90m|2h|700MB|4GB --by SELECTION]; show ID."
-    static let synopsis = "create NAME --rule EXPR [--limit LIMIT --by random|mostPlayed|leastPlayed|highestRated|mostRecentlyAdded|mostRecentlyPlayed] [--parent ID] | show ID [--limit N]   [--json]"
+    static let abstract =
+        "Smart playlists: create NAME --rule 'EXPR' (filter language plus playlist:ID, -playlist:ID, dateAdded:last:30d) [--limit N|90m|2h|700MB|4GB --by SELECTION]; show ID."
+    static let synopsis =
+        "create NAME --rule EXPR [--limit LIMIT --by random|mostPlayed|leastPlayed|highestRated|mostRecentlyAdded|mostRecentlyPlayed] [--parent ID] | show ID [--limit N]   [--json]"
 
     enum Action {
         case create(name: String, rules: SmartRules, parent: PlaylistID?)
@@ -41,10 +43,11 @@ struct SmartCommand: Command {
             action = .create(name: words[0], rules: SmartRules(condition, limit: limit, selection: selection), parent: parent)
         case "show":
             guard words.count == 1 else { throw UsageError("smart show expects one ID") }
-            let limit = try limitText.map { text in
-                guard let value = Int(text), value >= 0 else { throw UsageError("--limit expects a count, got '\(text)'") }
-                return value
-            } ?? 50
+            let limit =
+                try limitText.map { text in
+                    guard let value = Int(text), value >= 0 else { throw UsageError("--limit expects a count, got '\(text)'") }
+                    return value
+                } ?? 50
             action = .show(try PlaylistCommand.playlistID(words[0]), limit: limit)
         case let other:
             throw UsageError("smart expects create or show, got '\(other)'")
@@ -79,8 +82,9 @@ extension SmartCommand {
         """
     static let flags = [
         FlagHelp("--rule", "EXPR", "With create: which tracks belong; required."),
-        FlagHelp("--limit", "LIMIT", "With create: keep N tracks, 90m/2h of music or 700MB/4GB of files (needs --by); with show: the most tracks to print.",
-                 default: "no limit; 50 with show"),
+        FlagHelp(
+            "--limit", "LIMIT", "With create: keep N tracks, 90m/2h of music or 700MB/4GB of files (needs --by); with show: the most tracks to print.",
+            default: "no limit; 50 with show"),
         FlagHelp("--by", "SELECTION", "With create: which tracks a limit keeps.", completes: .choices(SmartSelection.allCases.map(\.rawValue))),
         FlagHelp("--parent", "ID", "With create: the folder to put it in.", default: "the top level"),
     ]

@@ -35,7 +35,8 @@ struct ListOptions {
 struct TracksCommand: Command {
     static let name = "tracks"
     static let readsMirror = true
-    static let abstract = "List a page of tracks in order (--sort albumArtist, year:desc), filtered (--filter 'artist:beatles year:1965..1970'), by --after CURSOR or --offset."
+    static let abstract =
+        "List a page of tracks in order (--sort albumArtist, year:desc), filtered (--filter 'artist:beatles year:1965..1970'), by --after CURSOR or --offset."
     static let synopsis = "[--sort FIELD[:desc]] [--sort-tags on|off] [--filter EXPR] [--after CURSOR | --offset N] [--limit N] [--album ID] [--json]"
 
     let list: ListOptions
@@ -63,11 +64,12 @@ struct TracksCommand: Command {
             let page = ListPage(items: items, nextCursor: nil, total: items.count)
             return try await Self.print(page, library: library, output: output, suffix: " on album \(album)")
         }
-        let page = if let offset {
-            try await library.list(list.query, offset: offset, limit: limit)
-        } else {
-            try await library.list(list.query, after: after, limit: limit)
-        }
+        let page =
+            if let offset {
+                try await library.list(list.query, offset: offset, limit: limit)
+            } else {
+                try await library.list(list.query, after: after, limit: limit)
+            }
         try await Self.print(page, library: library, output: output, suffix: offset.map { ", from \($0)" } ?? "")
     }
 
@@ -183,12 +185,16 @@ struct MirrorCommand: Command {
 extension ListOptions {
     /// The help of the flags every list command shares.
     static let flags: [FlagHelp] = [
-        FlagHelp("--sort", "FIELD[:desc]", "The order, by any track field; ties are broken by a fixed chain (artist: album, disc, track, title).",
-                 default: "artist", completes: .sortFields),
-        FlagHelp("--sort-tags", "on|off", "Whether artist, album, album artist, composer and title sort by their sort tags when present.",
-                 default: "on", completes: .choices(["on", "off"])),
-        FlagHelp("--filter", "EXPR", "Only tracks matching EXPR: `artist:beatles year:1965..1970 genre:=Rock -genre:Pop rating:>=80`; a bare word matches any text field.",
-                 default: "every track"),
+        FlagHelp(
+            "--sort", "FIELD[:desc]", "The order, by any track field; ties are broken by a fixed chain (artist: album, disc, track, title).",
+            default: "artist", completes: .sortFields),
+        FlagHelp(
+            "--sort-tags", "on|off", "Whether artist, album, album artist, composer and title sort by their sort tags when present.",
+            default: "on", completes: .choices(["on", "off"])),
+        FlagHelp(
+            "--filter", "EXPR",
+            "Only tracks matching EXPR: `artist:beatles year:1965..1970 genre:=Rock -genre:Pop rating:>=80`; a bare word matches any text field.",
+            default: "every track"),
     ]
     /// `--after CURSOR`.
     static let afterFlag = FlagHelp("--after", "CURSOR", "Start after the cursor an earlier page printed (its `nextCursor`).", default: "the first page")
@@ -203,12 +209,13 @@ extension TracksCommand {
         in constant time at any depth; --offset N jumps to a position instead. --album lists one album's tracks \
         in disc and track order. Answered from the read mirror when it is built.
         """
-    static let flags = ListOptions.flags + [
-        ListOptions.afterFlag,
-        FlagHelp("--offset", "N", "Start at position N (from 0) instead of after a cursor; cannot be combined with --after.", default: "0"),
-        ListOptions.limitFlag,
-        FlagHelp("--album", "ID", "Only that album's tracks (an ID from `shelf albums`), in disc and track order."),
-    ]
+    static let flags =
+        ListOptions.flags + [
+            ListOptions.afterFlag,
+            FlagHelp("--offset", "N", "Start at position N (from 0) instead of after a cursor; cannot be combined with --after.", default: "0"),
+            ListOptions.limitFlag,
+            FlagHelp("--album", "ID", "Only that album's tracks (an ID from `shelf albums`), in disc and track order."),
+        ]
     static let examples = [
         "shelf tracks --sort year:desc --limit 20",
         "shelf tracks --filter 'artist:beatles year:1965..1970' --sort album",

@@ -167,7 +167,8 @@ extension NativeAPI {
         do { condition = try SmartRules.parseCondition(body.rule) } catch { throw HTTPError.badRequest("rule: \(error)", code: "invalidValue") }
         let selection = try body.by.map { text throws(HTTPError) in
             guard let value = SmartSelection(rawValue: text) else {
-                throw HTTPError.badRequest("by expects one of \(SmartSelection.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'", code: "invalidValue")
+                throw HTTPError.badRequest(
+                    "by expects one of \(SmartSelection.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'", code: "invalidValue")
             }
             return value
         }

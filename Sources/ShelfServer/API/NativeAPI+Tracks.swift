@@ -72,11 +72,12 @@ extension NativeAPI {
         let offset = try request.int("offset", in: 0...Int(Int32.max))
         let after = try request.after()
         if offset != nil && after != nil { throw HTTPError.badRequest("after and offset cannot be combined", code: "invalidValue") }
-        let page = if let offset {
-            try await library.list(query, offset: offset, limit: limit)
-        } else {
-            try await library.list(query, after: after, limit: limit)
-        }
+        let page =
+            if let offset {
+                try await library.list(query, offset: offset, limit: limit)
+            } else {
+                try await library.list(query, after: after, limit: limit)
+            }
         return try .json(try await Documents.tracks(page, library))
     }
 
@@ -120,7 +121,6 @@ extension NativeAPI {
             kind: kind, by: request.query("by"), sort: request.query("sort"), sortTags: request.query("sortTags"), artist: request.query("artist"))
         return try .json(SectionsDocument(sections: try await library.groupSections(query)))
     }
-
 
     struct IDsBody: Decodable { let ids: [Int64] }
 

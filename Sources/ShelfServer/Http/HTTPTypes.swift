@@ -231,7 +231,10 @@ public final class ByteStream: @unchecked Sendable {
 
     /// Appends `data`, waiting while the buffer is full; false once the stream is cancelled.
     public func write(_ data: Data) async -> Bool {
-        enum Step { case wrote((@Sendable () -> Void)?), full, closed }
+        enum Step {
+            case wrote((@Sendable () -> Void)?)
+            case full, closed
+        }
         var offset = 0
         if let length {
             let taken = state.withLock { $0.sent + UInt64($0.buffer.count) }

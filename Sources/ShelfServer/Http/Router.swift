@@ -243,7 +243,9 @@ public final class Router: Sendable {
         default:
             if let status = userErrorStatus(error.code) { return HTTPError(status: status, code: error.code, message: error.description) }
             report("library error: \(error)")
-            return HTTPError(status: 500, code: error.code == "database" ? "internal" : error.code, message: "the library failed to answer; the server's log has the details")
+            return HTTPError(
+                status: 500, code: error.code == "database" ? "internal" : error.code, message: "the library failed to answer; the server's log has the details"
+            )
         }
     }
 

@@ -24,9 +24,12 @@ enum Avatar {
         var glyphs: [Character: [UInt8]] = [:]
         let names = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         for (index, name) in names.enumerated() {
-            let head = rows[index], tail = tails[index]
-            glyphs[name] = [UInt8(head >> 24 & 0x1F), UInt8(head >> 16 & 0x1F), UInt8(head >> 8 & 0x1F), UInt8(head & 0x1F),
-                            UInt8(tail >> 16 & 0x1F), UInt8(tail >> 8 & 0x1F), UInt8(tail & 0x1F)]
+            let head = rows[index]
+            let tail = tails[index]
+            glyphs[name] = [
+                UInt8(head >> 24 & 0x1F), UInt8(head >> 16 & 0x1F), UInt8(head >> 8 & 0x1F), UInt8(head & 0x1F),
+                UInt8(tail >> 16 & 0x1F), UInt8(tail >> 8 & 0x1F), UInt8(tail & 0x1F),
+            ]
         }
         return glyphs
     }()
@@ -49,14 +52,15 @@ enum Avatar {
         for byte in name.lowercased().utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         let hue = Double(hash % 360) / 60
         let x = 1 - abs(hue.truncatingRemainder(dividingBy: 2) - 1)
-        let (r, g, b): (Double, Double, Double) = switch Int(hue) {
-        case 0: (1, x, 0)
-        case 1: (x, 1, 0)
-        case 2: (0, 1, x)
-        case 3: (0, x, 1)
-        case 4: (x, 0, 1)
-        default: (1, 0, x)
-        }
+        let (r, g, b): (Double, Double, Double) =
+            switch Int(hue) {
+            case 0: (1, x, 0)
+            case 1: (x, 1, 0)
+            case 2: (0, 1, x)
+            case 3: (0, x, 1)
+            case 4: (x, 0, 1)
+            default: (1, 0, x)
+            }
         // Dark enough that white letters read on it.
         let background = [UInt8(40 + r * 120), UInt8(40 + g * 120), UInt8(40 + b * 120)]
         var pixels = [UInt8](repeating: 255, count: side * side * 4)

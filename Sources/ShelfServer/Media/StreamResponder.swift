@@ -131,8 +131,10 @@ public final class StreamResponder: Sendable {
         public var slice: (start: Double, end: Double?)?
 
         /// A source from its parts.
-        public init(path: String, codec: String?, duration: Double?, name: String, bitRate: Int? = nil, channels: Int? = nil,
-                    sampleRate: Int? = nil, bitDepth: Int? = nil) {
+        public init(
+            path: String, codec: String?, duration: Double?, name: String, bitRate: Int? = nil, channels: Int? = nil,
+            sampleRate: Int? = nil, bitDepth: Int? = nil
+        ) {
             self.path = path
             self.codec = codec
             self.duration = duration
@@ -145,8 +147,9 @@ public final class StreamResponder: Sendable {
 
         /// A track's file.
         public init(_ track: Track) {
-            self.init(path: track.filePath, codec: track.codec, duration: track.duration, name: "\(track.id)", bitRate: track.bitrate,
-                      channels: track.channels, sampleRate: track.sampleRate, bitDepth: track.details.bitDepth)
+            self.init(
+                path: track.filePath, codec: track.codec, duration: track.duration, name: "\(track.id)", bitRate: track.bitrate,
+                channels: track.channels, sampleRate: track.sampleRate, bitDepth: track.details.bitDepth)
             if let cue = track.details.cue { slice = (cue.start, cue.end) }
         }
     }

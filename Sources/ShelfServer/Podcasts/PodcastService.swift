@@ -351,7 +351,7 @@ public final class PodcastService: Sendable {
     /// An `http`/`https` URL, and not a literal private address unless allowed.
     private func checkAddress(_ url: String, field: String) throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = parsed.host, !host.isEmpty
+            let host = parsed.host, !host.isEmpty
         else {
             throw LibraryError.invalidValue(field: field, value: url, reason: "podcasts are fetched from http and https URLs only")
         }

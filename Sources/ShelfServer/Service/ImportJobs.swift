@@ -66,11 +66,12 @@ public final class ImportJobs: Sendable {
                         imported = paths.filter { url in !offline.contains { Library.isPath(url.standardizedFileURL.path, under: $0) } }
                     }
                     let report = try await library.importFiles(at: imported) { progress in
-                        onChange(current.withLock { status in
-                            status.done = progress.done
-                            status.total = progress.total
-                            return status
-                        })
+                        onChange(
+                            current.withLock { status in
+                                status.done = progress.done
+                                status.total = progress.total
+                                return status
+                            })
                     }
                     var scanned: ScanReport?
                     if scan {
@@ -78,9 +79,17 @@ public final class ImportJobs: Sendable {
                         scanned = try await library.scanMissing(
                             prune: purge != nil, missingBefore: purge.map { Date().addingTimeInterval(-Double($0.components.seconds)) })
                     }
-                    current.withLock { $0.state = "finished"; $0.report = report; $0.scan = scanned; $0.done = $0.total }
+                    current.withLock {
+                        $0.state = "finished"
+                        $0.report = report
+                        $0.scan = scanned
+                        $0.done = $0.total
+                    }
                 } catch {
-                    current.withLock { $0.state = "failed"; $0.error = String(describing: error) }
+                    current.withLock {
+                        $0.state = "failed"
+                        $0.error = String(describing: error)
+                    }
                 }
                 onChange(current.withLock { $0 })
             }

@@ -93,9 +93,10 @@ public struct ServerConfig: Sendable, Equatable {
         var config = ServerConfig()
         var errors = document.errors
         for table in document.tables where !tables.contains(table.name) {
-            errors.append(ConfigError(
-                file: file, line: table.line, column: table.column,
-                reason: "unknown table [\(table.name)] (known: \(tables.map { "[\($0)]" }.joined(separator: ", ")))"))
+            errors.append(
+                ConfigError(
+                    file: file, line: table.line, column: table.column,
+                    reason: "unknown table [\(table.name)] (known: \(tables.map { "[\($0)]" }.joined(separator: ", ")))"))
         }
         var tlsLines: (cert: Int?, key: Int?) = (nil, nil)
         for entry in document.entries {
@@ -116,7 +117,9 @@ public struct ServerConfig: Sendable, Equatable {
                 case "library": config.library = try absolutePath(entry, directory: true)
                 case "listen":
                     let text = try string(entry)
-                    guard let address = ListenAddress.parse(text) else { throw ConfigValueError("listen expects ADDR:PORT with an IP address (127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040), got '\(text)'") }
+                    guard let address = ListenAddress.parse(text) else {
+                        throw ConfigValueError("listen expects ADDR:PORT with an IP address (127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040), got '\(text)'")
+                    }
                     config.listen = address
                 case "tls-cert":
                     config.tlsCert = try absolutePath(entry, directory: false)
@@ -132,7 +135,8 @@ public struct ServerConfig: Sendable, Equatable {
                     config.loudness = try boolean(entry)
                 case "purge-missing-after":
                     guard let interval = ScanInterval.parse(entry.value) else {
-                        throw ConfigValueError("purge-missing-after expects seconds (1 or more), a string such as \"30d\", or 0 or \"off\"; got \(describe(entry.value))")
+                        throw ConfigValueError(
+                            "purge-missing-after expects seconds (1 or more), a string such as \"30d\", or 0 or \"off\"; got \(describe(entry.value))")
                     }
                     config.purgeMissingAfter = interval
                 case "jukebox":
@@ -153,7 +157,8 @@ public struct ServerConfig: Sendable, Equatable {
                     config.podcastMaxEpisodeSize = value
                 case "podcast-refresh":
                     guard let interval = ScanInterval.parse(entry.value) else {
-                        throw ConfigValueError("podcast-refresh expects seconds (1 or more), a string such as \"6h\" or \"1d\", or 0 or \"off\"; got \(describe(entry.value))")
+                        throw ConfigValueError(
+                            "podcast-refresh expects seconds (1 or more), a string such as \"6h\" or \"1d\", or 0 or \"off\"; got \(describe(entry.value))")
                     }
                     config.podcastRefresh = interval
                 case "max-transcodes":
@@ -162,7 +167,9 @@ public struct ServerConfig: Sendable, Equatable {
                     }
                     config.maxTranscodes = value
                 case "music":
-                    guard case .strings(let folders) = entry.value else { throw ConfigValueError("music expects an array of directory paths, got \(entry.value.kind)") }
+                    guard case .strings(let folders) = entry.value else {
+                        throw ConfigValueError("music expects an array of directory paths, got \(entry.value.kind)")
+                    }
                     // Only the form is checked: a folder on a network mount may not be there yet when
                     // the server starts (or reloads); a scan reports a folder it cannot read.
                     for folder in folders {
@@ -171,18 +178,23 @@ public struct ServerConfig: Sendable, Equatable {
                     config.music = folders
                 case "scan-interval":
                     guard let interval = ScanInterval.parse(entry.value) else {
-                        throw ConfigValueError("scan-interval expects seconds (1 or more), a string such as \"90s\", \"30m\", \"6h\" or \"1d\", or 0 or \"off\"; got \(describe(entry.value))")
+                        throw ConfigValueError(
+                            "scan-interval expects seconds (1 or more), a string such as \"90s\", \"30m\", \"6h\" or \"1d\", or 0 or \"off\"; got \(describe(entry.value))"
+                        )
                     }
                     config.scanInterval = interval
                 case "log-format":
                     let text = try string(entry)
-                    guard let format = ServerLog.Format(rawValue: text) else { throw ConfigValueError("log-format expects \"text\" or \"json\", got '\(text)'") }
+                    guard let format = ServerLog.Format(rawValue: text) else {
+                        throw ConfigValueError("log-format expects \"text\" or \"json\", got '\(text)'")
+                    }
                     config.logFormat = format
                 case "log-file": config.logFile = try absolutePath(entry, directory: false)
                 default:
-                    errors.append(ConfigError(
-                        file: file, line: entry.line, column: entry.column,
-                        reason: "unknown key '\(entry.key)' (known: \(keys.map(\.name).joined(separator: ", ")); presets go under [presets])"))
+                    errors.append(
+                        ConfigError(
+                            file: file, line: entry.line, column: entry.column,
+                            reason: "unknown key '\(entry.key)' (known: \(keys.map(\.name).joined(separator: ", ")); presets go under [presets])"))
                 }
             } catch {
                 fail(error.reason)

@@ -47,7 +47,8 @@ public final class ServerLog: Sendable {
         if let file {
             descriptor = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
             guard descriptor >= 0 else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: "cannot open the log file '\(file)': \(String(cString: strerror(errno)))"])
+                throw CocoaError(
+                    .fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: "cannot open the log file '\(file)': \(String(cString: strerror(errno)))"])
             }
         }
         let old = state.withLock { state -> Int32? in

@@ -79,7 +79,8 @@ extension SubsonicAPI {
         let id = try SubsonicParameters.track(try p.required("mediaId"), "mediaId")
         let type = try p.required("mediaType")
         guard type == "song" else {
-            throw type == "podcast" ? SubsonicError.notFound("podcast episode '\(p.value("mediaId") ?? "")'") : SubsonicError.invalid("mediaType", type, "song or podcast")
+            throw type == "podcast"
+                ? SubsonicError.notFound("podcast episode '\(p.value("mediaId") ?? "")'") : SubsonicError.invalid("mediaType", type, "song or podcast")
         }
         guard let position = try p.int("positionMs", in: 0...Int(Int64.max)) else { throw SubsonicError.missing("positionMs") }
         let state = try p.required("state")
@@ -92,8 +93,9 @@ extension SubsonicAPI {
         let ignore = try p.bool("ignoreScrobble") ?? false
         guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
         if state == "stopped" { nowPlaying.remove(user.id) } else { nowPlaying.record(id, user: user, player: p.value("c") ?? "") }
-        let count = listens.report(user: user.id, track: id, state: state, position: position, duration: track.duration,
-                                   countable: !ignore)
+        let count = listens.report(
+            user: user.id, track: id, state: state, position: position, duration: track.duration,
+            countable: !ignore)
         if count { try await context.write { batch in try batch.recordPlay(id, by: user.id, at: Date()) } }
         return .empty
     }

@@ -46,8 +46,10 @@ extension SubsonicAPI {
         let user = try call.signedIn
         guard let queue = try await library.playQueue(of: user.id) else { return .empty }
         let entries = try await songs(queue.tracks, for: user)
-        return .element("playQueue", SubsonicPlayQueue(
-            current: queue.current, position: queue.position, username: user.name, changed: queue.changed, changedBy: queue.changedBy, entries: entries))
+        return .element(
+            "playQueue",
+            SubsonicPlayQueue(
+                current: queue.current, position: queue.position, username: user.name, changed: queue.changed, changedBy: queue.changedBy, entries: entries))
     }
 
     /// getPlayQueueByIndex: the same queue with the current song's place instead of its ID.
@@ -55,9 +57,11 @@ extension SubsonicAPI {
         let user = try call.signedIn
         guard let queue = try await library.playQueue(of: user.id) else { return .empty }
         let entries = try await songs(queue.tracks, for: user)
-        return .element("playQueueByIndex", SubsonicPlayQueue(
-            current: nil, currentIndex: queue.currentIndex, position: queue.position, username: user.name, changed: queue.changed,
-            changedBy: queue.changedBy, entries: entries))
+        return .element(
+            "playQueueByIndex",
+            SubsonicPlayQueue(
+                current: nil, currentIndex: queue.currentIndex, position: queue.position, username: user.name, changed: queue.changed,
+                changedBy: queue.changedBy, entries: entries))
     }
 
     /// getBookmarks: the user's bookmarks, each with its song.

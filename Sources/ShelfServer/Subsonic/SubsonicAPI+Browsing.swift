@@ -103,13 +103,19 @@ extension SubsonicAPI {
             let artist = try await artistItem(id)
             let rows = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
             let albums = try await albums(rows, child: true, stars: try await groupStars(of: user))
-            return .element("directory", SubsonicDirectory(id: .artist(id), name: SubsonicPlaceholder.name(artist.name, SubsonicPlaceholder.artist), albumCount: artist.albumCount, albums: albums))
+            return .element(
+                "directory",
+                SubsonicDirectory(
+                    id: .artist(id), name: SubsonicPlaceholder.name(artist.name, SubsonicPlaceholder.artist), albumCount: artist.albumCount, albums: albums))
         case .album(let id):
             let album = try await albumItem(id)
             let ids = try await library.albumTracks(id).map(\.id)
-            return .element("directory", SubsonicDirectory(
-                id: .album(id), name: SubsonicPlaceholder.name(album.name, SubsonicPlaceholder.album), parent: album.artistID.map { .artist($0) }, songCount: album.trackCount,
-                songs: try await songs(ids, for: user)))
+            return .element(
+                "directory",
+                SubsonicDirectory(
+                    id: .album(id), name: SubsonicPlaceholder.name(album.name, SubsonicPlaceholder.album), parent: album.artistID.map { .artist($0) },
+                    songCount: album.trackCount,
+                    songs: try await songs(ids, for: user)))
         default:
             throw SubsonicError.notFound("directory '\(call.parameters.value("id") ?? "")' (an artist or album ID)")
         }
@@ -160,8 +166,9 @@ extension SubsonicAPI {
             artist = try p.required("artist")
         }
         let count = try p.int("count", default: 50, in: 0...500) ?? 50
-        let query = LibraryQuery(sort: .playCount, descending: true,
-                                 filter: .and([.or([.text(.artist, .equals(artist)), .text(.albumArtist, .equals(artist))]), .range(.playCount, lower: 1, upper: nil)]))
+        let query = LibraryQuery(
+            sort: .playCount, descending: true,
+            filter: .and([.or([.text(.artist, .equals(artist)), .text(.albumArtist, .equals(artist))]), .range(.playCount, lower: 1, upper: nil)]))
         let ids = try await trackRows(query, offset: 0, limit: count)
         return .container("topSongs", "song", try await songs(ids, for: try call.signedIn))
     }

@@ -100,7 +100,8 @@ extension SubsonicAPI {
         }
         let albums = try await groups(.album)
         let artists = try await groups(.albumArtist)
-        let next = feed.token.description, more = feed.hasMore
+        let next = feed.token.description
+        let more = feed.hasMore
         return .body { [playlists] w in
             func ids(_ name: String, _ list: [String]) {
                 w.openList(name)
@@ -122,8 +123,11 @@ extension SubsonicAPI {
             w.attribute("token", next)
             w.attribute("hasMore", more)
             section("songs", songs.inserted.map { "tr-\($0)" }, songs.updated.map { "tr-\($0)" }, songs.deleted.map { "tr-\($0)" })
-            section("albums", albums.inserted.map { "al-\($0.rawValue)" }, albums.updated.map { "al-\($0.rawValue)" }, albums.deleted.map { "al-\($0.rawValue)" })
-            section("artists", artists.inserted.map { "ar-\($0.rawValue)" }, artists.updated.map { "ar-\($0.rawValue)" }, artists.deleted.map { "ar-\($0.rawValue)" })
+            section(
+                "albums", albums.inserted.map { "al-\($0.rawValue)" }, albums.updated.map { "al-\($0.rawValue)" }, albums.deleted.map { "al-\($0.rawValue)" })
+            section(
+                "artists", artists.inserted.map { "ar-\($0.rawValue)" }, artists.updated.map { "ar-\($0.rawValue)" },
+                artists.deleted.map { "ar-\($0.rawValue)" })
             section("playlists", playlists.inserted.map { "pl-\($0)" }, playlists.updated.map { "pl-\($0)" }, playlists.deleted.map { "pl-\($0)" })
             w.close()
         }
@@ -150,7 +154,8 @@ extension SubsonicAPI {
             default:
                 throw SubsonicError.invalid(
                     "type", type,
-                    "alphabeticalByName, alphabeticalByArtist or byGenre (the other album lists are in order of time, plays, rating or year, so they have no alphabet)")
+                    "alphabeticalByName, alphabeticalByArtist or byGenre (the other album lists are in order of time, plays, rating or year, so they have no alphabet)"
+                )
             }
         case "artists":
             sections = try await library.groupSections(GroupQuery(kind: .albumArtist))

@@ -43,13 +43,16 @@ extension SubsonicAPI {
             case "byYear":
                 guard let from = try p.int("fromYear", in: -9999...9999) else { throw SubsonicError.missing("fromYear") }
                 guard let to = try p.int("toYear", in: -9999...9999) else { throw SubsonicError.missing("toYear") }
-                query = LibraryQuery(sort: .year, descending: from > to,
-                                     filter: .range(.year, lower: Double(min(from, to)), upper: Double(max(from, to))))
+                query = LibraryQuery(
+                    sort: .year, descending: from > to,
+                    filter: .range(.year, lower: Double(min(from, to)), upper: Double(max(from, to))))
             default:
                 let genre = try p.required("genre")
                 query = LibraryQuery(sort: .albumArtist, filter: .text(.genre, .equals(genre)))
             }
-            items = try await albumItems(try await albumsOfTracks(LibraryQuery(sort: query.sort, descending: query.descending, filter: within(query.filter)), offset: offset, limit: size))
+            items = try await albumItems(
+                try await albumsOfTracks(
+                    LibraryQuery(sort: query.sort, descending: query.descending, filter: within(query.filter)), offset: offset, limit: size))
         case "random" where folder == nil:
             // Albums drawn uniformly from the album view: its IDs from the name index, then the
             // rows of the ones drawn in one read.
@@ -73,7 +76,8 @@ extension SubsonicAPI {
             let albums = try await library.starredGroups(of: try call.signedIn.id, kind: .album).map(\.id)
             items = try await albumItems(Array(albums.dropFirst(offset).prefix(size)))
         default:
-            throw SubsonicError(0, "type '\(type)' is not one of random, newest, highest, frequent, recent, alphabeticalByName, alphabeticalByArtist, starred, byYear, byGenre")
+            throw SubsonicError(
+                0, "type '\(type)' is not one of random, newest, highest, frequent, recent, alphabeticalByName, alphabeticalByArtist, starred, byYear, byGenre")
         }
         let stars = try await groupStars(of: try call.signedIn)
         return .container(element, "album", try await albums(items, child: child, stars: stars))

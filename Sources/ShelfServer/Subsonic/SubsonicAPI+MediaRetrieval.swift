@@ -66,8 +66,9 @@ extension SubsonicAPI {
             artwork = try await library.tracks(ids: Array(items.prefix(50))).tracks.lazy.compactMap(\.artworkID).first
         }
         guard let artwork else { throw SubsonicError.notFound("cover art of '\(p.value("id") ?? "")'") }
-        return .binary(try await context.artwork.respond(
-            artwork, size: size, format: .jpeg, ifNoneMatch: call.http.headers["if-none-match"], cacheControl: "private, max-age=3600"))
+        return .binary(
+            try await context.artwork.respond(
+                artwork, size: size, format: .jpeg, ifNoneMatch: call.http.headers["if-none-match"], cacheControl: "private, max-age=3600"))
     }
 
     /// download: the file as it is, ranges and all.
@@ -114,8 +115,8 @@ extension SubsonicAPI {
     static func lrcTime(_ text: Substring) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count <= 5, let minutes = Int(parts[0]), minutes >= 0,
-              parts[1].allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let seconds = Double(parts[1]),
-              seconds.isFinite, seconds >= 0, seconds < 60
+            parts[1].allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let seconds = Double(parts[1]),
+            seconds.isFinite, seconds >= 0, seconds < 60
         else { return nil }
         return minutes * 60_000 + Int((seconds * 1000).rounded())
     }
@@ -163,9 +164,10 @@ extension SubsonicAPI {
         let synced = Self.syncedLines(lyrics)
         let header = Self.lrcHeader(lyrics)
         let timed = synced?.map { (start: $0.0, Self.wordTimings($0.1)) }
-        let lines = timed.map { lines in
-            lines.map { SubsonicLyricLine(start: $0.start, text: $0.1.text) }
-        } ?? lyrics.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { SubsonicLyricLine(text: String($0)) }
+        let lines =
+            timed.map { lines in
+                lines.map { SubsonicLyricLine(start: $0.start, text: $0.1.text) }
+            } ?? lyrics.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { SubsonicLyricLine(text: String($0)) }
         var structured = SubsonicStructuredLyrics(displayArtist: track.artist, displayTitle: track.title, synced: synced != nil, lines: lines)
         if enhanced {
             structured.kind = "main"
@@ -184,9 +186,10 @@ extension SubsonicAPI {
                     let trimmed = word.text.trimmingCharacters(in: .whitespaces)
                     guard !trimmed.isEmpty else { continue }
                     let lead = word.text.utf8.count - word.text.drop(while: { $0 == " " }).utf8.count
-                    cues.append(SubsonicCueLine.Cue(
-                        start: word.start, end: lastEnd == nil ? nil : max(word.start, end ?? word.start), byteStart: word.byte + lead,
-                        byteEnd: word.byte + lead + trimmed.utf8.count - 1, value: trimmed))
+                    cues.append(
+                        SubsonicCueLine.Cue(
+                            start: word.start, end: lastEnd == nil ? nil : max(word.start, end ?? word.start), byteStart: word.byte + lead,
+                            byteEnd: word.byte + lead + trimmed.utf8.count - 1, value: trimmed))
                 }
                 structured.cueLines.append(SubsonicCueLine(index: index, start: line.start, end: cues.last?.end, value: line.1.text, cues: cues))
             }

@@ -13,7 +13,8 @@ extension SubsonicAPI {
     /// createInternetRadioStation: `streamUrl`, `name`, optional `homepageUrl` (http or https).
     func createRadioStation(_ call: SubsonicCall) async throws -> SubsonicReply {
         let p = call.parameters
-        let url = try p.required("streamUrl"), name = try p.required("name")
+        let url = try p.required("streamUrl")
+        let name = try p.required("name")
         let home = p.value("homepageUrl")
         _ = try await context.write { batch in try batch.addRadioStation(name: name, streamURL: url, homePageURL: home) }
         return .empty
@@ -23,7 +24,8 @@ extension SubsonicAPI {
     func updateRadioStation(_ call: SubsonicCall) async throws -> SubsonicReply {
         let id = try call.parameters.saved(prefix: "rs-", what: "internet radio station")
         let p = call.parameters
-        let url = try p.required("streamUrl"), name = try p.required("name")
+        let url = try p.required("streamUrl")
+        let name = try p.required("name")
         let home = p.value("homepageUrl")
         try await context.write { batch in try batch.updateRadioStation(id, name: name, streamURL: url, homePageURL: home) }
         return .empty

@@ -42,7 +42,9 @@ extension SubsonicAPI {
             let words = SearchQuery(text)
             for track in tracks {
                 let ids = Library.groupIDs(of: track)
-                if let artist = ids.albumArtist, Self.mentions(words, track.albumArtist ?? track.artist), seenArtists.insert(artist).inserted { artistIDs.append(artist) }
+                if let artist = ids.albumArtist, Self.mentions(words, track.albumArtist ?? track.artist), seenArtists.insert(artist).inserted {
+                    artistIDs.append(artist)
+                }
                 if let album = ids.album, Self.mentions(words, track.album), seenAlbums.insert(album).inserted { albumIDs.append(album) }
             }
             for id in artistIDs.dropFirst(artistOffset).prefix(artistCount) {

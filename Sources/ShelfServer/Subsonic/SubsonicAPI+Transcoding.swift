@@ -101,7 +101,7 @@ extension SubsonicAPI {
             if text == "direct" { return TranscodeChoice(format: nil, bitRate: 0, channels: 0) }
             let parts = text.split(separator: "-")
             guard parts.count == 3, let format = StreamResponder.TranscodeFormat(rawValue: String(parts[0])),
-                  let bitRate = Int(parts[1]), (0...320).contains(bitRate), let channels = Int(parts[2]), (0...8).contains(channels)
+                let bitRate = Int(parts[1]), (0...320).contains(bitRate), let channels = Int(parts[2]), (0...8).contains(channels)
             else { return nil }
             return TranscodeChoice(format: format, bitRate: bitRate, channels: channels)
         }
@@ -119,8 +119,9 @@ extension SubsonicAPI {
         }
         var name = (source.codec ?? "").lowercased()
         if name.isEmpty || name == "pcm" { name = suffix == "wav" ? "pcm" : (name.isEmpty ? suffix : name) }
-        return StreamDetails(container: container, codec: name, channels: source.channels, bitRate: source.bitRate.map { $0 * 1000 },
-                             sampleRate: source.sampleRate, bitDepth: source.bitDepth.flatMap { $0 > 0 ? $0 : nil })
+        return StreamDetails(
+            container: container, codec: name, channels: source.channels, bitRate: source.bitRate.map { $0 * 1000 },
+            sampleRate: source.sampleRate, bitDepth: source.bitDepth.flatMap { $0 > 0 ? $0 : nil })
     }
 
     /// The media a decision or stream is about: `mediaId` of `mediaType` song or podcast.
@@ -191,8 +192,9 @@ extension SubsonicAPI {
         }
         if client.directPlayProfiles?.isEmpty ?? true { reasons.append("NoDirectPlayProfile") }
         if direct {
-            return TranscodeDecision(canDirectPlay: true, canTranscode: false, reasons: [], errorReason: "",
-                                     params: TranscodeChoice(format: nil, bitRate: 0, channels: 0).params, source: source, target: nil)
+            return TranscodeDecision(
+                canDirectPlay: true, canTranscode: false, reasons: [], errorReason: "",
+                params: TranscodeChoice(format: nil, bitRate: 0, channels: 0).params, source: source, target: nil)
         }
         let maxTranscode = tighter(client.maxTranscodingAudioBitrate ?? 0, userMax)
         for profile in client.transcodingProfiles ?? [] where profile.protocol.lowercased() == "http" {
@@ -212,12 +214,14 @@ extension SubsonicAPI {
                 // Opus is always 48 kHz; mp3 and aac go up to 48 kHz (ffmpeg resamples above it).
                 sampleRate: format == .opus ? 48_000 : format == .flac ? source.sampleRate : source.sampleRate.map { min($0, 48_000) },
                 bitDepth: format == .flac ? source.bitDepth : nil)
-            return TranscodeDecision(canDirectPlay: false, canTranscode: true, reasons: reasons, errorReason: "", params: choice.params,
-                                     source: source, target: target)
+            return TranscodeDecision(
+                canDirectPlay: false, canTranscode: true, reasons: reasons, errorReason: "", params: choice.params,
+                source: source, target: target)
         }
         return TranscodeDecision(
             canDirectPlay: false, canTranscode: false, reasons: reasons,
-            errorReason: "no direct play profile takes this file, and no http transcoding profile asks for a format Shelf makes (mp3, opus in ogg, aac in adts, flac)",
+            errorReason:
+                "no direct play profile takes this file, and no http transcoding profile asks for a format Shelf makes (mp3, opus in ogg, aac in adts, flac)",
             params: nil, source: source, target: nil)
     }
 
@@ -304,11 +308,14 @@ extension SubsonicAPI {
             }
             var kbps = choice.bitRate > 0 ? choice.bitRate : 192
             if user.maxBitRate > 0 { kbps = min(kbps, user.maxBitRate) }
-            return .binary(try context.streams.transcode(
-                source, format: format, bitRate: max(32, kbps), timeOffset: Double(offset), channels: choice.channels > 0 ? choice.channels : nil))
+            return .binary(
+                try context.streams.transcode(
+                    source, format: format, bitRate: max(32, kbps), timeOffset: Double(offset), channels: choice.channels > 0 ? choice.channels : nil))
         } catch let error as HTTPError {
-            return .binary(HTTPResponse(status: error.status, headers: error.headers + [("Content-Type", "text/plain; charset=utf-8")],
-                                        body: .data(Data((error.message + "\n").utf8))))
+            return .binary(
+                HTTPResponse(
+                    status: error.status, headers: error.headers + [("Content-Type", "text/plain; charset=utf-8")],
+                    body: .data(Data((error.message + "\n").utf8))))
         }
     }
 }

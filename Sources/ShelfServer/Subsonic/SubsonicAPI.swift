@@ -169,7 +169,8 @@ final class SubsonicAPI: Sendable {
         } else if let token = parameters.value("t") {
             guard let salt = parameters.value("s") else { throw SubsonicError.missing("s") }
             if let found = try await context.library.user(named: name),
-               try await context.library.subsonicTokenMatches(user: found.id, token: token, salt: salt) {
+                try await context.library.subsonicTokenMatches(user: found.id, token: token, salt: salt)
+            {
                 user = found
             }
         } else {

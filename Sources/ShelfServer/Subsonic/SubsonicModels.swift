@@ -245,7 +245,9 @@ struct SubsonicAlbum: SubsonicModel {
             w.list("artists", credited.map { SubsonicArtistRef(name: $0) })
             // Unions over every track: getAlbum only (a list reads one track per album).
             if songs != nil {
-                w.list("genres", Self.union(tracks.map { $0.details.genres.isEmpty ? ($0.genre.map { [$0] } ?? []) : $0.details.genres }).map { SubsonicNamed(name: $0) })
+                w.list(
+                    "genres",
+                    Self.union(tracks.map { $0.details.genres.isEmpty ? ($0.genre.map { [$0] } ?? []) : $0.details.genres }).map { SubsonicNamed(name: $0) })
                 w.strings("moods", Self.union(tracks.map(\.details.moods)))
             }
             w.strings("releaseTypes", first.releaseTypes)

@@ -70,18 +70,21 @@ enum SubsonicRenderer {
     }
 
     /// The HTTP response of `body` in `format` (200 unless said: Subsonic reports failures in the body).
-    static func response(format: SubsonicFormat, failed: Bool = false, status: Int = 200, capacity: Int = 4_096,
-                         _ body: (inout SubsonicWriter) -> Void) -> HTTPResponse {
+    static func response(
+        format: SubsonicFormat, failed: Bool = false, status: Int = 200, capacity: Int = 4_096,
+        _ body: (inout SubsonicWriter) -> Void
+    ) -> HTTPResponse {
         response(document(json: format.isJSON, failed: failed, capacity: capacity, body), format: format, status: status)
     }
 
     /// The HTTP response of a rendered document (JSONP wraps the JSON in its callback).
     static func response(_ document: Data, format: SubsonicFormat, status: Int = 200) -> HTTPResponse {
-        let (body, type): (Data, String) = switch format {
-        case .xml: (document, "text/xml; charset=utf-8")
-        case .json: (document, "application/json; charset=utf-8")
-        case .jsonp(let callback): (Data(callback.utf8) + Data("(".utf8) + document + Data(");".utf8), "application/javascript; charset=utf-8")
-        }
+        let (body, type): (Data, String) =
+            switch format {
+            case .xml: (document, "text/xml; charset=utf-8")
+            case .json: (document, "application/json; charset=utf-8")
+            case .jsonp(let callback): (Data(callback.utf8) + Data("(".utf8) + document + Data(");".utf8), "application/javascript; charset=utf-8")
+            }
         return HTTPResponse(status: status, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: .data(body))
     }
 

@@ -53,7 +53,8 @@ struct SharePages: Sendable {
             let title = Self.escape(track.title ?? URL(fileURLWithPath: track.path).deletingPathExtension().lastPathComponent)
             let artist = Self.escape(track.artist ?? "")
             let cover = track.artworkID != nil ? "<img src=\"/share/\(token)/cover/\(index)?size=96\" width=\"48\" height=\"48\" alt=\"\">" : ""
-            items += "<li>\(cover)<span>\(title)</span> <small>\(artist)</small><br><audio controls preload=\"none\" src=\"/share/\(token)/stream/\(index)\"></audio></li>\n"
+            items +=
+                "<li>\(cover)<span>\(title)</span> <small>\(artist)</small><br><audio controls preload=\"none\" src=\"/share/\(token)/stream/\(index)\"></audio></li>\n"
         }
         let heading = Self.escape(share.description.isEmpty ? "Shared music" : share.description)
         let html = """
@@ -78,7 +79,8 @@ struct SharePages: Sendable {
         let id = try track(request, share)
         guard let artwork = try await context.library.track(id)?.artworkID else { throw HTTPError.notFound("this song has no cover") }
         let size = try request.int("size", in: 1...2_000) ?? 600
-        return try await context.artwork.respond(artwork, size: size, format: .jpeg, ifNoneMatch: request.http.headers["if-none-match"], cacheControl: "private, no-store")
+        return try await context.artwork.respond(
+            artwork, size: size, format: .jpeg, ifNoneMatch: request.http.headers["if-none-match"], cacheControl: "private, no-store")
     }
 
     /// Text for HTML.

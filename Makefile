@@ -1,7 +1,7 @@
 # Shelf's build entry points. Only the Swift toolchain and Debian packages are needed;
 # `make deps` installs the missing packages when run as root, and otherwise prints the command.
 
-DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev mpv ffmpeg python3 python3-venv curl wrk groff-base chromium chromium-driver fonts-ipafont-gothic
+DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev mpv ffmpeg python3 python3-venv curl wrk groff-base chromium chromium-driver fonts-ipafont-gothic dpkg-dev lintian
 SWIFT ?= swift
 DEMO_DIR ?= demo-library
 BENCH_DIR ?= bench-library
@@ -12,7 +12,7 @@ DESTDIR ?=
 SHELF_BIN ?= .build/release/shelf
 BUILD_COMMIT_HEADER := Sources/CShelfBuild/build_commit.h
 
-.PHONY: deps build-info build release test tsan demo bench clean subsonic-client install uninstall snapshots lint format
+.PHONY: deps build-info build release test tsan demo bench clean subsonic-client install uninstall snapshots lint format deb static-release
 
 deps:
 	@missing=""; \
@@ -163,3 +163,17 @@ uninstall:
 
 .build/release/shelf:
 	$(MAKE) release
+
+# dist/shelf_VERSION_ARCH.deb (scripts/make-deb.sh; contrib/debian has its maintainer scripts,
+# copyright and README.Debian). The binary carries the Swift runtime, so the package needs only
+# Debian's libraries; DEB_BIN=path packages another binary as it is, without building.
+# scripts/deb-check.sh dist/shelf_*.deb installs, tries and purges it (as root).
+DEB_BIN ?=
+DEB_DIR ?= dist
+deb: $(if $(DEB_BIN),,static-release)
+	scripts/make-deb.sh $(or $(DEB_BIN),.build/release/shelf) $(DEB_DIR)
+
+# The release `shelf` with the Swift runtime linked in, at the path of the dynamically linked one
+# `make release` builds (whichever was built last is there).
+static-release: deps build-info
+	$(SWIFT) build -c release --product shelf --static-swift-stdlib

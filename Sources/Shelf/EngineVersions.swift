@@ -6,7 +6,7 @@ import ShelfDatabase
 /// it found, so that a bug report (`shelf version --json`) names everything that shaped a result.
 public enum EngineVersions {
     /// Shelf's release version; the command-line tools report it as theirs.
-    public static let version = "0.15.0"
+    public static let version = "0.16.0"
     /// The canonical store's `PRAGMA user_version` this build writes and reads.
     public static var storeSchema: Int { Schema.currentVersion }
     /// The read mirror's layout version; a mirror of another version is rebuilt.

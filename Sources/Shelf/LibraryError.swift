@@ -59,6 +59,14 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     case passwordUnreadable(user: String, keyPath: String)
     /// Any other database failure, with SQLite's codes, message and SQL.
     case database(path: String, code: Int32, extendedCode: Int32, message: String, sql: String?)
+    /// The disk holding this file is full; the write was rolled back and nothing was changed.
+    case diskFull(path: String)
+    /// The store is damaged (SQLite found it corrupt); Shelf does not repair it, a backup restores it.
+    case storeDamaged(path: String, reason: String)
+    /// A backup could not be written; no file was left under its name.
+    case backupFailed(path: String, reason: String)
+    /// A backup could not be restored; the library directory was left as it was.
+    case restoreFailed(path: String, reason: String)
 
     /// A stable machine-readable name, used as `error.code` in the command line's JSON.
     public var code: String {
@@ -88,6 +96,10 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .secretKeyFile: "secretKeyFile"
         case .passwordUnreadable: "passwordUnreadable"
         case .database: "database"
+        case .diskFull: "diskFull"
+        case .storeDamaged: "storeDamaged"
+        case .backupFailed: "backupFailed"
+        case .restoreFailed: "restoreFailed"
         }
     }
 
@@ -125,6 +137,14 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
             "the stored password of '\(user)' does not decrypt with \(keyPath) (another library's key file, or an altered row); set a new password"
         case .database(let path, _, _, let message, let sql):
             "database error in \(path): \(message)" + (sql.map { " — in \($0.prefix(200))" } ?? "")
+        case .diskFull(let path):
+            "no space left on the device holding \(path); the change was rolled back and nothing was written: free some space and try again"
+        case .storeDamaged(let path, let reason):
+            "\(path) is damaged (\(reason)); Shelf will not repair it into a smaller library: restore the last backup with "
+                + "`shelf --library \(URL(fileURLWithPath: path).deletingLastPathComponent().path) restore BACKUP --force` "
+                + "(which moves the damaged library aside), or try `sqlite3 \(path) .recover` on a copy"
+        case .backupFailed(let path, let reason): "backup to \(path) failed: \(reason)"
+        case .restoreFailed(let path, let reason): "cannot restore \(path): \(reason)"
         }
     }
 
@@ -133,7 +153,9 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         guard let sqlite = error as? SQLiteError else { return error }
         switch sqlite.code {
         case .busy, .locked: return LibraryError.busy(path: path, waitedMilliseconds: busyTimeoutMilliseconds)
-        case .notADatabase, .corrupt: return LibraryError.notALibrary(path: path, reason: sqlite.message)
+        case .notADatabase: return LibraryError.notALibrary(path: path, reason: sqlite.message)
+        case .corrupt: return LibraryError.storeDamaged(path: path, reason: sqlite.message)
+        case .full: return LibraryError.diskFull(path: path)
         default:
             return LibraryError.database(
                 path: path, code: sqlite.code.rawValue, extendedCode: sqlite.extendedCode.rawValue,

@@ -305,6 +305,11 @@ import Testing
 
     /// `bytes` against the file `name`, or the file written when updating.
     static func check(_ name: String, _ bytes: Data) throws {
+        // The envelope carries Shelf's version, which every release changes; the files hold a placeholder.
+        let version = EngineVersions.version
+        let bytes = Data(
+            String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "serverVersion=\"\(version)\"", with: "serverVersion=\"VERSION\"")
+                .replacingOccurrences(of: "\"serverVersion\":\"\(version)\"", with: "\"serverVersion\":\"VERSION\"").utf8)
         let file = directory.appendingPathComponent(name)
         if updating {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

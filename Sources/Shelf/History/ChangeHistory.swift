@@ -13,7 +13,15 @@ struct ChangeHistory {
     func check(_ token: ChangeToken, bounds: HistoryBounds) throws {
         let text = token.description
         if token.storeID != storeID {
-            throw LibraryError.tokenExpired(token: text, reason: "it belongs to another store (\(token.storeID.uuidString.lowercased()))")
+            guard let restoredAt = bounds.restoredStores[token.storeID] else {
+                throw LibraryError.tokenExpired(token: text, reason: "it belongs to another store (\(token.storeID.uuidString.lowercased()))")
+            }
+            // The library was restored from a backup of that store: its history is ours up to the
+            // backup's position, and what came after it was undone by the restore.
+            if token.transaction > restoredAt {
+                throw LibraryError.tokenExpired(
+                    token: text, reason: "the library was restored from a backup taken at position \(restoredAt), so the changes after it are gone")
+            }
         }
         if token.transaction > bounds.current {
             throw LibraryError.tokenExpired(token: text, reason: "it lies beyond the current position \(bounds.current)")

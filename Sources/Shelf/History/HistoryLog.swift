@@ -10,13 +10,22 @@ struct HistoryBounds {
     var start: Int64
     /// Transactions up to this one are known only through the compacted summary.
     var compacted: Int64
+    /// Stores this one was restored from, with the position each backup held: their tokens up
+    /// to that position still work here.
+    var restoredStores: [UUID: Int64] = [:]
 
     static func read(_ db: Connection) throws -> HistoryBounds {
         let current = try db.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'") ?? 0
         func meta(_ key: String) throws -> Int64 {
             try db.scalar(String.self, "SELECT value FROM meta WHERE key = ?", [key]).flatMap { Int64($0) } ?? 0
         }
-        return HistoryBounds(current: current, start: try meta("history_start_tx"), compacted: try meta("history_compacted_tx"))
+        var restored: [UUID: Int64] = [:]
+        for entry in (try db.scalar(String.self, "SELECT value FROM meta WHERE key = 'restored_stores'") ?? "").split(separator: ",") {
+            let parts = entry.split(separator: ":")
+            if parts.count == 2, let id = UUID(uuidString: String(parts[0])), let position = Int64(parts[1]) { restored[id] = position }
+        }
+        return HistoryBounds(
+            current: current, start: try meta("history_start_tx"), compacted: try meta("history_compacted_tx"), restoredStores: restored)
     }
 }
 

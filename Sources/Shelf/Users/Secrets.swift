@@ -61,6 +61,37 @@ struct SecretKey: Sendable {
         return key
     }
 
+    /// The key of the library in `directory`, or nil when it has none yet (no user was made);
+    /// a key file that is there but unreadable or too open is still an error. Not cached, so a
+    /// backup reads the file as it is now.
+    static func loadIfPresent(directory: URL) throws -> SecretKey? {
+        try read(directory.appendingPathComponent(fileName).path)
+    }
+
+    /// Writes `bytes` as the key of the library in `directory` (a restore), with mode 0600 and
+    /// the same whole-or-nothing publishing as a new key; refuses to replace an existing key.
+    static func install(_ bytes: Data, directory: URL) throws {
+        let path = directory.appendingPathComponent(fileName).path
+        guard bytes.count == length else {
+            throw LibraryError.secretKeyFile(path: path, reason: "from the backup holds \(bytes.count) bytes; a key is \(length)")
+        }
+        let temporary = path + ".new-\(Secrets.randomID(12))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw LibraryError.secretKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))") }
+        defer { unlink(temporary) }
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, length) }
+        let synced = fsync(fd) == 0
+        let failure = errno
+        close(fd)
+        guard written == length, synced else {
+            throw LibraryError.secretKeyFile(path: path, reason: "cannot be written: \(String(cString: strerror(failure)))")
+        }
+        guard link(temporary, path) == 0 else {
+            throw LibraryError.secretKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))")
+        }
+        cache.withLock { $0[path] = nil }
+    }
+
     /// The key in the file at `path`, nil when there is none; refuses a file of the wrong size or
     /// one that anyone but its owner may read or write.
     private static func read(_ path: String) throws -> SecretKey? {

@@ -31,7 +31,7 @@ struct VersionCommand: StandaloneCommand {
 
     init(arguments: inout Arguments) throws { _ = try arguments.positionals().first.map { throw UsageError("version takes no words, got '\($0)'") } }
 
-    /// `shelf 0.15.0 (abc1234)`: what `--version` prints.
+    /// `shelf 0.16.0 (abc1234)`: what `--version` prints.
     static var line: String { "shelf \(EngineVersions.version) (\(String(cString: shelf_build_commit())))" }
 
     func run(output: Output) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Shelf
 
 /// What a Subsonic handler answers: a body written inside the envelope, or bytes (stream,
 /// download, getCoverArt, a cached index) sent as they are.
@@ -50,7 +51,8 @@ enum SubsonicRenderer {
     static let namespace: StaticString = "http://subsonic.org/restapi"
     /// The protocol version answered (clients sending any older `v` are still served).
     static let apiVersion = "1.16.1"
-    static let serverVersion = "0.1.0"
+    /// Shelf's own version, the one `shelf --version` prints: one place for both.
+    static let serverVersion = EngineVersions.version
 
     /// The whole document: the root element's status, versions and OpenSubsonic flag, then `body`.
     static func document(json: Bool, failed: Bool = false, capacity: Int = 4_096, _ body: (inout SubsonicWriter) -> Void) -> Data {

@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ShelfTests", dependencies: ["Shelf", "ShelfCore", "ShelfDatabase", "ShelfTestSupport"],
-            swiftSettings: swiftSettings),
+            exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ShelfServerTests", dependencies: ["ShelfServer", "Shelf", "ShelfCore", "ShelfTestSupport"],
             exclude: ["Snapshots"], swiftSettings: swiftSettings),

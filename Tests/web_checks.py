@@ -348,7 +348,8 @@ def shelf_json(kit, *arguments):
 
 def test_admin(kit, driver):
     """Admin: a user added (and seen by `shelf user list`), made admin, given an API key shown
-    once that then signs in, the key revoked; a scan and a loudness run started; statistics."""
+    once that then signs in, the key revoked; a scan and a loudness run started; a backup taken
+    into the server's backup-dir and listed; statistics."""
     open_view(kit, driver, "admin")
     page = driver.find_element(By.ID, "page-view")
     form = page.find_element(By.CSS_SELECTOR, "form[aria-labelledby='admin-add-user-title']")
@@ -392,6 +393,18 @@ def test_admin(kit, driver):
     kit.wait(driver, lambda d: "running" not in (kit.js(d, "return document.querySelector('#page-view .scan-report').textContent").lower()), "the report shown")
     button_named(page, "Measure now").click()
     kit.wait(driver, lambda d: (l := kit.api(d, "/api/loudness")).get("last") is not None and not l["running"], "the loudness run")
+    # Backups: the server's backup-dir is shown, and "Back up now" adds a row to the list.
+    backups = "#page-view section[aria-labelledby='admin-backups-title']"
+    before = kit.api(driver, "/api/backups")
+    assert before["directory"], before
+    kit.wait(driver, lambda d: before["directory"] in kit.js(d, "return document.querySelector(arguments[0]).textContent", backups), "the backup folder shown")
+    button_named(driver.find_element(By.CSS_SELECTOR, backups), "Back up now").click()
+    kit.wait(driver, lambda d: len(kit.api(d, "/api/backups")["backups"]) > len(before["backups"]), "the backup taken")
+    after = kit.api(driver, "/api/backups")
+    assert after["lastError"] is None, after
+    newest = after["backups"][0]["name"]
+    kit.wait(driver, lambda d: (rows := row_texts(kit, d, backups + " tbody tr")) and len(rows) == len(after["backups"]) and newest in rows[0],
+             "the new backup listed first")
     total = kit.api(driver, "/api/info")["trackCount"]
     stats = lambda d: kit.js(d, "return document.querySelector(\"#page-view section[aria-labelledby='admin-stats-title'] .facts\").textContent")
     kit.wait(driver, lambda d: f"{total:,}" in stats(d), f"{total} tracks in the statistics")

@@ -587,7 +587,7 @@ def sample_suite(driver):
     check("synced lyrics", lambda d: web_checks.test_synced_lyrics(kit, d, tones), driver)
     check("the queue resumed on another device", lambda d: web_checks.test_queue_resume(kit, d, tones), driver)
     check("a share from the selection, listed and revoked", lambda d: web_checks.test_share_a_selection(kit, d), driver)
-    check("admin: users, API keys, scans, loudness, statistics", lambda d: web_checks.test_admin(kit, d), driver)
+    check("admin: users, API keys, scans, loudness, backups, statistics", lambda d: web_checks.test_admin(kit, d), driver)
     check("settings: theme, language, playback, sessions", lambda d: web_checks.test_settings(kit, d), driver)
     check("the library views: artist, album, missing, podcasts, radio, bookmarks", lambda d: web_checks.test_library_views(kit, d, tones), driver)
     check("Japanese everywhere", lambda d: web_checks.test_japanese(kit, d), driver)

@@ -12,11 +12,29 @@ extension Library {
         if !direct, let mirror = mirrorReaders.withLock({ $0 }) {
             do {
                 return try await mirror.read { try body(MirrorQueryEngine(db: $0)) }
+            } catch let error as SQLiteError where Self.isDamage(error) {
+                await mirrorDamaged()  // answered below from the store, which the damage does not touch
             } catch let error as SQLiteError {
                 throw LibraryError.wrap(error, path: mirror.path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
             }
         }
         return try await read { try body(DirectQueryEngine(db: $0)) }
+    }
+
+    /// Whether a mirror read failed because the file is damaged (rather than busy or full).
+    static func isDamage(_ error: SQLiteError) -> Bool { error.code == .corrupt || error.code == .notADatabase }
+
+    /// A damaged mirror stops answering at once, and is rebuilt from the store: in the background
+    /// when this library builds there, else by the next `completeMirror` (the status says building).
+    func mirrorDamaged() async {
+        mirrorReaders.withLock { $0 = nil }
+        let launch = configuration.buildsMirrorInBackground
+        try? await rebuildDamagedMirror(launch: launch)
+    }
+
+    @LibraryActor
+    private func rebuildDamagedMirror(launch: Bool) async throws {
+        try await store().mirror?.rebuild(launch: launch)
     }
 
     private static func checkLimit(_ limit: Int) throws {
@@ -86,9 +104,14 @@ extension Library {
     public func completeMirror(fresh: Bool = false, progress: (@Sendable (MirrorBuildProgress) -> Void)? = nil) async throws -> MirrorStatus {
         let store = try await store()
         guard let mirror = store.mirror else { return try await mirrorStatus() }
-        if fresh { try await mirror.rebuild(launch: false) }
-        try mirror.enableForBuild()
-        try await mirror.complete(progress: progress)
+        do {
+            if fresh { try await mirror.rebuild(launch: false) }
+            try mirror.enableForBuild()
+            try await mirror.complete(progress: progress)
+        } catch let error as SQLiteError {
+            // The build's own failures (a full disk while writing the mirror) name the mirror file.
+            throw LibraryError.wrap(error, path: mirror.path.path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        }
         return mirror.status()
     }
 

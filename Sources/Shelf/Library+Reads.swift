@@ -86,6 +86,8 @@ extension Library {
             // A track whose file is missing has no mirror row: songs lists leave it out.
             do {
                 return try await mirror.read { db in try Self.probe(ids, MirrorSong.select, MirrorSong.decode, in: db) }
+            } catch let error as SQLiteError where Self.isDamage(error) {
+                await mirrorDamaged()
             } catch let error as SQLiteError {
                 throw LibraryError.wrap(error, path: mirror.path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
             }

@@ -156,6 +156,8 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notADatabase: return LibraryError.notALibrary(path: path, reason: sqlite.message)
         case .corrupt: return LibraryError.storeDamaged(path: path, reason: sqlite.message)
         case .full: return LibraryError.diskFull(path: path)
+        case .ioError where sqlite.systemErrno == ENOSPC: return LibraryError.diskFull(path: path)
+        case .cantOpen where sqlite.systemErrno == ENOSPC: return LibraryError.diskFull(path: path)
         default:
             return LibraryError.database(
                 path: path, code: sqlite.code.rawValue, extendedCode: sqlite.extendedCode.rawValue,

@@ -51,7 +51,7 @@ extension Connection {
                 let message = String(cString: sqlite3_errmsg(destination.handle))
                 throw SQLiteError(
                     extendedCode: rc, message: message == "not an error" ? String(cString: sqlite3_errstr(rc)) : message,
-                    path: destination.path)
+                    path: destination.path, systemErrno: sqlite3_system_errno(destination.handle))
             }
         }
     }

@@ -37,8 +37,9 @@ public final class Connection {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             let extended = db.map { sqlite3_extended_errcode($0) } ?? rc
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(db)
-            throw SQLiteError(extendedCode: extended, message: message, path: path)
+            throw SQLiteError(extendedCode: extended, message: message, path: path, systemErrno: systemErrno)
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -63,7 +64,8 @@ public final class Connection {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: message, sql: sql, path: path)
+            throw SQLiteError(
+                extendedCode: sqlite3_extended_errcode(handle), message: message, sql: sql, path: path, systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -92,6 +94,6 @@ public final class Connection {
     func lastError(sql: String?) -> SQLiteError {
         SQLiteError(
             extendedCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
-            sql: sql, path: path)
+            sql: sql, path: path, systemErrno: sqlite3_system_errno(handle))
     }
 }

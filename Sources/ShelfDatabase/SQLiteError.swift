@@ -54,14 +54,18 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public let sql: String?
     /// The database file, when known.
     public let path: String?
+    /// The `errno` of the system call behind an I/O error (ENOSPC for a full disk), else 0:
+    /// SQLite reports some full-disk failures as plain I/O errors.
+    public let systemErrno: Int32
 
     /// Builds an error from its parts; `code` is derived from `extendedCode`.
-    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
+    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil, systemErrno: Int32 = 0) {
         self.extendedCode = ResultCode(extendedCode)
         self.code = ResultCode(extendedCode & 0xFF)
         self.message = message
         self.sql = sql
         self.path = path
+        self.systemErrno = systemErrno
     }
 
     public var description: String {

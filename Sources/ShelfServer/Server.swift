@@ -27,6 +27,8 @@ public struct ServerContext: Sendable {
     public let jukebox: Jukebox?
     /// The loudness measurement: the background job and the admin page's one-off runs.
     public let loudness: LoudnessControl
+    /// Backups into `backup-dir`: the schedule and the admin page's "back up now".
+    public let backups: BackupControl
     /// The music folders (`shelf serve --music`, the config's `music`): what a scan imports.
     public var musicRoots: [URL] { scans.roots }
 }
@@ -67,6 +69,8 @@ public final class ShelfServer: Sendable {
         public var jukebox: JukeboxSettings?
         /// The podcasts folder and fetch limits; nil: `podcasts` inside the library's directory, defaults.
         public var podcasts: PodcastSettings?
+        /// Scheduled backups (`backup-dir`, `backup-keep`, `backup-every`); no folder: none.
+        public var backups = BackupSettings()
         /// Named transcodes (the config's `[presets]`).
         public var transcodePresets: [String: TranscodePreset] = [:]
         /// Where log lines go (stderr unless said).
@@ -130,7 +134,8 @@ public final class ShelfServer: Sendable {
                 library: library, settings: options.podcasts ?? PodcastSettings(folder: library.directory.appendingPathComponent("podcasts")),
                 log: log, changed: { events.poke() }),
             sharing: Locked(options.sharing),
-            jukebox: options.jukebox.map { Jukebox(settings: $0, log: log) }, loudness: control)
+            jukebox: options.jukebox.map { Jukebox(settings: $0, log: log) }, loudness: control,
+            backups: BackupControl(library: library, settings: options.backups, log: log))
         self.context = context
         let router = Router(
             routes: NativeAPI(context: context).routes + WebPage().routes + SharePages(context: context).routes,
@@ -149,6 +154,7 @@ public final class ShelfServer: Sendable {
         Task { try? await library.rememberRoots(roots, evenIfAbsent: true) }
         context.scans.start()
         context.podcasts.start()
+        context.backups.start()
         apply(watch: options.watch, roots: options.musicRoots, loudness: options.loudness)
     }
 
@@ -198,11 +204,12 @@ public final class ShelfServer: Sendable {
     public var port: UInt16 { http.port }
 
     /// Stops: no new connections; in-flight requests get up to `grace` to finish; event streams
-    /// and transcodes end; a running import stops at its next chunk.
+    /// and transcodes end; a running import stops at its next chunk, a scheduled backup at its next step.
     public func stop(grace: Duration = .seconds(10)) async {
         context.events.close()
         context.scans.stop()
         context.podcasts.stop()
+        await context.backups.stop()
         context.jukebox?.stop()
         if let current = watcher.withLock({ $0 }) { await current.watcher.stop() }
         if let job = loudness.withLock({ $0 }) { await job.stop() }

@@ -5,6 +5,13 @@ public struct ProcessResult: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
+
+    /// A result from its parts, for tests that run a child their own way.
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
 }
 
 /// Runs programs for end-to-end tests: the built `shelf` binaries, and Python as a second process

@@ -63,6 +63,18 @@ import Testing
         #expect(valid["valid"] as? Bool == true && (valid["errors"] as? [Any])?.isEmpty == true)
     }
 
+    @Test func backupKeepOfZeroIsRefusedByName() throws {
+        let dir = try TemporaryDirectory()
+        let file = dir.path("config.toml").path
+        try Data("backup-dir = \"\(dir.path("backups").path)\"\nbackup-keep = 0\nbackup-every = \"12h\"\n".utf8).write(to: URL(fileURLWithPath: file))
+        let result = try shelf(["config", "check", file])
+        #expect(result.status == 2)
+        #expect(result.stdout == "\(file):2:15: backup-keep expects how many backups to keep, an integer of 1 or more; got 0\n", "\(result.stdout)")
+        try Data("backup-dir = \"\(dir.path("backups").path)\"\nbackup-keep = 2\nbackup-every = \"12h\"\n".utf8).write(to: URL(fileURLWithPath: file))
+        let fixed = try shelf(["config", "check", file])
+        #expect(fixed.status == 0, "\(fixed.stdout)\(fixed.stderr)")
+    }
+
     @Test func missingFilesAndUsageMistakes() throws {
         let dir = try TemporaryDirectory()
         let missing = try shelf(["config", "check", dir.path("nope.toml").path])

@@ -119,7 +119,7 @@ import Testing
             found == [
                 "f.toml:1:11: library expects an absolute directory path, got 'relative'",
                 "f.toml:2:10: listen expects ADDR:PORT with an IP address (127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040), got 'localhost:4040'",
-                "f.toml:3:1: unknown key 'listen-address' (known: library, listen, tls-cert, tls-key, max-transcodes, music, scan-interval, purge-missing-after, watch, loudness, log-format, log-file, sharing, podcast-dir, podcast-allow-private, podcast-max-episode-size, podcast-refresh, jukebox, jukebox-audio-output; presets go under [presets])",
+                "f.toml:3:1: unknown key 'listen-address' (known: library, listen, tls-cert, tls-key, max-transcodes, music, scan-interval, purge-missing-after, watch, loudness, log-format, log-file, sharing, podcast-dir, podcast-allow-private, podcast-max-episode-size, podcast-refresh, jukebox, jukebox-audio-output, backup-dir, backup-keep, backup-every; presets go under [presets])",
                 "f.toml:4:18: max-transcodes expects an integer from 1 to 256, got 0",
                 "f.toml:5:9: music expects an array of directory paths, got a string",
                 "f.toml:6:14: log-format expects \"text\" or \"json\", got 'xml'",
@@ -138,6 +138,27 @@ import Testing
         }
         try Data([0x6C, 0x3D, 0xFF, 0xFE]).write(to: dir.path("binary.toml"))
         #expect(ConfigReader.read(path: dir.path("binary.toml").path).errors.map(\.reason) == ["is not UTF-8 text"])
+    }
+
+    @Test func backupKeysAndTheirMistakes() throws {
+        let config = try ServerConfig.parse("backup-dir = \"/srv/backups\"\nbackup-keep = 3\nbackup-every = \"6h\"\n", file: "f.toml")
+        #expect(config.backupDir == "/srv/backups")
+        #expect(config.backupKeep == 3)
+        #expect(config.backupEvery == 6 * 3600)
+        #expect(try ServerConfig.parse("backup-every = 90", file: "f").backupEvery == 90)
+        // Unset, they are nil: the server's defaults (no backups, 7 kept, daily) apply.
+        let empty = try ServerConfig.parse("", file: "f")
+        #expect(empty.backupDir == nil && empty.backupKeep == nil && empty.backupEvery == nil)
+        #expect(
+            mistakes("backup-dir = \"backups\"\nbackup-keep = 0\nbackup-every = \"off\"") == [
+                "f.toml:1:14: backup-dir expects an absolute directory path, got 'backups'",
+                "f.toml:2:15: backup-keep expects how many backups to keep, an integer of 1 or more; got 0",
+                "f.toml:3:16: backup-every expects seconds (1 or more) or a string such as \"6h\" or \"1d\"; got \"off\"",
+            ])
+        for text in ["0", "-1", "\"1x\"", "\"367d\"", "true"] {
+            #expect(mistakes("backup-every = \(text)").count == 1, "\(text)")
+        }
+        #expect(mistakes("backup-keep = -3").first?.contains("backup-keep expects") == true)
     }
 
     @Test func whereServeLooks() {

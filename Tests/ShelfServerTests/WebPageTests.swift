@@ -262,8 +262,12 @@ import Testing
                 try ChildProcess.run(
                     shelf, ["--library", library, "user", "add", "ann", "--admin", "--password-stdin"], stdin: Data((ServedLibrary.annPassword + "\n").utf8)
                 ).status == 0)
-            // The music folder is the server's, so the admin page's scan has a folder to scan.
-            let server = try ServerProcess(library: library, arguments: ["--music", root.appendingPathComponent("music").path])
+            // The music folder is the server's, so the admin page's scan has a folder to scan; the
+            // backup folder is too, so its backups are listed and one is taken.
+            let config = root.appendingPathComponent("shelf.toml")
+            try "backup-dir = \"\(root.appendingPathComponent("backups").path)\"\n".write(to: config, atomically: true, encoding: .utf8)
+            let server = try ServerProcess(
+                library: library, arguments: ["--config", config.path, "--music", root.appendingPathComponent("music").path])
             defer { server.stop() }
             let result = try Self.runSuite("sample", python: python, server: server, library: library, importDir: root.appendingPathComponent("more").path)
             print(result.stdout)

@@ -218,7 +218,7 @@ enum BackupFile {
     /// own message otherwise.
     static func describe(_ error: any Error) -> String {
         if let sqlite = error as? SQLiteError {
-            if sqlite.code == .full { return "no space left on the device" }
+            if sqlite.code == .full || sqlite.systemErrno == ENOSPC { return "no space left on the device" }
             return sqlite.message
         }
         return String(describing: error)

@@ -179,6 +179,7 @@ extension MirrorStore {
         defer { staged = .none }
         switch staged {
         case .open:
+            CrashPoint.reached(CrashPoint.beforeMirrorCommit)
             do {
                 try writer?.execute("COMMIT")
                 appliedSeq = sync.current
@@ -279,6 +280,7 @@ extension MirrorStore {
     /// A failure here never fails the write (it is committed); the mirror is rebuilt instead.
     func syncAfterWrite(batch: BatchTracks) {
         guard state == .ready else { return }
+        CrashPoint.reached(CrashPoint.beforeMirrorCommit)
         do { try catchUp(batch: batch) } catch { try? startBuild(fresh: true) }
         checkpointIfLarge()
     }

@@ -94,6 +94,7 @@ final class Store {
                     let startSeq = try writer.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
                     let result = try body(batch)
                     try batch.finish()
+                    CrashPoint.reached(CrashPoint.beforeCommit)
                     // Staging only reads; if it fails, the batch goes the ordinary way after the commit.
                     staged = (try? mirror?.stage(BatchTracks(startSeq: startSeq, states: batch.trackStates))) ?? nil
                     return (result, startSeq)

@@ -52,6 +52,9 @@ struct ServeCommand: Command {
         var podcastRefresh = ScanInterval.seconds(86_400)
         var jukebox = false
         var jukeboxAudioOutput: String?
+        var backupDir: String?
+        var backupKeep = 7
+        var backupEvery = 86_400
 
         /// The certificate and key files of HTTPS.
         struct TLSFiles: Sendable, Equatable {
@@ -84,6 +87,9 @@ struct ServeCommand: Command {
             podcastRefresh = config.podcastRefresh ?? podcastRefresh
             jukebox = flags.jukebox || (config.jukebox ?? false)
             jukeboxAudioOutput = config.jukeboxAudioOutput
+            backupDir = config.backupDir
+            backupKeep = config.backupKeep ?? backupKeep
+            backupEvery = config.backupEvery ?? backupEvery
         }
 
         /// What SIGHUP cannot change, named for the line that says a restart is needed.
@@ -98,6 +104,7 @@ struct ServeCommand: Command {
                 keys.append("podcast settings")
             }
             if jukebox != other.jukebox || jukeboxAudioOutput != other.jukeboxAudioOutput { keys.append("jukebox") }
+            if backupDir != other.backupDir || backupKeep != other.backupKeep || backupEvery != other.backupEvery { keys.append("backup settings") }
             return keys
         }
     }
@@ -208,6 +215,10 @@ struct ServeCommand: Command {
         podcasts.refreshInterval = settings.podcastRefresh.duration
         options.podcasts = podcasts
         if settings.jukebox { options.jukebox = JukeboxSettings(audioOutput: settings.jukeboxAudioOutput) }
+        var backups = BackupSettings(directory: settings.backupDir.map { URL(fileURLWithPath: $0).standardizedFileURL })
+        backups.keep = settings.backupKeep
+        backups.every = .seconds(settings.backupEvery)
+        options.backups = backups
         options.log = { line in log.message(line, level: Self.level(of: line)) }
         options.accessLog = { entry in log.request(entry) }
         // A tuning knob (and how tests make a stuck reader overflow quickly).
@@ -362,7 +373,10 @@ extension ServeCommand {
         file's `library` applies when neither --library nor SHELF_LIBRARY is given. It tells systemd when it \
         is ready and when it stops (NOTIFY_SOCKET). SIGHUP rereads the file and reopens the log: the log \
         format and file, the transcode limit and presets, the music folders and the scan interval change \
-        at once; the address, TLS files and library need a restart.
+        at once; the address, TLS files and library need a restart. With the file's backup-dir it backs the \
+        library up into that folder every backup-every (24h unless said; the first one interval after the \
+        newest backup there, or a minute after start when that is overdue) and keeps the newest backup-keep \
+        (7 unless said); the admin page lists them and takes one on request.
         """
     static let flags = [
         FlagHelp(

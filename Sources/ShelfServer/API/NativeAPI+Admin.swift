@@ -5,7 +5,7 @@ import ShelfWire
 
 /// What the web page's admin and settings views need beyond the Subsonic API (which the page
 /// calls with its session for users, shares, podcasts and the rest): API keys, the user's other
-/// sessions, and the loudness measurement.
+/// sessions, the loudness measurement, and the backups.
 extension NativeAPI {
     /// The routes of this group.
     var adminRoutes: [Route] {
@@ -20,6 +20,8 @@ extension NativeAPI {
                 context.loudness.runNow()
                 return try .json(try await loudnessDocument(), status: 202)
             },
+            Route("GET", "/api/backups", access: .admin, listBackups),
+            Route("POST", "/api/backups", access: .admin, takeBackup),
         ]
     }
 
@@ -116,5 +118,52 @@ extension NativeAPI {
 
     func loudnessStatus(_ request: RouteRequest) async throws -> HTTPResponse {
         try .json(try await loudnessDocument())
+    }
+
+    /// `{"directory","keep","every","lastRun","lastError","running","backups":[…]}`: the files'
+    /// facts only; a backup holds the secret key, so none is ever sent over HTTP.
+    struct BackupsDocument: Encodable {
+        let directory: String?
+        let keep: Int
+        /// Seconds between scheduled backups.
+        let every: Int
+        let lastRun: Date?
+        let lastError: String?
+        let running: Bool
+        let backups: [BackupFileInfo]
+
+        /// Every key, the missing ones as null (the page tells "not configured" from "no run yet").
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(directory, forKey: .directory)
+            try c.encode(keep, forKey: .keep)
+            try c.encode(every, forKey: .every)
+            try c.encode(lastRun, forKey: .lastRun)
+            try c.encode(lastError, forKey: .lastError)
+            try c.encode(running, forKey: .running)
+            try c.encode(backups, forKey: .backups)
+        }
+
+        enum CodingKeys: String, CodingKey { case directory, keep, every, lastRun, lastError, running, backups }
+    }
+
+    func listBackups(_ request: RouteRequest) async throws -> HTTPResponse {
+        let status = context.backups.status
+        return try .json(
+            BackupsDocument(
+                directory: status.directory, keep: status.keep, every: status.every, lastRun: status.lastRun, lastError: status.lastError,
+                running: status.running, backups: try await context.backups.backups()))
+    }
+
+    /// Takes a backup into `backup-dir` now and answers its `BackupReport` once it is written
+    /// (and the oldest beyond `backup-keep` deleted); 409 with no folder or while one runs.
+    func takeBackup(_ request: RouteRequest) async throws -> HTTPResponse {
+        let me = try request.signedIn
+        do {
+            return try .json(try await context.backups.backupNow(reason: "asked by \(me.name)"), status: 201)
+        } catch let error as LibraryError where error.code == "backupFailed" || error.code == "diskFull" {
+            // The admin who asked is told why, not only the log.
+            throw HTTPError(status: error.code == "diskFull" ? 507 : 500, code: error.code, message: error.description)
+        }
     }
 }

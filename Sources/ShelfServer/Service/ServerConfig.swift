@@ -42,6 +42,12 @@ public struct ServerConfig: Sendable, Equatable {
     public var jukebox: Bool?
     /// `jukebox-audio-output`: mpv's `--ao` for the jukebox (`pulse`, `alsa`, `null`, …).
     public var jukeboxAudioOutput: String?
+    /// `backup-dir`: the folder scheduled backups go into (absolute); nil: no scheduled backups.
+    public var backupDir: String?
+    /// `backup-keep`: how many scheduled backups are kept (the oldest beyond it are deleted).
+    public var backupKeep: Int?
+    /// `backup-every`: seconds between scheduled backups.
+    public var backupEvery: Int?
     /// `[presets]`: named transcodes (`mobile = "opus:96"`) a stream request may ask for by name.
     public var presets: [String: TranscodePreset] = [:]
 
@@ -69,6 +75,9 @@ public struct ServerConfig: Sendable, Equatable {
         ("podcast-refresh", "seconds (an integer), a string such as \"6h\" or \"1d\", or 0 / \"off\""),
         ("jukebox", "true or false"),
         ("jukebox-audio-output", "an mpv audio output name (pulse, alsa, pipewire, null, …)"),
+        ("backup-dir", "an absolute directory path"),
+        ("backup-keep", "an integer of 1 or more"),
+        ("backup-every", "seconds (an integer of 1 or more) or a string such as \"6h\" or \"1d\""),
     ]
 
     /// The tables a file may have.
@@ -161,6 +170,19 @@ public struct ServerConfig: Sendable, Equatable {
                             "podcast-refresh expects seconds (1 or more), a string such as \"6h\" or \"1d\", or 0 or \"off\"; got \(describe(entry.value))")
                     }
                     config.podcastRefresh = interval
+                case "backup-dir": config.backupDir = try absolutePath(entry, directory: true)
+                case "backup-keep":
+                    guard case .integer(let value) = entry.value, value >= 1 else {
+                        throw ConfigValueError("backup-keep expects how many backups to keep, an integer of 1 or more; got \(describe(entry.value))")
+                    }
+                    config.backupKeep = value
+                case "backup-every":
+                    // The scan interval's forms, without its "off": leaving out backup-dir is how backups are turned off.
+                    guard case .seconds(let seconds)? = ScanInterval.parse(entry.value) else {
+                        throw ConfigValueError(
+                            "backup-every expects seconds (1 or more) or a string such as \"6h\" or \"1d\"; got \(describe(entry.value))")
+                    }
+                    config.backupEvery = seconds
                 case "max-transcodes":
                     guard case .integer(let value) = entry.value, (1...256).contains(value) else {
                         throw ConfigValueError("max-transcodes expects an integer from 1 to 256, got \(describe(entry.value))")

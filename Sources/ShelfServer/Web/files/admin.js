@@ -1,7 +1,7 @@
 // The admin page: users (add, reset a password, the admin flag, delete, API keys), a scan of the
-// music folders with its progress, the loudness measurement, and the library's numbers. Users go
-// through the Subsonic API (the page's session signs those calls); keys, scans, loudness and the
-// numbers through the native API.
+// music folders with its progress, the loudness measurement, the backups, and the library's
+// numbers. Users go through the Subsonic API (the page's session signs those calls); keys, scans,
+// loudness, backups and the numbers through the native API.
 import { api, subsonic, clock } from './api.js';
 import { t, tn, formatNumber, formatDateTime } from './i18n.js';
 import {
@@ -31,6 +31,15 @@ function formatSpan(seconds) {
   return days ? t('admin.stats.daysHours', { days: formatNumber(days), hours }) : t('admin.stats.hoursMinutes', { hours, minutes });
 }
 
+/** An interval in seconds in its largest whole unit: 1 day, 6 hours, 30 minutes, 90 seconds. */
+function formatEvery(seconds) {
+  const total = Math.max(0, Math.round(Number(seconds) || 0));
+  if (total && total % 86400 === 0) return tn('admin.backups.everyDays', total / 86400);
+  if (total && total % 3600 === 0) return tn('admin.backups.everyHours', total / 3600);
+  if (total && total % 60 === 0) return tn('admin.backups.everyMinutes', total / 60);
+  return tn('admin.backups.everySeconds', total);
+}
+
 /** A <section> of the admin page, named by its <h2> (`id`). */
 function adminSection(id, title, ...children) {
   return h('section', { class: 'admin-section', 'aria-labelledby': id }, h('h2', { id, text: title }), ...children);
@@ -46,6 +55,7 @@ export class AdminPage {
     this.generation = 0;
     this.scanTimer = null;
     this.loudnessTimer = null;
+    this.backupsTimer = null;
     this.scanBox = null;
   }
 
@@ -53,8 +63,10 @@ export class AdminPage {
     this.visible = false;
     clearTimeout(this.scanTimer);
     clearTimeout(this.loudnessTimer);
+    clearTimeout(this.backupsTimer);
     this.scanTimer = null;
     this.loudnessTimer = null;
+    this.backupsTimer = null;
   }
 
   async show() {
@@ -67,9 +79,9 @@ export class AdminPage {
       this.container.replaceChildren(heading, h('p', { class: 'page-intro', text: t('admin.notAdmin') }));
       return;
     }
-    this.container.replaceChildren(heading, this.buildUsers(), this.buildScan(), this.buildLoudness(), this.buildStats(),
+    this.container.replaceChildren(heading, this.buildUsers(), this.buildScan(), this.buildLoudness(), this.buildBackups(), this.buildStats(),
       this.buildPasswordDialog(), this.buildKeysDialog());
-    await Promise.all([this.loadUsers(), this.loadScan(), this.loadLoudness(), this.loadStats()]);
+    await Promise.all([this.loadUsers(), this.loadScan(), this.loadLoudness(), this.loadBackups(), this.loadStats()]);
   }
 
   // MARK: Users
@@ -491,6 +503,88 @@ export class AdminPage {
     const waiting = this.loudnessWait && Date.now() < this.loudnessWait;
     if (!status.running && !waiting) this.loudnessWait = 0;
     this.loudnessTimer = (status.running || waiting) && this.visible ? setTimeout(() => this.loadLoudness(), 3000) : null;
+  }
+
+  // MARK: Backups
+
+  buildBackups() {
+    this.backupButton = button(t('admin.backups.start'), () => this.startBackup(), { class: 'primary' });
+    this.backupsError = errorBox();
+    this.backupsState = statusBox();
+    this.backupsBody = h('div');
+    return adminSection('admin-backups-title', t('admin.backups.title'),
+      h('p', { class: 'page-intro', text: t('admin.backups.intro') }),
+      h('div', { class: 'page-toolbar' }, this.backupButton),
+      this.backupsError, this.backupsState, this.backupsBody,
+    );
+  }
+
+  async loadBackups() {
+    const generation = this.generation;
+    try {
+      const status = await api('/api/backups');
+      if (generation === this.generation) this.showBackups(status);
+    } catch (error) {
+      if (generation === this.generation) showError(this.backupsError, error);
+    }
+  }
+
+  /** Takes a backup now; the request returns once the file is written (and old ones rotated out). */
+  async startBackup() {
+    showError(this.backupsError, null);
+    this.backupButton.disabled = true;
+    this.backupsState.textContent = t('admin.backups.running');
+    try {
+      const report = await api('/api/backups', { method: 'POST' });
+      const name = String(report?.path ?? '').split('/').pop();
+      this.backupsState.replaceChildren(t('admin.backups.taken'), ' ', data(name, 'path'));
+    } catch (error) {
+      this.backupsState.textContent = '';
+      showError(this.backupsError, error);
+    }
+    await this.loadBackups();
+  }
+
+  showBackups(status) {
+    const configured = Boolean(status.directory);
+    this.backupButton.disabled = !configured || Boolean(status.running);
+    if (!configured) {
+      this.backupsBody.replaceChildren(h('p', { class: 'page-empty', text: t('admin.backups.notConfigured') }));
+      return;
+    }
+    const rows = [
+      [t('admin.backups.folder'), data(status.directory, 'path')],
+      [t('admin.backups.keep'), status.keep ?? 0],
+      [t('admin.backups.every'), formatEvery(status.every)],
+      [t('admin.backups.lastRun'), status.running ? t('admin.backups.running') : (formatDateTime(status.lastRun) || t('admin.backups.notYet'))],
+    ];
+    // The server's words (a path, an errno): shown as data.
+    if (status.lastError) rows.push([t('admin.backups.lastError'), h('span', { class: 'problem' }, data(status.lastError))]);
+    const parts = [numbers(rows)];
+    const backups = list(status.backups);
+    if (!backups.length) {
+      parts.push(h('p', { class: 'page-empty', text: t('admin.backups.none') }));
+    } else {
+      const { region, tbody } = scrollTable(t('admin.backups.tableLabel'), [
+        t('admin.backups.name'), t('admin.backups.created'), t('admin.backups.size'), t('admin.backups.tracks'),
+      ], 'backups-table');
+      for (const backup of backups) {
+        const tracks = backup.error
+          ? h('td', { class: 'problem' }, t('admin.backups.unreadable'), ' (', data(backup.error), ')')
+          : h('td', { class: 'num', text: formatNumber(backup.trackCount ?? 0) });
+        tbody.append(h('tr', {},
+          h('td', { class: 'path' }, data(backup.name, 'path')),
+          h('td', { class: 'date', text: formatDateTime(backup.created) }),
+          h('td', { class: 'num' }, data(formatBytes(backup.bytes))),
+          tracks,
+        ));
+      }
+      parts.push(region);
+    }
+    this.backupsBody.replaceChildren(...parts);
+    // A scheduled backup in progress: polled until it ends, while the page is shown.
+    clearTimeout(this.backupsTimer);
+    this.backupsTimer = status.running && this.visible ? setTimeout(() => this.loadBackups(), 3000) : null;
   }
 
   // MARK: Statistics

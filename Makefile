@@ -1,7 +1,7 @@
 # Shelf's build entry points. Only the Swift toolchain and Debian packages are needed;
 # `make deps` installs the missing packages when run as root, and otherwise prints the command.
 
-DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev mpv ffmpeg python3 python3-venv curl wrk groff-base chromium chromium-driver fonts-ipafont-gothic dpkg-dev lintian
+DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev mpv ffmpeg python3 python3-venv curl wrk groff-base chromium chromium-driver fonts-ipafont-gothic dpkg-dev lintian libxml2-dev
 SWIFT ?= swift
 DEMO_DIR ?= demo-library
 BENCH_DIR ?= bench-library
@@ -44,8 +44,19 @@ build: deps build-info
 release: deps build-info
 	$(SWIFT) build -c release
 
+# The Swift runtime linked into the binary. SwiftPM's --static-swift-stdlib can relink objects that
+# were compiled against the shared runtime's module files, whose link entries name Foundation's top
+# libraries only; the static archives' own dependencies (CoreFoundation, ICU, collections, the XML
+# interface and Debian's libxml2) are named here, in one group so that their order does not matter.
+STATIC_SWIFT_LINK := --static-swift-stdlib -Xlinker --start-group -Xlinker -lFoundation -Xlinker -lFoundationEssentials \
+	-Xlinker -lFoundationInternationalization -Xlinker -lFoundationXML -Xlinker -lCoreFoundation -Xlinker -l_CFXMLInterface \
+	-Xlinker -l_FoundationICU -Xlinker -l_FoundationCollections -Xlinker -l_FoundationCShims -Xlinker --end-group -Xlinker -lxml2
+
+# The `shelf` the tests run is relinked with the Swift runtime inside it (a link, not a rebuild), as
+# the .deb ships it: DebianPackageTests packages, installs and removes exactly that binary.
 test: deps build-info subsonic-client lint
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --product shelf $(STATIC_SWIFT_LINK)
 	$(SWIFT) test --skip-build
 
 # The toolchain's own swift-format, with the rules in .swift-format: `make lint` fails on any
@@ -176,4 +187,4 @@ deb: $(if $(DEB_BIN),,static-release)
 # The release `shelf` with the Swift runtime linked in, at the path of the dynamically linked one
 # `make release` builds (whichever was built last is there).
 static-release: deps build-info
-	$(SWIFT) build -c release --product shelf --static-swift-stdlib
+	$(SWIFT) build -c release --product shelf $(STATIC_SWIFT_LINK)

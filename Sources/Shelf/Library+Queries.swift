@@ -13,7 +13,7 @@ extension Library {
             do {
                 return try await mirror.read { try body(MirrorQueryEngine(db: $0)) }
             } catch let error as SQLiteError where Self.isDamage(error) {
-                await mirrorDamaged()  // answered below from the store, which the damage does not touch
+                await mirrorDamaged(mirror)  // answered below from the store, which the damage does not touch
             } catch let error as SQLiteError {
                 throw LibraryError.wrap(error, path: mirror.path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
             }
@@ -26,8 +26,15 @@ extension Library {
 
     /// A damaged mirror stops answering at once, and is rebuilt from the store: in the background
     /// when this library builds there, else by the next `completeMirror` (the status says building).
-    func mirrorDamaged() async {
-        mirrorReaders.withLock { $0 = nil }
+    func mirrorDamaged(_ pool: ReadPool) async {
+        // Only the first of the reads that met the damage starts the rebuild; a read that began on
+        // the old pool must not throw away a rebuild already under way.
+        let first = mirrorReaders.withLock { current in
+            guard current === pool else { return false }
+            current = nil
+            return true
+        }
+        guard first else { return }
         let launch = configuration.buildsMirrorInBackground
         try? await rebuildDamagedMirror(launch: launch)
     }

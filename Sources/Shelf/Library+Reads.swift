@@ -87,7 +87,7 @@ extension Library {
             do {
                 return try await mirror.read { db in try Self.probe(ids, MirrorSong.select, MirrorSong.decode, in: db) }
             } catch let error as SQLiteError where Self.isDamage(error) {
-                await mirrorDamaged()
+                await mirrorDamaged(mirror)
             } catch let error as SQLiteError {
                 throw LibraryError.wrap(error, path: mirror.path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
             }

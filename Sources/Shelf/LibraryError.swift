@@ -65,7 +65,8 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     case storeDamaged(path: String, reason: String)
     /// A backup could not be written; no file was left under its name.
     case backupFailed(path: String, reason: String)
-    /// A backup could not be restored; the library directory was left as it was.
+    /// A backup could not be restored; the library directory was left as it was (or the reason
+    /// says where the previous library is).
     case restoreFailed(path: String, reason: String)
 
     /// A stable machine-readable name, used as `error.code` in the command line's JSON.
@@ -139,6 +140,8 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
             "database error in \(path): \(message)" + (sql.map { " — in \($0.prefix(200))" } ?? "")
         case .diskFull(let path):
             "no space left on the device holding \(path); the change was rolled back and nothing was written: free some space and try again"
+        case .storeDamaged(let path, let reason) where path.hasSuffix("mirror.sqlite"):
+            "the read mirror \(path) is damaged (\(reason)); it holds nothing the store does not: `shelf mirror build --fresh` rebuilds it"
         case .storeDamaged(let path, let reason):
             "\(path) is damaged (\(reason)); Shelf will not repair it into a smaller library: restore the last backup with "
                 + "`shelf --library \(URL(fileURLWithPath: path).deletingLastPathComponent().path) restore BACKUP --force` "

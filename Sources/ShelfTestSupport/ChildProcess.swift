@@ -81,9 +81,9 @@ public enum ChildProcess {
     /// Starts `executable` with `SHELF_PROGRESS=lines` and reads its stderr line by line; kills it
     /// with SIGKILL as soon as `killWhen` accepts a line, so the kill lands at a point the work is
     /// known to have reached, on any machine, however fast. Waits for it either way and returns
-    /// whether the kill ended it, with the lines read. Its stdout is discarded.
+    /// whether the kill ended it, with the lines read. Its stdout is discarded; `stdin` is fed to it.
     public static func runKilling(
-        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], killWhen: (String) -> Bool
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil, killWhen: (String) -> Bool
     ) throws -> (killed: Bool, lines: [String]) {
         let process = Process()
         process.executableURL = executable
@@ -95,28 +95,42 @@ public enum ChildProcess {
         let err = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let input = stdin.map { _ in Pipe() }
+        process.standardInput = input ?? FileHandle.nullDevice
         try process.run()
+        if let input, let stdin {
+            signal(SIGPIPE, SIG_IGN)
+            try? input.fileHandleForWriting.write(contentsOf: stdin)
+            try? input.fileHandleForWriting.close()
+        }
+        var sentKill = false
+        let lines = forEachLine(of: err.fileHandleForReading) { line in
+            if !sentKill, killWhen(line) {
+                kill(process.processIdentifier, SIGKILL)
+                sentKill = true
+            }
+            return true
+        }
+        process.waitUntilExit()
+        return (sentKill && process.terminationReason == .uncaughtSignal, lines)
+    }
+
+    /// Reads `handle` line by line as the lines arrive, until its end or until `onLine` returns
+    /// false; returns the lines read.
+    public static func forEachLine(of handle: FileHandle, _ onLine: (String) -> Bool) -> [String] {
         var lines: [String] = []
         var pending = Data()
-        var sentKill = false
-        let reader = err.fileHandleForReading
         while true {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
+            let chunk = handle.availableData
+            if chunk.isEmpty { return lines }
             pending += chunk
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                 pending = Data(pending[pending.index(after: newline)...])
                 lines.append(line)
-                if !sentKill, killWhen(line) {
-                    kill(process.processIdentifier, SIGKILL)
-                    sentKill = true
-                }
+                if !onLine(line) { return lines }
             }
         }
-        process.waitUntilExit()
-        return (sentKill && process.terminationReason == .uncaughtSignal, lines)
     }
 
     /// Starts `executable` so that it halts itself (SHELF_PROGRESS_STOP_AT) right after its first

@@ -6,30 +6,8 @@ import Testing
 /// `shelf backup` while other processes import and edit, and `shelf restore`: the restored
 /// library equals the source at one commit point, never a mix; the key travels inside a 0600
 /// file; restores refuse a non-empty directory unless --force, which moves it aside.
-@Suite struct BackupRestoreTests {
+@Suite struct BackupRestoreTests: ShelfRunner {
     let products = ChildProcess.productsDirectory()
-
-    func shelf(_ library: URL, _ arguments: [String], stdin: String? = nil) throws -> ProcessResult {
-        try ChildProcess.run(products.appendingPathComponent("shelf"), ["--library", library.path] + arguments, stdin: stdin.map { Data($0.utf8) })
-    }
-
-    @discardableResult
-    func ok(_ library: URL, _ arguments: [String], stdin: String? = nil) throws -> String {
-        let result = try shelf(library, arguments, stdin: stdin)
-        #expect(result.status == 0, "shelf \(arguments.joined(separator: " ")): \(result.stderr)")
-        return result.stdout
-    }
-
-    func json(_ library: URL, _ arguments: [String]) throws -> [String: Any] {
-        let text = try ok(library, arguments + ["--json"])
-        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(arguments): \(text)")
-    }
-
-    func sampleFiles(_ count: Int, into folder: URL) throws {
-        let made = try ChildProcess.run(
-            products.appendingPathComponent("shelf-bench"), ["sample-files", "--tracks", String(count), "--tagged", "--dir", folder.path])
-        #expect(made.status == 0, "\(made.stderr)")
-    }
 
     /// Everything a library answers, with store IDs taken out of tokens (a restore gives the
     /// store a new ID; positions must match, IDs need not).
@@ -64,7 +42,7 @@ import Testing
 
         // Other processes write while it is stopped mid-copy: an import, an edit batch, a playlist
         // change, a user change, each its own commit.
-        try sampleFiles(6, into: dir.path("more"))
+        try sampleFiles(6, into: dir.path("more"), seconds: 0.4)
         try ok(library, ["import", dir.path("more").path])
         try ok(library, ["edit", "1", "2", "3", "--set", "comment=edited during the backup", "--set", "year=1999"])
         try ok(library, ["playlist", "add", "1", "2", "4"])
@@ -131,6 +109,33 @@ import Testing
         #expect(try shelf(library, ["changes", "--since", restoredToken]).status == 0)
     }
 
+    /// The shipped layout: backups in a folder inside the library directory, restored with
+    /// --force, which moves that folder aside with the library before the copy is read.
+    @Test func aBackupInsideTheLibraryDirectoryRestoresWithForce() throws {
+        let dir = try TemporaryDirectory()
+        let library = dir.path("library")
+        try sampleFiles(4, into: dir.path("music"))
+        try ok(library, ["import", dir.path("music").path])
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("backups"), withIntermediateDirectories: true)
+        let backup = library.appendingPathComponent("backups/inside.shelfbackup")
+        try ok(library, ["backup", "--to", backup.path])
+        try ok(library, ["edit", "2", "--set", "title=After the backup"])
+        let restored = try json(library, ["restore", backup.path, "--force"])
+        #expect(restored["trackCount"] as? Int == 4)
+        #expect(try !ok(library, ["track", "2"]).contains("After the backup"))
+        let aside = try #require(restored["movedAside"] as? String)
+        #expect(FileManager.default.fileExists(atPath: aside + "/backups/inside.shelfbackup"))
+
+        // Nor can a backup be written over the library's own files.
+        for name in ["library.sqlite", "secret.key", "mirror.sqlite"] {
+            let refused = try shelf(library, ["backup", "--to", library.appendingPathComponent(name).path])
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("library's own files"), "\(name): \(refused.stderr)")
+        }
+        #expect(try shelf(library, ["backup", "--to", dir.url.path]).stderr.contains("is a folder"))
+        #expect(try ok(library, ["info"]).contains("tracks:         4"))
+    }
+
     @Test func badBackupsAreRefusedBeforeAnythingIsTouched() throws {
         let dir = try TemporaryDirectory()
         let target = dir.path("target")
@@ -175,20 +180,7 @@ struct PausedChild {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        var lines: [String] = []
-        var pending = Data()
-        let reader = err.fileHandleForReading
-        reading: while true {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            pending += chunk
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                pending = Data(pending[pending.index(after: newline)...])
-                lines.append(line)
-                if line.hasPrefix(marker) { break reading }
-            }
-        }
+        let lines = ChildProcess.forEachLine(of: err.fileHandleForReading) { !$0.hasPrefix(marker) }
         #expect(lines.last?.hasPrefix(marker) == true, "the child never reached \(marker): \(lines)")
         // It prints the line, then stops itself: wait for the stop, a point it is known to reach.
         let stat = "/proc/\(process.processIdentifier)/stat"

@@ -6,28 +6,8 @@ import Testing
 /// The bad days: a full disk, a power cut in the middle of each kind of write, and damaged files.
 /// Each case checks that the library is as it was before the failed transaction (or after the
 /// committed one), that SQLite finds it sound, and that it works again once the cause is gone.
-@Suite struct DrillTests {
+@Suite struct DrillTests: ShelfRunner {
     let products = ChildProcess.productsDirectory()
-
-    func shelf(_ library: URL, _ arguments: [String], stdin: String? = nil) throws -> ProcessResult {
-        try ChildProcess.run(products.appendingPathComponent("shelf"), ["--library", library.path] + arguments, stdin: stdin.map { Data($0.utf8) })
-    }
-
-    @discardableResult
-    func ok(_ library: URL, _ arguments: [String], stdin: String? = nil) throws -> String {
-        let result = try shelf(library, arguments, stdin: stdin)
-        #expect(result.status == 0, "shelf \(arguments.joined(separator: " ")): \(result.stderr)")
-        return result.stdout
-    }
-
-    /// Tagged files; each `seconds` gives other audio, so that a second folder is new music, not
-    /// duplicates of the first.
-    func sampleFiles(_ count: Int, into folder: URL, seconds: Double = 0.3) throws {
-        let made = try ChildProcess.run(
-            products.appendingPathComponent("shelf-bench"),
-            ["sample-files", "--tracks", String(count), "--tagged", "--dir", folder.path, "--seconds", String(seconds)])
-        #expect(made.status == 0, "\(made.stderr)")
-    }
 
     /// What the library answers: tracks, playlists with their items, users, the history position.
     /// Store IDs are taken out of the token: a restore gives the store a new one, at the same position.
@@ -74,9 +54,10 @@ import Testing
             case "user": (["user", "add", "carol", "--password-stdin"], "third-password\n", "before-commit@1")
             default: (["edit", "5", "--set", "title=Committed before the cut"], nil, "before-mirror-commit@1")
             }
-        let killed = try Self.runKilled(
-            products.appendingPathComponent("shelf"), ["--library", library.path] + arguments, stdin: stdin,
-            environment: ["SHELF_CRASH_POINT": point])
+        let killed = try ChildProcess.runKilling(
+            products.appendingPathComponent("shelf"), ["--library", library.path] + arguments, environment: ["SHELF_CRASH_POINT": point],
+            stdin: stdin.map { Data($0.utf8) }
+        ) { $0.hasPrefix("crash-point ") }
         #expect(killed.killed, "\(kind): the write ended before its crash point: \(killed.lines)")
 
         #expect(try integrity(library).isEmpty)
@@ -112,44 +93,6 @@ import Testing
         }
         // And the library takes the same write again.
         if kind != "import" && kind != "mirror" { try ok(library, arguments, stdin: stdin) }
-    }
-
-    /// `runKilling` with standard input: SIGKILL as soon as the crash point's line appears.
-    static func runKilled(_ executable: URL, _ arguments: [String], stdin: String?, environment: [String: String]) throws -> (
-        killed: Bool, lines: [String]
-    ) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        signal(SIGPIPE, SIG_IGN)
-        try input.fileHandleForWriting.write(contentsOf: Data((stdin ?? "").utf8))
-        try input.fileHandleForWriting.close()
-        var lines: [String] = []
-        var pending = Data()
-        var sentKill = false
-        while true {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            pending += chunk
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                pending = Data(pending[pending.index(after: newline)...])
-                lines.append(line)
-                if !sentKill, line.hasPrefix("crash-point ") {
-                    kill(process.processIdentifier, SIGKILL)
-                    sentKill = true
-                }
-            }
-        }
-        process.waitUntilExit()
-        return (sentKill && process.terminationReason == .uncaughtSignal, lines)
     }
 
     // MARK: Damaged files

@@ -106,6 +106,11 @@ import Testing
                 #expect(report["trackCount"] as? Int == tracks)
                 #expect(report["restoredSecretKey"] as? Bool == true)
             }
+            // Not over the library the server has open: it would go on writing into the old one.
+            let busy = try fixture.shelf(["restore", try #require(listed.first?["path"] as? String), "--force"])
+            #expect(busy.status == 2)
+            #expect(busy.stderr.contains("open in another process"), "\(busy.stderr)")
+            #expect(try fixture.shelf(["info"]).status == 0, "the refused restore left the library in place")
         }
     }
 

@@ -66,15 +66,19 @@ public enum BackupFolder {
     }
 
     /// Deletes the oldest backups in `directory` beyond the newest `keep`, oldest meaning the
-    /// earliest time in the name, and returns the names deleted. Only files named as this folder
+    /// earliest time in the name (`newest`, the one just taken, is always kept), and returns the
+    /// names deleted. Only files named as this folder
     /// names backups (`shelf-YYYYMMDD-HHMMSS[-N].shelfbackup`) are counted or deleted: anything
     /// else there, a backup copied in by hand under another name included, is left alone.
     @discardableResult
-    public static func prune(_ directory: URL, keep: Int) throws -> [String] {
+    public static func prune(_ directory: URL, keep: Int, sparing newest: String? = nil) throws -> [String] {
         let dated = try backupNames(in: directory).compactMap { name in stampOrder(name).map { (name, $0) } }
         let newestFirst = dated.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 > $1.0 }
         var deleted: [String] = []
-        for (name, _) in newestFirst.dropFirst(max(keep, 0)) {
+        // The backup just taken is kept whatever its name says: a clock set back would otherwise
+        // name it older than the rest and delete it at once.
+        let spared = newestFirst.filter { $0.0 == newest }.count
+        for (name, _) in newestFirst.filter({ $0.0 != newest }).dropFirst(max(keep - spared, 0)) {
             let path = directory.appendingPathComponent(name).path
             if unlink(path) != 0 {
                 let failure = errno
@@ -87,6 +91,15 @@ public enum BackupFolder {
         }
         if !deleted.isEmpty { BackupFile.syncFolder(directory) }
         return deleted
+    }
+
+    /// Deletes the hidden partial copies (`.NAME.partial-…`) a backup cut off by a stop or a crash
+    /// left in `directory`: each is as large as the library and may hold its key. Returns their names.
+    public static func removePartialCopies(_ directory: URL) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let partial = names.filter { $0.hasPrefix(".shelf-") && $0.contains(".shelfbackup.partial-") }
+        for name in partial { BackupFile.remove(directory.appendingPathComponent(name)) }
+        return partial
     }
 
     // MARK: Reading

@@ -14,9 +14,11 @@ public struct BackupReport: Sendable, Codable, Equatable {
     public var storeID: UUID
     /// The change-history position the backup holds: tokens up to it still work after a restore.
     public var token: ChangeToken
-    /// Tracks, playlists and users in the backup.
+    /// Tracks in the backup.
     public var trackCount: Int
+    /// Playlists in the backup.
     public var playlistCount: Int
+    /// Users in the backup.
     public var userCount: Int
     /// Whether the library's `secret.key` (which decrypts stored passwords) is inside.
     public var includesSecretKey: Bool
@@ -28,8 +30,9 @@ public struct BackupReport: Sendable, Codable, Equatable {
 
 /// Progress of a backup, in database pages.
 public struct BackupProgress: Sendable {
-    /// Pages copied so far, and in all.
+    /// Pages copied so far.
     public var copiedPages: Int
+    /// Pages in all.
     public var totalPages: Int
 }
 
@@ -79,6 +82,7 @@ extension Library {
         guard FileManager.default.fileExists(atPath: storePath) else {
             throw LibraryError.cannotOpen(path: storePath, reason: "there is no library here to back up")
         }
+        try BackupFile.checkDestination(destination, library: directory)
         let key = try SecretKey.loadIfPresent(directory: directory)
         let source: Connection
         do {
@@ -181,20 +185,49 @@ enum BackupFile {
         return temporary
     }
 
+    /// Refuses a destination that is a folder, or one of the library's own files: renamed over
+    /// the live store (beside its WAL) the copy would corrupt the library it copies.
+    static func checkDestination(_ destination: URL, library: URL) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw LibraryError.backupFailed(path: destination.path, reason: "it is a folder; name the backup file, e.g. \(destination.path)/shelf.shelfbackup")
+        }
+        let folder = destination.deletingLastPathComponent().resolvingSymlinksInPath().path
+        let own = ["library.sqlite", "library.sqlite-wal", "library.sqlite-shm", "mirror.sqlite", "mirror.sqlite-wal", "mirror.sqlite-shm", "secret.key"]
+        if folder == library.resolvingSymlinksInPath().path, own.contains(destination.lastPathComponent) {
+            throw LibraryError.backupFailed(path: destination.path, reason: "it is one of the library's own files; write the backup somewhere else")
+        }
+    }
+
     /// Flushes `temporary` and renames it to `destination` (replacing an older file of that name),
     /// then flushes the folder so that the new name survives a power cut.
     static func publish(_ temporary: URL, as destination: URL) throws {
-        let fd = open(temporary.path, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            let synced = fsync(fd) == 0
-            let failure = errno
-            close(fd)
-            guard synced else { throw LibraryError.backupFailed(path: destination.path, reason: String(cString: strerror(failure))) }
-        }
+        try flush(temporary, naming: destination)
         guard rename(temporary.path, destination.path) == 0 else {
             throw LibraryError.backupFailed(path: destination.path, reason: "cannot move the finished copy into place: \(String(cString: strerror(errno)))")
         }
         syncFolder(destination.deletingLastPathComponent())
+    }
+
+    /// Like `publish`, for a restore: the name must be free (link(2) fails on an existing file),
+    /// so a restore can never replace a store that is there.
+    static func publishNew(_ temporary: URL, as destination: URL) throws {
+        try flush(temporary, naming: destination)
+        guard link(temporary.path, destination.path) == 0 else {
+            throw LibraryError.restoreFailed(path: destination.path, reason: "cannot put the store in place: \(String(cString: strerror(errno)))")
+        }
+        unlink(temporary.path)
+        syncFolder(destination.deletingLastPathComponent())
+    }
+
+    /// fsync(2) of a finished copy before it gets its name: a copy that cannot be flushed is not published.
+    private static func flush(_ file: URL, naming destination: URL) throws {
+        let fd = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw LibraryError.backupFailed(path: destination.path, reason: String(cString: strerror(errno))) }
+        let synced = fsync(fd) == 0
+        let failure = errno
+        close(fd)
+        guard synced else { throw LibraryError.backupFailed(path: destination.path, reason: String(cString: strerror(failure))) }
     }
 
     /// fsync(2) of a folder, so that a rename in it is durable.

@@ -68,6 +68,12 @@ struct SecretKey: Sendable {
         try read(directory.appendingPathComponent(fileName).path)
     }
 
+    /// Drops the cached key of the library in `directory`: after a restore the file is another.
+    static func forget(directory: URL) {
+        let path = directory.appendingPathComponent(fileName).path
+        cache.withLock { $0[path] = nil }
+    }
+
     /// Writes `bytes` as the key of the library in `directory` (a restore), with mode 0600 and
     /// the same whole-or-nothing publishing as a new key; refuses to replace an existing key.
     static func install(_ bytes: Data, directory: URL) throws {

@@ -137,7 +137,8 @@ public final class BackupControl: Sendable {
         }
         log("shelf: backup (\(reason)): \(report.path), \(report.bytes) bytes, \(report.trackCount) tracks")
         do {
-            let deleted = try await Self.offPool { try BackupFolder.prune(directory, keep: keep) }
+            let taken = URL(fileURLWithPath: report.path).lastPathComponent
+            let deleted = try await Self.offPool { try BackupFolder.prune(directory, keep: keep, sparing: taken) }
             if !deleted.isEmpty { log("shelf: backup: deleted \(deleted.joined(separator: ", ")) (backup-keep \(keep))") }
         } catch {
             // The new backup stands; the folder holds more than it should until a rotation succeeds.
@@ -155,6 +156,7 @@ public final class BackupControl: Sendable {
         do {
             newest = try await Self.offPool { () throws -> Date? in
                 try Self.makeFolder(directory)
+                _ = BackupFolder.removePartialCopies(directory)  // left by a server stopped mid-copy
                 return try BackupFolder.list(directory).first?.created
             }
         } catch {

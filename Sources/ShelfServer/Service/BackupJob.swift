@@ -26,8 +26,9 @@ public final class BackupControl: Sendable {
     public struct Status: Sendable {
         /// The backup folder; nil when `backup-dir` is not set.
         public var directory: String?
-        /// How many backups are kept, and the seconds between scheduled ones.
+        /// How many backups are kept.
         public var keep: Int
+        /// The seconds between scheduled backups.
         public var every: Int
         /// When the last backup of this server's life ended (taken or failed); nil before the first.
         public var lastRun: Date?

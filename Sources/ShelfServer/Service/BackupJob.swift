@@ -44,6 +44,8 @@ public final class BackupControl: Sendable {
         var running = false
         var stopped = false
         var loop: Task<Void, Never>?
+        /// The copy under way, scheduled or asked for.
+        var copy: Task<BackupReport, any Error>?
     }
 
     /// The folder, rotation and interval, fixed for the server's life (a change needs a restart).
@@ -69,15 +71,18 @@ public final class BackupControl: Sendable {
         }
     }
 
-    /// Ends the schedule; a scheduled backup being copied stops and leaves no file.
+    /// Ends the schedule; a backup being copied (scheduled or asked for) stops at its next step
+    /// and leaves no file.
     public func stop() async {
-        let loop = state.withLock { state -> Task<Void, Never>? in
+        let (loop, copy) = state.withLock { state -> (Task<Void, Never>?, Task<BackupReport, any Error>?) in
             state.stopped = true
             defer { state.loop = nil }
-            return state.loop
+            return (state.loop, state.copy)
         }
         loop?.cancel()
+        copy?.cancel()
         await loop?.value
+        _ = try? await copy?.value
     }
 
     /// The job's settings and how its last run went.
@@ -120,7 +125,17 @@ public final class BackupControl: Sendable {
                 try Self.makeFolder(directory)
                 return BackupFolder.newFile(in: directory, for: Date())
             }
-            report = try await library.backup(to: destination)
+            // Its own task, which `stop()` cancels: a backup an admin asked for must stop with the
+            // server too, at its next step, rather than be killed mid-copy by the process exit.
+            let library = library
+            let copy = Task { try await library.backup(to: destination) }
+            state.withLock { $0.copy = copy }
+            defer { state.withLock { $0.copy = nil } }
+            report = try await withTaskCancellationHandler {
+                try await copy.value
+            } onCancel: {
+                copy.cancel()
+            }
         } catch is CancellationError {
             log("shelf: backup (\(reason)): stopped; no file was written")
             throw CancellationError()

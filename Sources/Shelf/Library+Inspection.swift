@@ -71,11 +71,7 @@ extension Library {
     public func inspect() async throws -> LibraryInspection? {
         let location = self.location
         let timeout = Int32(self.configuration.busyTimeoutMilliseconds)
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try Library.inspectNow(location, busyTimeoutMilliseconds: timeout) })
-            }
-        }
+        return try await Self.offPool { try Library.inspectNow(location, busyTimeoutMilliseconds: timeout) }
     }
 
     /// The blocking body of `inspect()`.
@@ -108,7 +104,7 @@ extension Library {
             // `integrity` and the schema version already report.
             let storeID = (try? db.scalar(String.self, "SELECT value FROM meta WHERE key = 'store_id'")).flatMap(UUID.init(uuidString:))
             let roots = (try? db.query("SELECT path FROM music_root ORDER BY path", []) { try $0.string(0) }) ?? []
-            let users = (try? db.scalar(Int.self, "SELECT count(*) FROM user")) ?? 0
+            let users = (try? Library.userCount(db)) ?? 0
             let tracks = (try? db.scalar(Int.self, "SELECT count(*) FROM track")) ?? 0
             let mirrorEnabled = (try? db.scalar(String.self, "SELECT value FROM meta WHERE key = 'mirror_enabled'")) != "0"
             // Read before the mirror's applied seq: a writer in between then makes the mirror look

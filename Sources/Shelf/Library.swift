@@ -185,6 +185,14 @@ final class StoreOpener: Sendable {
 }
 
 extension Library {
+    /// Runs blocking work (ffmpeg's decode, a backup's copy, a whole-store check) on a plain
+    /// queue, off Swift's cooperative pool, whose few threads must never wait on the disk.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
     /// Installs (or removes) a hook called before each commit of the write connection; tests use it
     /// to prove that one batch is one commit.
     @LibraryActor

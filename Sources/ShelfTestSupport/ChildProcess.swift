@@ -62,7 +62,12 @@ public enum ChildProcess {
                 try? writer.close()
             }
         }
-        // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
+        return finish(process, stdout: out, stderr: err)
+    }
+
+    /// Reads a started child's two pipes to their end, then waits for it: both before waiting,
+    /// so a chatty child cannot block on a full pipe.
+    public static func finish(_ process: Process, stdout out: Pipe, stderr err: Pipe) -> ProcessResult {
         let group = DispatchGroup()
         nonisolated(unsafe) var errData = Data()
         group.enter()

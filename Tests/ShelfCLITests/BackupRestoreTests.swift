@@ -195,19 +195,8 @@ struct PausedChild {
     /// Continues the child and waits for it to end.
     func resume() throws -> ProcessResult {
         kill(process.processIdentifier, SIGCONT)
-        let group = DispatchGroup()
-        nonisolated(unsafe) var errData = Data()
-        let reader = stderr.fileHandleForReading
-        group.enter()
-        DispatchQueue.global().async {
-            errData = reader.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = stdout.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return ProcessResult(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: (linesSoFar + [String(decoding: errData, as: UTF8.self)]).joined(separator: "\n"))
+        var result = ChildProcess.finish(process, stdout: stdout, stderr: stderr)
+        result.stderr = (linesSoFar + [result.stderr]).joined(separator: "\n")
+        return result
     }
 }

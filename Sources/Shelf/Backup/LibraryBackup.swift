@@ -61,7 +61,7 @@ extension Library {
         // The copy runs on its own thread; cancelling the task stops it at its next step.
         let cancelled = Locked(false)
         return try await withTaskCancellationHandler {
-            try await offPool {
+            try await Self.offPool {
                 try Self.writeBackup(
                     storePath: storePath, directory: directory, destination: destination.standardizedFileURL,
                     pagesPerStep: pagesPerStep, busyTimeout: timeout
@@ -152,15 +152,6 @@ extension Library {
     static func userCount(_ db: Connection) throws -> Int {
         guard try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'user'") ?? 0 > 0 else { return 0 }
         return try db.scalar(Int.self, "SELECT count(*) FROM user") ?? 0
-    }
-
-    /// Runs blocking file and SQLite work on a thread of its own, off Swift's cooperative pool.
-    func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try work() })
-            }
-        }
     }
 }
 

@@ -48,7 +48,7 @@ extension Library {
         let directory = self.directory
         let backup = backup.standardizedFileURL
         let timeout = configuration.busyTimeoutMilliseconds
-        var report = try await offPool { try Self.restoreFiles(from: backup, into: directory, force: force, busyTimeout: timeout) }
+        var report = try await Self.offPool { try Self.restoreFiles(from: backup, into: directory, force: force, busyTimeout: timeout) }
         if report.schemaVersionBefore == 1 {
             return report  // a legacy store opens only through `migrateLegacyStore`
         }

@@ -206,11 +206,4 @@ extension Library {
         let folder = (track.filePath as NSString).deletingLastPathComponent
         return [owner, track.album ?? "", folder].joined(separator: "\u{1F}")
     }
-
-    /// Runs blocking work (ffmpeg's decode) on a plain queue, off the cooperative pool.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async { continuation.resume(with: Result { try work() }) }
-        }
-    }
 }

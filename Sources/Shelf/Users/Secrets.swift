@@ -81,21 +81,9 @@ struct SecretKey: Sendable {
         guard bytes.count == length else {
             throw LibraryError.secretKeyFile(path: path, reason: "from the backup holds \(bytes.count) bytes; a key is \(length)")
         }
-        let temporary = path + ".new-\(Secrets.randomID(12))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw LibraryError.secretKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))") }
-        defer { unlink(temporary) }
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, length) }
-        let synced = fsync(fd) == 0
-        let failure = errno
-        close(fd)
-        guard written == length, synced else {
-            throw LibraryError.secretKeyFile(path: path, reason: "cannot be written: \(String(cString: strerror(failure)))")
+        guard try publish(bytes, at: path, in: directory) else {
+            throw LibraryError.secretKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(EEXIST)))")
         }
-        guard link(temporary, path) == 0 else {
-            throw LibraryError.secretKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))")
-        }
-        cache.withLock { $0[path] = nil }
     }
 
     /// The key in the file at `path`, nil when there is none; refuses a file of the wrong size or
@@ -131,35 +119,47 @@ struct SecretKey: Sendable {
         return SecretKey(bytes: Data(bytes), path: path)
     }
 
-    /// Writes a new key to a private temporary file (O_CREAT|O_EXCL, 0600), flushes it, and
-    /// publishes it with link(2), which fails if the name exists: the key file appears whole or
-    /// not at all, and a racing second creator reads the winner's key instead of its own.
+    /// A new random key, published whole or not at all; a racing second creator reads the
+    /// winner's key instead of its own.
     private static func make(_ path: String, in directory: URL) throws -> SecretKey {
+        let key = Secrets.randomBytes(length)
+        guard try publish(key, at: path, in: directory) else {
+            guard let winner = try read(path) else {
+                throw LibraryError.secretKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(EEXIST)))")
+            }
+            return winner
+        }
+        return SecretKey(bytes: key, path: path)
+    }
+
+    /// Writes `bytes` to a private temporary file (O_CREAT|O_EXCL, 0600), flushes it, and gives
+    /// it the name `path` with link(2): the key file appears whole or not at all, and never
+    /// replaces one that is there (false: the name was taken). The folder is flushed too, since
+    /// the name must survive a crash, or the passwords encrypted next would be lost.
+    private static func publish(_ bytes: Data, at path: String, in directory: URL) throws -> Bool {
         let temporary = path + ".new-\(Secrets.randomID(12))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw LibraryError.secretKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))") }
         defer { unlink(temporary) }
-        let key = Secrets.randomBytes(length)
-        let written = key.withUnsafeBytes { write(fd, $0.baseAddress, length) }
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, bytes.count) }
         let synced = fsync(fd) == 0
         let failure = errno
         close(fd)
-        guard written == length, synced else {
+        guard written == bytes.count, synced else {
             throw LibraryError.secretKeyFile(path: path, reason: "cannot be written: \(String(cString: strerror(failure)))")
         }
         if link(temporary, path) != 0 {
-            guard errno == EEXIST, let winner = try read(path) else {
+            guard errno == EEXIST else {
                 throw LibraryError.secretKeyFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno)))")
             }
-            return winner
+            return false
         }
-        // The new name must survive a crash too, or the passwords encrypted next would be lost.
         let dir = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
             fsync(dir)
             close(dir)
         }
-        return SecretKey(bytes: key, path: path)
+        return true
     }
 }
 

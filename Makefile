@@ -1,7 +1,13 @@
 # Shelf's build entry points. Only the Swift toolchain and Debian packages are needed;
 # `make deps` installs the missing packages when run as root, and otherwise prints the command.
 
-DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev mpv ffmpeg python3 python3-venv curl wrk groff-base chromium chromium-driver fonts-ipafont-gothic dpkg-dev lintian libxml2-dev
+# What building and running Shelf needs (`make demo`): its C libraries, ffmpeg, and curl and
+# python3 for the demo script.
+DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev ffmpeg libxml2-dev python3 curl
+# What the tests need besides (`make test`, `make deps-test`): the jukebox's mpv (optional for
+# running Shelf: only jukebox=true needs it), the browser and its driver, a CJK font for the
+# screenshots, wrk, the Debian packaging tools, man's groff, and ESLint for the page.
+DEBIAN_TEST_PACKAGES := mpv python3-venv wrk groff-base chromium chromium-driver fonts-ipafont-gothic dpkg-dev lintian eslint
 SWIFT ?= swift
 DEMO_DIR ?= demo-library
 BENCH_DIR ?= bench-library
@@ -12,11 +18,17 @@ DESTDIR ?=
 SHELF_BIN ?= .build/release/shelf
 BUILD_COMMIT_HEADER := Sources/CShelfBuild/build_commit.h
 
-.PHONY: deps build-info build release test tsan demo bench clean subsonic-client install uninstall snapshots lint format deb static-release
+.PHONY: deps deps-test install-packages build-info build release test test-full tsan demo bench clean subsonic-client install uninstall snapshots lint format deb static-release docs generated-docs coverage
 
 deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
+
+deps-test: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_TEST_PACKAGES)"
+
+install-packages:
 	@missing=""; \
-	for pkg in $(DEBIAN_PACKAGES); do \
+	for pkg in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$pkg"; \
 	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
@@ -54,16 +66,42 @@ STATIC_SWIFT_LINK := --static-swift-stdlib -Xlinker --start-group -Xlinker -lFou
 
 # The `shelf` the tests run is relinked with the Swift runtime inside it (a link, not a rebuild), as
 # the .deb ships it: DebianPackageTests packages, installs and removes exactly that binary.
-test: deps build-info subsonic-client lint
+test: deps-test build-info subsonic-client lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product shelf $(STATIC_SWIFT_LINK)
 	$(SWIFT) test --skip-build
+
+# The whole suite with the long parity matrices and the browser's 500,500-track library run whole
+# (make test samples them; see TestScale).
+test-full: deps-test build-info subsonic-client lint
+	$(SWIFT) build --build-tests
+	$(SWIFT) build --product shelf $(STATIC_SWIFT_LINK)
+	SHELF_TEST_FULL=1 $(SWIFT) test --skip-build
+
+# Line coverage per module from the toolchain's llvm-cov, over the whole suite (an instrumented
+# build in its own folder).
+coverage: deps-test build-info subsonic-client
+	$(SWIFT) build --build-tests --enable-code-coverage --scratch-path .build/coverage
+	$(SWIFT) test --skip-build --enable-code-coverage --scratch-path .build/coverage || true
+	scripts/coverage.sh .build/coverage
+
+# The DocC documentation of the Shelf library, in .build/docs/Shelf.doccarchive; fails on any docc warning.
+docs: build
+	SWIFT=$(SWIFT) scripts/make-docs.sh
+
+# Rewrites the pages generated from the command and settings tables (GeneratedDocsTests fails
+# while one is out of date).
+generated-docs: build
+	.build/debug/shelf help --markdown > docs/cli.md
+	.build/debug/shelf config reference > docs/config.md
+	.build/debug/shelf config example > contrib/config.toml
 
 # The toolchain's own swift-format, with the rules in .swift-format: `make lint` fails on any
 # finding, `make format` rewrites the tree in place.
 SWIFT_FORMAT_PATHS := Package.swift Sources Tests
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel $(SWIFT_FORMAT_PATHS)
+	scripts/eslint.sh
 
 format:
 	$(SWIFT) format --in-place --recursive --parallel $(SWIFT_FORMAT_PATHS)
@@ -98,7 +136,7 @@ subsonic-client:
 
 # The suite under ThreadSanitizer, in its own build folder; the `shelf` children the CLI tests run
 # are instrumented too, and exit 66 on any report.
-tsan: deps build-info
+tsan: deps-test build-info
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	SHELF_SANITIZER=thread TSAN_OPTIONS="second_deadlock_stack=1 $(TSAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
@@ -131,7 +169,7 @@ demo: release
 	.build/release/shelf --library $(DEMO_DIR)/library changes --since "$$(cat $(DEMO_DIR)/start-token)" --summary | cut -c1-240
 	scripts/demo-serve.sh .build/release/shelf $(DEMO_DIR)/library $(DEMO_DIR)/serve
 
-bench: release
+bench: deps-test release
 	rm -rf $(BENCH_DIR)
 	.build/release/shelf-bench generate --tracks 500500 --library $(BENCH_DIR)
 	.build/release/shelf --library $(BENCH_DIR) info --json
@@ -181,7 +219,7 @@ uninstall:
 # scripts/deb-check.sh dist/shelf_*.deb installs, tries and purges it (as root).
 DEB_BIN ?=
 DEB_DIR ?= dist
-deb: $(if $(DEB_BIN),,static-release)
+deb: deps-test $(if $(DEB_BIN),,static-release)
 	scripts/make-deb.sh $(or $(DEB_BIN),.build/release/shelf) $(DEB_DIR)
 
 # The release `shelf` with the Swift runtime linked in, at the path of the dynamically linked one

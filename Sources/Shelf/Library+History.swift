@@ -6,6 +6,12 @@ import ShelfDatabase
 /// was inserted, updated and deleted since — in order, cheaply, deletions included.
 extension Library {
     /// The library's current position in its history; store it after processing what you read.
+    ///
+    /// ```swift
+    /// let token = try await library.currentToken()  // taken before a full read, never after
+    /// let everything = try await library.snapshot(LibraryQuery())
+    /// let saved = token.description  // shelf1.<store>.<transaction>; `Library.token(_:)` parses it
+    /// ```
     public func currentToken() async throws -> ChangeToken {
         let storeID = try await openedStore().storeID
         return try await read { db in
@@ -22,6 +28,12 @@ extension Library {
     }
 
     /// Parses a token's string form, with a typed error for text that is not a token.
+    ///
+    /// ```swift
+    /// let token = try Library.token("shelf1.4f0c2a3e-8d7e-4c1b-9a55-0d2b6f3e9c11.42")
+    /// ```
+    ///
+    /// - Throws: `LibraryError.malformedToken` when `text` is not a token.
     public static func token(_ text: String) throws -> ChangeToken {
         guard let token = ChangeToken(text) else { throw LibraryError.malformedToken(text) }
         return token
@@ -29,7 +41,22 @@ extension Library {
 
     /// One `PersistentChange` per committed write transaction after `token`, oldest first.
     ///
+    /// ```swift
+    /// do {
+    ///     let feed = try await library.changes(since: token, limit: 500)
+    ///     for change in feed.changes {
+    ///         print(change.tracks.inserted, change.tracks.updated.map(\.id), change.tracks.deleted)
+    ///     }
+    ///     token = feed.token  // and ask again at once while `feed.hasMore`
+    /// } catch LibraryError.detailsUnavailable {
+    ///     token = try await library.changeSummary(since: token).token  // after refetching its objects
+    /// } catch LibraryError.tokenExpired {
+    ///     token = try await library.currentToken()  // then refetch everything the client tracks
+    /// }
+    /// ```
+    ///
     /// - Parameters:
+    ///   - token: the position the client has processed up to (`currentToken()` or a feed's `token`).
     ///   - scope: when given, only the changes seen through these playlists: the playlists
     ///     themselves and their tracks (a track added to one is inserted, one removed is deleted).
     ///   - limit: at most this many transactions; the feed's `token` then says where to continue.

@@ -49,6 +49,19 @@ extension Library {
     }
 
     /// Up to `limit` list rows after `cursor` (from the start when nil), with the next cursor and the total.
+    ///
+    /// ```swift
+    /// let query = LibraryQuery(sort: .album, filter: try FilterParser.parse("genre:jazz year:1955..1965"))
+    /// var cursor: PageCursor?
+    /// repeat {
+    ///     let page = try await library.list(query, after: cursor, limit: 200)
+    ///     for row in page.items { print(row.section, row.album ?? "", row.title ?? "") }
+    ///     cursor = page.nextCursor
+    /// } while cursor != nil
+    /// ```
+    ///
+    /// A cursor keeps its place while others write (it holds the last row's sort key and ID), and
+    /// its string form is stable: `PageCursor(_:)` parses it back.
     public func list(_ query: LibraryQuery, after cursor: PageCursor? = nil, limit: Int = 50) async throws -> ListPage {
         try Self.checkLimit(limit)
         return try await withEngine(direct: query.filter.mentionsMissing) { try $0.page(query, after: cursor, limit: limit) }
@@ -190,6 +203,17 @@ extension Library {
 extension Library {
     /// Up to `limit` tracks matching typed `text` (see `SearchText` for what matches) within
     /// `scope`, best first (see `SearchRank`), after `cursor`; `total` counts every hit.
+    ///
+    /// ```swift
+    /// let hits = try await library.search("love suprem", limit: 20)
+    /// for row in hits.items { print(row.artist ?? "", "–", row.title ?? "") }
+    ///
+    /// let scope = SearchScope(filter: .text(.artist, .equals("John Coltrane")))
+    /// let withinArtist = try await library.search("blue", scope: scope)
+    /// ```
+    ///
+    /// Every typed word must match, and the last one matches as a prefix, so the results can
+    /// follow each keystroke.
     public func search(_ text: String, scope: SearchScope = SearchScope(), after cursor: PageCursor? = nil, limit: Int = 50) async throws -> ListPage {
         guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
         if let playlist = scope.playlist { try await requirePlaylist(playlist) }
@@ -202,6 +226,17 @@ extension Library {
     /// Up to `limit` rows of an aggregation view (albums, artists, album artists, composers,
     /// genres) after `cursor`, with each row's representative `artworkID` read from the store
     /// unless `artwork` is false (a caller skipping rows to reach a position reads no tracks).
+    ///
+    /// ```swift
+    /// let albums = try await library.groups(GroupQuery(kind: .album), limit: 50)
+    /// for album in albums.items {
+    ///     print(album.artist ?? "", "–", album.name, album.trackCount)
+    /// }
+    /// if let first = albums.items.first {
+    ///     let tracks = try await library.albumTracks(first.id)
+    ///     print(tracks.count)
+    /// }
+    /// ```
     public func groups(_ query: GroupQuery, after cursor: PageCursor? = nil, limit: Int = 50, artwork: Bool = true) async throws -> GroupPage {
         guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
         return try await withArtwork(try await withEngine { try $0.groups(query, after: cursor, limit: limit) }, artwork: artwork)

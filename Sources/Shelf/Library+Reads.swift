@@ -63,6 +63,12 @@ extension Library {
     }
 
     /// The track with this ID, or nil.
+    ///
+    /// ```swift
+    /// if let track = try await library.track(42) {
+    ///     print(track.title ?? "", track.path, track.playCount)
+    /// }
+    /// ```
     public func track(_ id: TrackID) async throws -> Track? {
         try await read { db in try db.queryOne(TrackRow.selectByID, [id.rawValue], TrackRow.decode) }
     }
@@ -70,6 +76,12 @@ extension Library {
     /// The tracks with these IDs that still exist (in the order asked) and the IDs that do not.
     /// Without `texts`, lyrics and comment come back nil: what a list of many tracks shows
     /// without reading their longest values.
+    ///
+    /// ```swift
+    /// let lookup = try await library.tracks(ids: [12, 13, 99], texts: false)
+    /// for track in lookup.tracks { print(track.id, track.title ?? "") }
+    /// print("gone:", lookup.missing)  // a syncing client drops these
+    /// ```
     public func tracks(ids: [TrackID], texts: Bool = true) async throws -> TrackLookup {
         try await tracks(ids: ids, fields: texts ? .all : .withoutTexts)
     }

@@ -4,6 +4,13 @@ import ShelfDatabase
 
 /// A music library on disk: the public, `Sendable` entry point of the engine.
 ///
+/// ```swift
+/// let library = Library(directory: URL(fileURLWithPath: "/var/lib/shelf"))
+/// let report = try await library.importFiles(at: [URL(fileURLWithPath: "/srv/music")])
+/// let page = try await library.list(LibraryQuery(sort: .albumArtist), limit: 50)
+/// print(report.added, page.total)
+/// ```
+///
 /// Creating a `Library` does no I/O. The store is opened on first use, once, however many tasks
 /// ask at the same moment (seed 003). Writes are serialized on `LibraryActor`; reads run on a pool
 /// of read-only connections and never wait behind a write.
@@ -56,6 +63,16 @@ public final class Library: Sendable {
     private let sharedLoader = Locked<ArtworkLoader?>(nil)
 
     /// The library's artwork loader, with its 32 MiB cache of decoded images (created on first use).
+    ///
+    /// ```swift
+    /// if let track = try await library.track(42), let artworkID = track.artworkID {
+    ///     let request = ArtworkRequest(trackID: track.id, artworkID: artworkID)
+    ///     let image = try await library.artwork.image(for: request, maxPixelSize: 300)
+    ///     print(image.width, image.height)
+    /// }
+    /// ```
+    ///
+    /// The cache's size is `Configuration.artworkCacheLimitBytes`.
     public var artwork: ArtworkLoader {
         sharedLoader.withLock { loader in
             if let loader { return loader }
@@ -66,6 +83,17 @@ public final class Library: Sendable {
     }
 
     /// A library in `directory`; nothing is read or created until the first call.
+    ///
+    /// ```swift
+    /// let library = Library(directory: Library.defaultDirectory())
+    /// let small = Library(
+    ///     directory: URL(fileURLWithPath: "/var/lib/shelf"),
+    ///     configuration: Library.Configuration(readerCount: 2, artworkCacheLimitBytes: 8 << 20))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - directory: the library directory, holding (or to hold) `library.sqlite`; created when missing.
+    ///   - configuration: the busy timeout, readers, history retention, artwork cache and mirror settings.
     public init(directory: URL, configuration: Configuration = Configuration()) {
         self.directory = directory.standardizedFileURL
         self.configuration = configuration
@@ -88,6 +116,17 @@ public final class Library: Sendable {
     }
 
     /// Opens the store now (it is otherwise opened by the first call); useful to surface errors early.
+    ///
+    /// ```swift
+    /// do {
+    ///     try await library.open()
+    /// } catch let error as LibraryError {
+    ///     print(error.code, error)  // notALibrary, newerSchema, busy, …
+    /// }
+    /// ```
+    ///
+    /// - Throws: `LibraryError`: the directory cannot be created, the file is not a Shelf library
+    ///   or was written by a newer version, or another process held the lock too long.
     public func open() async throws {
         _ = try await openedStore()
     }
@@ -127,6 +166,18 @@ public final class Library: Sendable {
 
     /// Runs `body` in one write transaction and returns its result. Every change it makes, and the
     /// change-log rows describing them, commit together or not at all: a throw rolls everything back.
+    ///
+    /// ```swift
+    /// let playlist = try await library.write { batch in
+    ///     let id = try batch.createPlaylist(Playlist(name: "Road trip"))
+    ///     try batch.appendToPlaylist(id, [12, 13, 14])
+    ///     try batch.updateTrack(12) { $0.rating = 80 }
+    ///     return id
+    /// }
+    /// ```
+    ///
+    /// `body` runs on `LibraryActor`, one batch at a time, and cannot suspend: do slow work first.
+    /// Reads are not blocked; they see the batch once this call returns.
     @LibraryActor @discardableResult
     public func write<T: Sendable>(_ body: @LibraryActor (WriteBatch) throws -> T) async throws -> T {
         let store = try await store()

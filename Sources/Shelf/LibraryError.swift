@@ -3,7 +3,7 @@ import ShelfCore
 import ShelfDatabase
 
 /// Every failure the engine reports: what failed (a path, an ID, a value) and why.
-public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum LibraryError: ClassifiedError, Equatable {
     /// The library directory does not exist and could not be created.
     case cannotCreateDirectory(path: String, reason: String)
     /// The store file could not be opened (permissions, a directory in its place, …).
@@ -103,6 +103,24 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .restoreFailed: "restoreFailed"
         }
     }
+
+    /// The kind of failure, which decides the HTTP status, Subsonic code, exit status and advice.
+    public var kind: ErrorKind {
+        switch self {
+        case .trackNotFound, .playlistNotFound, .artworkNotFound, .userNotFound, .apiKeyNotFound, .objectNotFound: .notFound
+        case .artworkInUse, .duplicatePath, .userExists: .conflict
+        case .invalidValue, .malformedToken, .invalidUserName, .invalidPassword, .lastAdmin: .invalid
+        case .tokenExpired, .detailsUnavailable: .expired
+        case .busy: .busy
+        case .diskFull: .full
+        case .storeDamaged, .notALibrary: .damaged
+        case .newerSchema, .migrationRequired: .unavailable
+        case .cannotCreateDirectory, .cannotOpen, .secretKeyFile, .passwordUnreadable, .database, .backupFailed, .restoreFailed: .internal
+        }
+    }
+
+    /// The same as `code`.
+    public var errorCode: String { code }
 
     public var description: String {
         switch self {

@@ -1,6 +1,7 @@
 import Foundation
 import Shelf
 import ShelfCore
+import ShelfServer
 
 /// What a shell offers for a flag's value or a command's words, so that the completion scripts are
 /// generated from the same table as the help, never written by hand.
@@ -75,6 +76,7 @@ enum GlobalOptions {
         ("XDG_CONFIG_HOME", "`shelf serve` reads $XDG_CONFIG_HOME/shelf/config.toml (else ~/.config/shelf/config.toml) when --config is not given."),
         ("NOTIFY_SOCKET", "Where `shelf serve` sends READY=1 and STOPPING=1 (systemd's Type=notify)."),
         ("INVOCATION_ID", "Set by systemd: `shelf serve` then also looks for /etc/shelf/config.toml."),
+        ("SHELF_<KEY>", "`shelf serve`'s settings, one variable per config key (SHELF_MAX_TRANSCODES, SHELF_MUSIC=/a:/b, …): over the file, under the flags."),
     ]
 
     /// The exit statuses, for the overview and the man page.
@@ -202,5 +204,17 @@ struct HelpDocument: Encodable {
                 flags: type.flags.map(Flag.init), examples: type.examples)
         }
         globalFlags = GlobalOptions.flags.map(Flag.init)
+    }
+}
+
+extension ValueKind {
+    /// The completion a server setting's table entry asks for.
+    init(_ completion: ServerSetting.Completion) {
+        switch completion {
+        case .none: self = .none
+        case .file: self = .file
+        case .directory: self = .directory
+        case .choices(let words): self = .choices(words)
+        }
     }
 }

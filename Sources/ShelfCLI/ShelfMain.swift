@@ -1,5 +1,6 @@
 import Foundation
 import Shelf
+import ShelfCore
 import ShelfServer
 import ShelfWire
 
@@ -120,12 +121,21 @@ struct ShelfMain {
             for mistake in error.errors { Output.log("shelf: \(mistake)") }
             if json { try? Output(json: true).printJSON(ErrorDocument(code: "invalidConfig", message: error.description)) }
             exit(1)
-        } catch let error as LibraryError {
-            fail(code: error.code, message: error.description, json: json, status: 2)
+        } catch let error as any ClassifiedError {
+            fail(code: error.errorCode, message: error.description, json: json, status: exitStatus(error.kind))
         } catch let error as CommandFailure {
             fail(code: error.code, message: error.message, json: json, status: 2)
         } catch {
             fail(code: "failure", message: String(describing: error), json: json, status: 2)
+        }
+    }
+
+    /// The exit status of an engine error. Every kind is a failure of what was asked (2), which
+    /// scripts tell from a mistake in how shelf was called (1); the switch is exhaustive so that a
+    /// new kind has to be placed.
+    static func exitStatus(_ kind: ErrorKind) -> Int32 {
+        switch kind {
+        case .notFound, .conflict, .invalid, .forbidden, .expired, .busy, .full, .damaged, .unavailable, .internal: 2
         }
     }
 

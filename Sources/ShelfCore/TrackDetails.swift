@@ -121,8 +121,6 @@ public struct ReplayGain: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey { case trackGain, trackPeak, albumGain, albumPeak }
 }
 
-/// What a track's tags say beyond the display fields: every value of the list fields, the
-/// credited roles, MusicBrainz IDs, ReplayGain and release details. Stored as one column
 /// Where a track lies in an audio image split by a CUE sheet: the image is the track's file,
 /// and the track is the audio from `start` to `end` (nil: the image's end).
 public struct CueSlice: Sendable, Codable, Equatable {
@@ -132,6 +130,7 @@ public struct CueSlice: Sendable, Codable, Equatable {
     public var number: Int
     /// Seconds into the image.
     public var start: Double
+    /// Seconds into the image where the track ends; nil: the image's end.
     public var end: Double?
 
     /// A slice from its parts.
@@ -154,6 +153,8 @@ public struct CueSlice: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey { case sheet, number, start, end }
 }
 
+/// What a track's tags say beyond the display fields: every value of the list fields, the
+/// credited roles, MusicBrainz IDs, ReplayGain and release details. Stored as one column
 /// (`TrackDetails.encoded`) because no list needs its own rows in the store: the mirror keeps
 /// the rows that filters and views read.
 public struct TrackDetails: Sendable, Equatable {

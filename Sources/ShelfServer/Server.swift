@@ -93,6 +93,13 @@ public final class ShelfServer: Sendable {
     /// The background loudness measurement (nil: off).
     private let loudness: Locked<LoudnessJob?>
 
+    /// What answers every request: the router, or the Subsonic API for `/rest/`.
+    private let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+
+    /// The answer to `request`, exactly as a client on the socket would get it (without the
+    /// connection's own limits): how in-process tests call the server's handlers.
+    public func respond(_ request: HTTPRequest) async -> HTTPResponse { await handler(request) }
+
     /// Starts serving `library`; throws when the address cannot be bound.
     public init(library: Library, options: Options = Options()) throws {
         let events = EventHub(library: library, clientBuffer: options.eventBufferBytes, stallLimit: options.eventStallLimit)
@@ -141,13 +148,17 @@ public final class ShelfServer: Sendable {
             routes: NativeAPI(context: context).routes + WebPage().routes + SharePages(context: context).routes,
             authenticator: SessionAuthenticator(library: library, throttle: context.throttle), report: log)
         let subsonic = SubsonicAPI(context: context, report: log)
+        // `/rest/` is the OpenSubsonic API, with its own parameters, credentials and errors.
+        let handler: @Sendable (HTTPRequest) async -> HTTPResponse = { request in
+            request.path.hasPrefix("/rest/") ? await subsonic.respond(request) : await router.respond(request)
+        }
+        self.handler = handler
         http = try HTTPServer(
             address: options.address, port: options.port, limits: options.limits, tls: options.tls,
             bodyLimit: { method, path in router.bodyLimit(method: method, path: path) },
             errorLog: { message in log("shelf: http: \(message.trimmingCharacters(in: .whitespacesAndNewlines))") },
             log: options.accessLog ?? { entry in log(entry.line) },
-            // `/rest/` is the OpenSubsonic API, with its own parameters, credentials and errors.
-            handler: { request in request.path.hasPrefix("/rest/") ? await subsonic.respond(request) : await router.respond(request) })
+            handler: handler)
         imports.setPurgeMissingAfter(options.purgeMissingAfter)
         events.start()
         let roots = options.musicRoots

@@ -120,19 +120,6 @@ final class StreamingCurl: @unchecked Sendable {
     }
 }
 
-func errorCode(_ body: String) -> String? {
-    guard let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
-        let error = json["error"] as? [String: Any]
-    else { return nil }
-    return error["code"] as? String
-}
-
-/// Splits curl's `-w "\n%{http_code}"` output into body and status.
-func split(_ result: ProcessResult) -> (body: String, status: Int) {
-    guard let newline = result.stdout.lastIndex(of: "\n") else { return ("", Int(result.stdout) ?? 0) }
-    return (String(result.stdout[..<newline]), Int(result.stdout[result.stdout.index(after: newline)...]) ?? 0)
-}
-
 @Suite(.serialized) struct HTTPServerTests {
     func makeServer(
         limits: HTTPLimits = HTTPLimits(), tls: (certificatePEM: Data, keyPEM: Data)? = nil,

@@ -4,58 +4,6 @@ import ShelfCore
 import ShelfTestSupport
 import Testing
 
-/// A library of real audio files (with covers) imported by `shelf`, with an admin `ann`
-/// (the owner) and a plain user `bob`, in a temporary directory.
-struct ServedLibrary {
-    let root: URL
-    var library: String { root.appendingPathComponent("library").path }
-    var music: String { root.appendingPathComponent("music").path }
-    static let annPassword = "ann's secret"
-    static let bobPassword = "bob-pass"
-
-    static func shelfBinary() -> URL { ChildProcess.productsDirectory().appendingPathComponent("shelf") }
-
-    init(tracks: Int = 12) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
-        let written = try ChildProcess.run(bench, ["sample-files", "--tracks", "\(tracks)", "--dir", music])
-        try #require(written.status == 0, "\(written.stderr)")
-        let imported = try shelf(["import", music])
-        try #require(imported.status == 0, "\(imported.stderr)")
-        try #require(try shelf(["user", "add", "ann", "--admin", "--password-stdin"], stdin: Self.annPassword + "\n").status == 0)
-        try #require(try shelf(["user", "add", "bob", "--password-stdin"], stdin: Self.bobPassword + "\n").status == 0)
-    }
-
-    /// Runs `shelf --library … ARGS`.
-    func shelf(_ arguments: [String], stdin: String? = nil) throws -> ProcessResult {
-        try ChildProcess.run(Self.shelfBinary(), ["--library", library] + arguments, stdin: stdin.map { Data($0.utf8) })
-    }
-
-    /// `shelf … --json` parsed.
-    func json(_ arguments: [String]) throws -> Any {
-        let result = try shelf(arguments + ["--json"])
-        try #require(result.status == 0, "\(arguments): \(result.stderr)")
-        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: root) }
-}
-
-/// Two JSON values compared as values (key order and number spelling aside).
-func sameJSON(_ a: Any?, _ b: Any?) -> Bool {
-    guard let a, let b else { return a == nil && b == nil }
-    return NSDictionary(dictionary: ["v": a]).isEqual(to: ["v": b])
-}
-
-/// Signs `ann` (or another) in and returns a client holding the session cookie.
-func signedIn(_ server: ServerProcess, _ name: String = "ann", _ password: String = ServedLibrary.annPassword) throws -> Curl {
-    let client = Curl(base: server.base)
-    let result = try client.request("POST", "/api/session", body: Curl.json(["name": name, "password": password]))
-    try #require(result.status == 200, "sign-in: \(result.status) \(result.text)")
-    return client
-}
-
 @Suite(.serialized) struct ServeTests {
     @Test func withoutUsersServeSaysHowToStartAndExits2() async throws {
         try await offCooperativePool {

@@ -45,8 +45,8 @@ import Testing
         return titles
     }
 
-    @Test(arguments: [CueEncoding.shiftJIS, .utf8BOM, .utf8])
-    func anImageWithItsSheetIsOneTrackPerSheetTrack(_ encoding: CueEncoding) async throws {
+    @Test(arguments: [TextEncoding.shiftJIS, .utf8BOM, .utf8])
+    func anImageWithItsSheetIsOneTrackPerSheetTrack(_ encoding: TextEncoding) async throws {
         let dir = try TemporaryDirectory()
         let album = dir.path("music/album")
         try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
@@ -85,7 +85,7 @@ import Testing
         let edit = try await library.edit([ids[1]], MetadataChanges([.title: "ギブス"]))
         #expect(edit.failed.isEmpty && edit.updated == [ids[1]], "\(edit)")
         let after = try Data(contentsOf: album.appendingPathComponent("CDImage.cue"))
-        #expect(CueEncoding.detect(after) == encoding)
+        #expect(TextEncoding.detect(after) == encoding)
         let reread = try CueSheet.parse(after, name: "CDImage.cue")
         #expect(reread.tracks.map(\.title) == ["正しい街", "ギブス", "丸ノ内サディスティック"])
         #expect(after.count - before.count == (encoding.encode("ギブス")?.count ?? 0) - (encoding.encode("歌舞伎町の女王")?.count ?? 0))

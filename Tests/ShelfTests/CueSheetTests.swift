@@ -7,7 +7,7 @@ import Testing
     // MARK: - Helpers
 
     /// The sheet's lines joined with `ending`, as UTF-8 (or `encoding`), with a last line end.
-    private func sheet(_ lines: [String], ending: String = "\r\n", encoding: CueEncoding = .utf8) -> Data {
+    private func sheet(_ lines: [String], ending: String = "\r\n", encoding: TextEncoding = .utf8) -> Data {
         let text = lines.joined(separator: ending) + ending
         guard let data = encoding.encode(text) else {
             Issue.record("test sheet cannot be encoded in \(encoding)")
@@ -142,6 +142,23 @@ import Testing
         #expect(cue.tracks.map(\.title) == ["はじまり", "①番目の歌"])
     }
 
+    /// A sheet Notepad saved as "Unicode" (UTF-16LE with its mark) is read, and a rewrite keeps it
+    /// UTF-16 with the mark; big-endian too.
+    @Test(arguments: [TextEncoding.utf16LE, .utf16BE])
+    func readsAndRewritesAUTF16Sheet(_ encoding: TextEncoding) throws {
+        let text = ["PERFORMER \"山田太郎\"", "FILE \"a.wav\" WAVE", "  TRACK 01 AUDIO", "    TITLE \"はじまり\"", "    INDEX 01 00:00:00"]
+        let mark: [UInt8] = encoding == .utf16LE ? [0xFF, 0xFE] : [0xFE, 0xFF]
+        let data = Data(mark) + sheet(text, encoding: encoding)
+        let cue = try parse(data)
+        #expect(cue.encoding == encoding)
+        #expect(cue.performer == "山田太郎")
+        #expect(cue.tracks.map(\.title) == ["はじまり"])
+        let output = try cue.rewritten(original: data, track: 1, title: "終わり", performer: nil, songwriter: nil, isrc: nil)
+        #expect(Array(output.prefix(2)) == mark)
+        let reread = try parse(output)
+        #expect(reread.encoding == encoding && reread.tracks.map(\.title) == ["終わり"] && reread.performer == "山田太郎")
+    }
+
     @Test func parsesAWindows1252Sheet() throws {
         let data = sheet(
             [
@@ -159,17 +176,19 @@ import Testing
     }
 
     @Test func detectsEncodings() {
-        #expect(CueEncoding.detect(Data("TITLE \"plain\"".utf8)) == .utf8)
-        #expect(CueEncoding.detect(Data([0xEF, 0xBB, 0xBF]) + Data("TITLE x".utf8)) == .utf8BOM)
-        #expect(CueEncoding.detect(Data([0x43, 0x61, 0x66, 0xE9])) == .windows1252)
+        #expect(TextEncoding.detect(Data("TITLE \"plain\"".utf8)) == .utf8)
+        #expect(TextEncoding.detect(Data([0xEF, 0xBB, 0xBF]) + Data("TITLE x".utf8)) == .utf8BOM)
+        #expect(TextEncoding.detect(Data([0xFF, 0xFE, 0x54, 0x00])) == .utf16LE)
+        #expect(TextEncoding.detect(Data([0xFE, 0xFF, 0x00, 0x54])) == .utf16BE)
+        #expect(TextEncoding.detect(Data([0x43, 0x61, 0x66, 0xE9])) == .windows1252)
         // Half-width kana alone (0xB1) is also Latin-1 text; without a double-byte pair it is not taken for Shift-JIS.
-        #expect(CueEncoding.detect(Data([0x41, 0xB1, 0x42])) == .windows1252)
-        #expect(CueEncoding.detect(Data([0x93, 0xFA, 0x96, 0x7B])) == .shiftJIS)
+        #expect(TextEncoding.detect(Data([0x41, 0xB1, 0x42])) == .windows1252)
+        #expect(TextEncoding.detect(Data([0x93, 0xFA, 0x96, 0x7B])) == .shiftJIS)
         // A lead byte without a trail byte is not Shift-JIS.
-        #expect(CueEncoding.detect(Data([0x93, 0xFA, 0x96])) == .windows1252)
+        #expect(TextEncoding.detect(Data([0x93, 0xFA, 0x96])) == .windows1252)
         // Bytes Windows-1252 leaves undefined still read, and write back as themselves.
-        #expect(CueEncoding.windows1252.decode(Data([0x41, 0x81, 0x80])) == "A\u{81}€")
-        #expect(CueEncoding.windows1252.encode("A\u{81}€") == Data([0x41, 0x81, 0x80]))
+        #expect(TextEncoding.windows1252.decode(Data([0x41, 0x81, 0x80])) == "A\u{81}€")
+        #expect(TextEncoding.windows1252.encode("A\u{81}€") == Data([0x41, 0x81, 0x80]))
     }
 
     @Test func toleratesSyntaxVariants() throws {
@@ -411,8 +430,8 @@ import Testing
         #expect(cue.encoding == .shiftJIS)
         // 〜 (WAVE DASH), as Macs type it, is written as CP932's ～ at the same code.
         let output = try cue.rewritten(original: original, track: 2, title: "新しい題名〜ﾗｲﾌﾞ", performer: "歌手", songwriter: nil, isrc: nil)
-        let titleLine = try #require(CueEncoding.shiftJIS.encode("    TITLE \"新しい題名～ﾗｲﾌﾞ\"\r\n"))
-        let performerLine = try #require(CueEncoding.shiftJIS.encode("    PERFORMER \"歌手\"\r\n"))
+        let titleLine = try #require(TextEncoding.shiftJIS.encode("    TITLE \"新しい題名～ﾗｲﾌﾞ\"\r\n"))
+        let performerLine = try #require(TextEncoding.shiftJIS.encode("    PERFORMER \"歌手\"\r\n"))
         var expected = byteLines(original)
         expected[6] = [UInt8](titleLine)
         expected.insert([UInt8](performerLine), at: 6)

@@ -79,7 +79,10 @@ import Testing
             try await library.export(ids, to: dir.path("none"), options: ExportOptions(format: .opus, sampleRate: 22_050))
         }
         let missing = ExportOptions(format: .flac, ffmpegPath: "/nonexistent/ffmpeg")
-        await #expect(throws: ExportError.self) { try await library.export(ids, to: dir.path("none"), options: missing) }
+        // A missing ffmpeg is the one tool error, naming the package to install.
+        await #expect(throws: ToolError(tool: "ffmpeg", reason: .notInstalled(searched: "/nonexistent/ffmpeg", package: "ffmpeg"))) {
+            try await library.export(ids, to: dir.path("none"), options: missing)
+        }
     }
 
     enum Change: CaseIterable { case cancel, deleteTrack, failRead, editMetadata }

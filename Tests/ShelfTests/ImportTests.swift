@@ -106,8 +106,8 @@ import Testing
     }
 
     /// `NAME.lrc` (else `NAME.txt`) beside `NAME.wav` gives a track without embedded lyrics its
-    /// lyrics, as written (a BOM dropped); embedded lyrics win; a file that is not UTF-8 is
-    /// reported and left out.
+    /// lyrics, as written (a BOM dropped), in UTF-8, UTF-16 or the Shift-JIS of a Japanese rip;
+    /// embedded lyrics win; a file that is not text is reported and left out.
     @Test func lyricsFilesBesideTheAudio() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
@@ -120,18 +120,26 @@ import Testing
         try Self.wav(music.appendingPathComponent("c.wav"), frequency: 430, tags: ["LYRICS": "embedded"])
         try Data("[00:01.00]from the file".utf8).write(to: music.appendingPathComponent("c.lrc"))
         try Self.wav(music.appendingPathComponent("d.wav"), frequency: 440)
-        try Data([0xFF, 0xFE, 0x41, 0x00]).write(to: music.appendingPathComponent("d.lrc"))
+        try Data([0x00, 0x01, 0x02, 0xFF, 0x00]).write(to: music.appendingPathComponent("d.lrc"))
+        // 光の中へ in Shift-JIS (CP932), as Windows rippers wrote it beside a Shift-JIS .cue.
+        try Self.wav(music.appendingPathComponent("e.wav"), frequency: 450)
+        try Data([0x5B, 0x30, 0x30, 0x3A, 0x30, 0x31, 0x2E, 0x30, 0x30, 0x5D, 0x8C, 0xF5, 0x82, 0xCC, 0x92, 0x86, 0x82, 0xD6]).write(
+            to: music.appendingPathComponent("e.lrc"))
+        try Self.wav(music.appendingPathComponent("f.wav"), frequency: 460)
+        try (Data([0xFF, 0xFE]) + "[00:02.00]ひかり".data(using: .utf16LittleEndian)!).write(to: music.appendingPathComponent("f.lrc"))
         let library = Library(directory: dir.path("lib"))
         let report = try await library.importFiles(at: [music])
-        #expect(report.added == 4 && report.failed.isEmpty)
+        #expect(report.added == 6 && report.failed.isEmpty)
         var lyrics: [String: String?] = [:]
-        for track in try await library.tracks(ids: (1...4).map { TrackID(Int64($0)) }).tracks {
+        for track in try await library.tracks(ids: (1...6).map { TrackID(Int64($0)) }).tracks {
             lyrics[URL(fileURLWithPath: track.path).lastPathComponent] = .some(track.lyrics)
         }
         #expect(lyrics["a.wav"] == .some(synced))
         #expect(lyrics["b.wav"] == .some("plain words\nsecond line"))
         #expect(lyrics["c.wav"] == .some("embedded"))
         #expect(lyrics["d.wav"] == .some(nil))
+        #expect(lyrics["e.wav"] == .some("[00:01.00]光の中へ"))
+        #expect(lyrics["f.wav"] == .some("[00:02.00]ひかり"))
         #expect(report.warnings.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["d.lrc"], "\(report.warnings)")
     }
 

@@ -3,7 +3,24 @@ import Foundation
 import ShelfCore
 
 /// Why a picture could not be decoded or encoded.
-public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ImageError: ClassifiedError, Equatable {
+    /// A picture that cannot be decoded is bad input; a failed allocation or encoding is Shelf's.
+    public var kind: ErrorKind {
+        switch self {
+        case .unknownFormat, .corrupt, .tooLarge: .invalid
+        case .outOfMemory, .encodeFailed: .internal
+        }
+    }
+
+    /// "invalidImage", "imageTooLarge" or "imageFailed".
+    public var errorCode: String {
+        switch self {
+        case .unknownFormat, .corrupt: "invalidImage"
+        case .tooLarge: "imageTooLarge"
+        case .outOfMemory, .encodeFailed: "imageFailed"
+        }
+    }
+
     /// The bytes are neither JPEG, PNG nor WebP.
     case unknownFormat
     /// The data is damaged or truncated; the reason comes from the codec.

@@ -1,8 +1,13 @@
 import Foundation
 import Glibc
+import ShelfCore
 
 /// Why a file could not be rewritten; the original is untouched whenever this is thrown.
-public struct RewriteError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct RewriteError: ClassifiedError, Equatable {
+    /// The file system refused the rewrite; the file is as it was.
+    public var kind: ErrorKind { .internal }
+    /// "rewriteFailed".
+    public var errorCode: String { "rewriteFailed" }
     /// The file that was to be rewritten.
     public var path: String
     public var reason: String

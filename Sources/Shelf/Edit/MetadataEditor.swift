@@ -220,7 +220,11 @@ extension Library {
 }
 
 /// An edit Shelf refuses or cannot carry out, in words naming the track or file.
-public struct EditError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct EditError: ClassifiedError, Equatable {
+    /// An edit that cannot be applied as asked.
+    public var kind: ErrorKind { .invalid }
+    /// "invalidEdit".
+    public var errorCode: String { "invalidEdit" }
     public var message: String
     public var description: String { message }
 }

@@ -70,7 +70,11 @@ public struct ExportResult: Sendable, Equatable {
 }
 
 /// Why an export cannot start at all.
-public struct ExportError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ExportError: ClassifiedError, Equatable {
+    /// A conversion that failed on this machine.
+    public var kind: ErrorKind { .internal }
+    /// "exportFailed".
+    public var errorCode: String { "exportFailed" }
     public var message: String
     public var description: String { message }
 }
@@ -256,15 +260,7 @@ extension Library {
 
     /// The ffmpeg executable at `path`, or the first on PATH; a typed error saying how to install it.
     public static func findFFmpeg(_ path: String? = nil) throws -> String {
-        if let path {
-            guard FileManager.default.isExecutableFile(atPath: path) else { throw ExportError(message: "ffmpeg not found at \(path)") }
-            return path
-        }
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(directory)/ffmpeg"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        throw ExportError(message: "ffmpeg is not installed; install Debian's ffmpeg package (apt-get install ffmpeg) to convert formats")
+        try ProgramRunner.locate(.ffmpeg, path: path)
     }
 
     /// Runs ffmpeg on the source's first audio stream with no metadata carried over (the tags
@@ -290,28 +286,10 @@ extension Library {
         if let rate = options.sampleRate { arguments += ["-ar", String(rate)] }
         if let channels = options.channels { arguments += ["-ac", String(channels)] }
         arguments.append(destination)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-                DispatchQueue.global().async {
-                    let data = errors.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: data)
-                }
-            }
-        } onCancel: {
-            process.terminate()
-        }
+        let finished = try await ProgramRunner.run(ffmpeg, arguments)
         try Task.checkCancellation()
-        guard process.terminationStatus == 0 else {
-            let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw ExportError(message: "ffmpeg failed (\(process.terminationStatus)): \(text.split(separator: "\n").last ?? "")")
+        guard finished.succeeded else {
+            throw ExportError(message: "ffmpeg failed (\(finished.status)): \(finished.lastErrorLine ?? "")")
         }
     }
 }

@@ -1,29 +1,34 @@
 import Foundation
 
-/// How a CUE sheet's bytes were encoded. Kept with the parsed sheet so that a rewritten sheet is
-/// written back in the encoding the ripper (and the player that reads it) used.
-enum CueEncoding: String, Sendable, Codable {
-    /// UTF-8 without a byte-order mark (also every plain-ASCII sheet).
+/// How a text file beside the music (a `.cue` sheet, an `.m3u`/`.m3u8` playlist, an `.lrc`/`.txt`
+/// lyrics file) was encoded: one detection for all three (`LegacyText`). Kept with a parsed sheet
+/// so that a rewritten sheet is written back in the encoding the ripper (and the player that
+/// reads it) used.
+enum TextEncoding: String, Sendable, Codable {
+    /// UTF-8 without a byte-order mark (also every plain-ASCII file).
     case utf8
     /// UTF-8 led by EF BB BF, as foobar2000 and EAC's Unicode option write it; the mark is kept.
     case utf8BOM
+    /// UTF-16 led by FF FE (little-endian), as Windows' Notepad writes "Unicode".
+    case utf16LE
+    /// UTF-16 led by FE FF (big-endian).
+    case utf16BE
     /// Japanese rips from Windows tools. Decoded as CP932, the Windows superset of Shift-JIS that
     /// those tools actually write (NEC and IBM extensions included).
     case shiftJIS
-    /// The fallback for any other legacy sheet (EAC's default "ANSI" in Western Europe and the US).
+    /// The fallback for any other legacy file (EAC's default "ANSI" in Western Europe and the US).
     case windows1252
 
     /// The encoding `data` is most likely in. Shift-JIS is only chosen when the bytes hold at least
     /// one double-byte character, since a Latin-1 accent alone often also passes as half-width kana.
-    static func detect(_ data: Data) -> CueEncoding {
+    static func detect(_ data: Data) -> TextEncoding {
         detect([UInt8](data))
     }
 
     /// The text of `data` (without the byte-order mark), or nil when it is not in this encoding.
     func decode(_ data: Data) -> String? {
         let bytes = [UInt8](data)
-        let body = self == .utf8BOM && bytes.starts(with: Self.byteOrderMark) ? bytes[3...] : bytes[...]
-        return decode(body)
+        return decode(bytes[markLength(of: bytes)...])
     }
 
     /// `text` as bytes in this encoding, or nil when some character has no code in it. Never adds
@@ -37,8 +42,22 @@ enum CueEncoding: String, Sendable, Codable {
         switch self {
         case .utf8: "UTF-8"
         case .utf8BOM: "UTF-8 (with BOM)"
+        case .utf16LE: "UTF-16 (little-endian)"
+        case .utf16BE: "UTF-16 (big-endian)"
         case .shiftJIS: "Shift-JIS"
         case .windows1252: "Windows-1252"
+        }
+    }
+
+    /// The encoding a sheet is parsed and rewritten in: UTF-16 is transcoded to UTF-8 first.
+    var parsedAs: TextEncoding { self == .utf16LE || self == .utf16BE ? .utf8 : self }
+
+    /// How many leading bytes of `bytes` are this encoding's byte-order mark.
+    func markLength(of bytes: [UInt8]) -> Int {
+        switch self {
+        case .utf8BOM: bytes.starts(with: Self.byteOrderMark) ? 3 : 0
+        case .utf16LE, .utf16BE: 2
+        case .utf8, .shiftJIS, .windows1252: 0
         }
     }
 
@@ -46,8 +65,10 @@ enum CueEncoding: String, Sendable, Codable {
     fileprivate static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// `detect(_:)` on bytes already copied out of `Data`.
-    fileprivate static func detect(_ bytes: [UInt8]) -> CueEncoding {
+    fileprivate static func detect(_ bytes: [UInt8]) -> TextEncoding {
         if bytes.starts(with: byteOrderMark) { return .utf8BOM }
+        if bytes.starts(with: [0xFF, 0xFE]) { return .utf16LE }
+        if bytes.starts(with: [0xFE, 0xFF]) { return .utf16BE }
         if String(validating: bytes, as: UTF8.self) != nil { return .utf8 }
         // Bytes can be well-formed Shift-JIS yet use codes CP932 leaves unassigned; those are not Shift-JIS.
         if isPlausibleShiftJIS(bytes), String(data: Data(bytes), encoding: .shiftJIS) != nil { return .shiftJIS }
@@ -80,6 +101,10 @@ enum CueEncoding: String, Sendable, Codable {
         switch self {
         case .utf8, .utf8BOM:
             return String(validating: bytes, as: UTF8.self)
+        case .utf16LE, .utf16BE:
+            // Whole code units only; Foundation refuses unpaired surrogates.
+            guard bytes.count % 2 == 0 else { return nil }
+            return bytes.isEmpty ? "" : String(data: Data(bytes), encoding: self == .utf16LE ? .utf16LittleEndian : .utf16BigEndian)
         case .shiftJIS:
             // swift-corelibs-foundation's .shiftJIS is CP932 (0x8160 is U+FF5E, 0x8740 is ①).
             return bytes.isEmpty ? "" : String(data: Data(bytes), encoding: .shiftJIS)
@@ -93,6 +118,8 @@ enum CueEncoding: String, Sendable, Codable {
         switch self {
         case .utf8, .utf8BOM:
             return Array(text.utf8)
+        case .utf16LE, .utf16BE:
+            return text.data(using: self == .utf16LE ? .utf16LittleEndian : .utf16BigEndian).map { [UInt8]($0) }
         case .shiftJIS:
             // Legacy encodings only have precomposed letters (が, é), so compose first.
             let composed = ShiftJIS.substitutingCP932Forms(text.precomposedStringWithCanonicalMapping)
@@ -240,7 +267,7 @@ struct CueSheet: Sendable, Equatable {
     /// The audio tracks in sheet order; data and other non-audio tracks are left out, as they hold no sound.
     var tracks: [Track]
     /// The encoding the sheet was read in, and so the one `rewritten` writes.
-    var encoding: CueEncoding
+    var encoding: TextEncoding
 
     /// Sheets larger than this are not CUE sheets: a 99-track sheet with every field is tens of KiB.
     static let maxBytes = 1 << 20
@@ -253,12 +280,9 @@ struct CueSheet: Sendable, Equatable {
         guard data.count <= maxBytes else {
             throw CueSheetError(name: name, line: nil, reason: "is \(data.count) bytes, more than a CUE sheet's \(maxBytes)")
         }
-        let bytes = [UInt8](data)
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-            throw CueSheetError(name: name, line: nil, reason: "is UTF-16 text; save it as UTF-8")
-        }
-        let encoding = CueEncoding.detect(bytes)
-        let lines = try Self.lines(of: bytes, encoding: encoding, name: name)
+        let encoding = TextEncoding.detect(data)
+        let bytes = try Self.parsingBytes(data, encoding: encoding, name: name)
+        let lines = try Self.lines(of: bytes, encoding: encoding.parsedAs, name: name)
         var builder = Builder(name: name, encoding: encoding)
         for line in lines {
             try builder.read(line)
@@ -291,8 +315,8 @@ struct CueSheet: Sendable, Equatable {
     func rewritten(
         original: Data, track number: Int, title: String?, performer: String?, songwriter: String?, isrc: String?
     ) throws(CueSheetError) -> Data {
-        let bytes = [UInt8](original)
-        let lines = try Self.lines(of: bytes, encoding: encoding, name: name)
+        let bytes = try Self.parsingBytes(original, encoding: encoding, name: name)
+        let lines = try Self.lines(of: bytes, encoding: encoding.parsedAs, name: name)
         guard let trackIndex = lines.firstIndex(where: { Self.isAudioTrackLine($0, number: number) }) else {
             throw CueSheetError(name: name, line: nil, reason: "has no audio TRACK \(number)")
         }
@@ -346,7 +370,20 @@ struct CueSheet: Sendable, Equatable {
             }
             output.append(contentsOf: bytes[line.terminator])
         }
-        return Data(output)
+        guard encoding != encoding.parsedAs else { return Data(output) }
+        // A UTF-16 sheet was rewritten as UTF-8; it goes back in its own encoding, mark first.
+        guard let text = String(validating: output, as: UTF8.self), let body = encoding.encodeBytes(text) else {
+            throw CueSheetError(name: name, line: nil, reason: "cannot be written back as \(encoding.displayName)")
+        }
+        return Data((encoding == .utf16LE ? [0xFF, 0xFE] : [0xFE, 0xFF]) + body)
+    }
+
+    /// The bytes a sheet is parsed from: its own, or for UTF-16 its text as UTF-8 (without the
+    /// mark), since lines are split at single bytes.
+    private static func parsingBytes(_ data: Data, encoding: TextEncoding, name: String) throws(CueSheetError) -> [UInt8] {
+        guard encoding != encoding.parsedAs else { return [UInt8](data) }
+        guard let text = encoding.decode(data) else { throw CueSheetError(name: name, line: nil, reason: "is not valid \(encoding.displayName)") }
+        return Array(text.utf8)
     }
 
     // MARK: - Writing values
@@ -359,7 +396,7 @@ struct CueSheet: Sendable, Equatable {
         if value.contains(where: \.isNewline) {
             throw CueSheetError(name: name, line: line, reason: "\(field) contains a line break, which a CUE sheet cannot hold")
         }
-        guard let bytes = encoding.encodeBytes(value) else {
+        guard let bytes = encoding.parsedAs.encodeBytes(value) else {
             throw CueSheetError(
                 name: name, line: line, reason: "\(field) \"\(value)\" cannot be written in the sheet's encoding, \(encoding.displayName)")
         }
@@ -408,9 +445,9 @@ struct CueSheet: Sendable, Equatable {
 
     /// The sheet's lines, each decoded on its own: CR and LF bytes never occur inside a character in
     /// these encodings, so splitting the bytes first is safe and keeps exact byte ranges.
-    private static func lines(of bytes: [UInt8], encoding: CueEncoding, name: String) throws(CueSheetError) -> [Line] {
+    private static func lines(of bytes: [UInt8], encoding: TextEncoding, name: String) throws(CueSheetError) -> [Line] {
         var lines: [Line] = []
-        var start = bytes.starts(with: CueEncoding.byteOrderMark) && encoding != .windows1252 && encoding != .shiftJIS ? 3 : 0
+        var start = bytes.starts(with: TextEncoding.byteOrderMark) && encoding != .windows1252 && encoding != .shiftJIS ? 3 : 0
         while start < bytes.count || (start == bytes.count && lines.isEmpty) {
             var end = start
             while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
@@ -510,7 +547,7 @@ struct CueSheet: Sendable, Equatable {
         /// Each file's last track start so far, to catch starts that go backwards.
         var lastStart: [String: (number: Int, frames: Int)] = [:]
 
-        init(name: String, encoding: CueEncoding) {
+        init(name: String, encoding: TextEncoding) {
             sheet = CueSheet(
                 name: name, title: nil, performer: nil, songwriter: nil, genre: nil, date: nil, catalog: nil, comment: nil,
                 discNumber: nil, discCount: nil, files: [], tracks: [], encoding: encoding)

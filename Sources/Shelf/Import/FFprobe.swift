@@ -1,8 +1,25 @@
 import Foundation
+import ShelfCore
 
 /// Why ffprobe could not describe a file. The descriptions leave the file's path to the caller,
 /// which names it once (import failures read "cannot read PATH: …").
-public enum FFprobeError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum FFprobeError: ClassifiedError, Equatable {
+    /// ffprobe missing is the machine's; a file it cannot read is the file's.
+    public var kind: ErrorKind {
+        switch self {
+        case .notInstalled: .unavailable
+        case .failed, .noAudio: .invalid
+        }
+    }
+
+    /// "toolMissing" or "unreadableFile".
+    public var errorCode: String {
+        switch self {
+        case .notInstalled: "toolMissing"
+        case .failed, .noAudio: "unreadableFile"
+        }
+    }
+
     /// No `ffprobe` executable on PATH (or at the path given).
     case notInstalled(searched: String)
     /// ffprobe ran but could not open or parse the file.
@@ -29,16 +46,12 @@ public struct FFprobe: Sendable {
 
     /// ffprobe at `path`, or else the first one on `searchPath` (PATH by default).
     public static func locate(path: String? = nil, searchPath: String? = nil) throws(FFprobeError) -> FFprobe {
-        if let path {
-            guard FileManager.default.isExecutableFile(atPath: path) else { throw .notInstalled(searched: path) }
-            return FFprobe(executable: path)
+        do {
+            return FFprobe(executable: try ProgramRunner.locate(.ffprobe, path: path, searchPath: searchPath))
+        } catch {
+            guard case .notInstalled(let searched, _) = error.reason else { throw .failed(reason: error.description) }
+            throw .notInstalled(searched: searched)
         }
-        let directories = searchPath ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in directories.split(separator: ":") where !directory.isEmpty {
-            let candidate = "\(directory)/ffprobe"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return FFprobe(executable: candidate) }
-        }
-        throw .notInstalled(searched: directories)
     }
 
     /// The one found on PATH when first needed; PATH is not searched again for every file.
@@ -135,21 +148,12 @@ public struct FFprobe: Sendable {
         return parts[0] * 3600 + parts[1] * 60 + parts[2]
     }
 
-    /// Runs a child process to its end and returns its exit status and standard output. Its
-    /// standard error is discarded (`-show_error` puts the reason in the JSON), so no second
-    /// pipe can fill and block it.
+    /// Runs ffprobe to its end and returns its exit status and standard output (`-show_error`
+    /// puts the reason in the JSON). A minute is far beyond any file's probe: a hung ffprobe is
+    /// killed rather than holding an import forever.
     static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, data)
+        let finished = try ProgramRunner.run(executable, arguments, timeout: 60)
+        return (finished.status, finished.output)
     }
 
     // ffprobe's JSON, the fields Shelf reads (names as ffprobe spells them).

@@ -23,15 +23,12 @@ struct PlaylistFile {
     /// Playlist files larger than this are not playlists anyone wrote by hand or by a player.
     static let maxBytes = 16 << 20
 
-    /// Reads `path`; M3U8 is UTF-8, a plain `.m3u` that is not UTF-8 is read as Latin-1 (what
-    /// Winamp wrote).
+    /// Reads `path` in whatever encoding it was written (`LegacyText`): M3U8 is UTF-8, a plain
+    /// `.m3u` is often the Windows code page Winamp wrote in.
     static func read(_ path: String) throws(PlaylistFileError) -> PlaylistFile {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
         guard data.count <= maxBytes else { throw .tooLarge(path, data.count) }
-        let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? Data(data.dropFirst(3)) : data
-        guard let text = String(data: body, encoding: .utf8) ?? (path.lowercased().hasSuffix(".m3u") ? String(data: body, encoding: .isoLatin1) : nil) else {
-            throw .notText(path)
-        }
+        guard let text = LegacyText.decode(data)?.text else { throw .notText(path) }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         var entries: [Entry] = []
         for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).enumerated() {
@@ -68,7 +65,7 @@ enum PlaylistFileError: Error, CustomStringConvertible {
         switch self {
         case .unreadable(let path): "\(path): playlist file cannot be read"
         case .tooLarge(let path, let size): "\(path): playlist file of \(size) bytes is beyond \(PlaylistFile.maxBytes); left out"
-        case .notText(let path): "\(path): playlist file is not UTF-8 text; left out"
+        case .notText(let path): "\(path): playlist file \(LegacyText.refusal); left out"
         }
     }
 }

@@ -211,9 +211,8 @@ enum LyricsFile {
             guard let data = FileManager.default.contents(atPath: path), data.count <= maxBytes else {
                 return (nil, .init(path: path, error: "\(path): lyrics file unreadable or over \(maxBytes) bytes; left out"))
             }
-            let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
-            guard let text = String(data: Data(body), encoding: .utf8) else {
-                return (nil, .init(path: path, error: "\(path): lyrics file is not UTF-8; left out"))
+            guard let text = LegacyText.decode(data)?.text else {
+                return (nil, .init(path: path, error: "\(path): lyrics file \(LegacyText.refusal); left out"))
             }
             return (SortKey.isBlank(text) ? nil : text, nil)
         }

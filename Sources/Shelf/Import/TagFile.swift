@@ -3,7 +3,24 @@ import Foundation
 import ShelfCore
 
 /// Why a file's tags could not be read or written; always names the file.
-public enum TagError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum TagError: ClassifiedError, Equatable {
+    /// A file that cannot be read is the file's fault; a failed save is the machine's.
+    public var kind: ErrorKind {
+        switch self {
+        case .unreadable, .invalid: .invalid
+        case .writeFailed: .internal
+        }
+    }
+
+    /// "unreadableFile", "invalidAudioFile" or "tagWriteFailed".
+    public var errorCode: String {
+        switch self {
+        case .unreadable: "unreadableFile"
+        case .invalid: "invalidAudioFile"
+        case .writeFailed: "tagWriteFailed"
+        }
+    }
+
     /// Not an audio file TagLib understands, or it cannot be opened.
     case unreadable(path: String, reason: String)
     /// An audio file whose structure is damaged.

@@ -1,5 +1,6 @@
 import CEBUR128
 import Foundation
+import ShelfCore
 
 /// Part of a file to measure (a CUE sheet track is a slice of an image): nil start/end = whole file.
 public struct LoudnessInput: Sendable, Equatable {
@@ -40,7 +41,11 @@ public struct LoudnessMeasurement: Sendable, Codable, Equatable {
 }
 
 /// Why a file (or the meter itself) could not be measured; reads "PATH: reason".
-public struct LoudnessError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct LoudnessError: ClassifiedError, Equatable {
+    /// A file ffmpeg cannot decode (ffmpeg missing is a `ToolError`).
+    public var kind: ErrorKind { .invalid }
+    /// "loudnessFailed".
+    public var errorCode: String { "loudnessFailed" }
     /// The file measured, or the ffmpeg looked for when it is missing.
     public let path: String
     /// The reason in words, without the path.
@@ -115,29 +120,12 @@ public struct LoudnessMeter: Sendable {
 
     // MARK: - Running ffmpeg
 
-    /// The executable and leading arguments that start ffmpeg: ffmpeg itself, or /usr/bin/nice
-    /// running it (Process cannot lower a child's priority between fork and exec).
-    private func launchCommand() throws(LoudnessError) -> [String] {
-        let path = try Self.locate(ffmpeg)
-        let nice = "/usr/bin/nice"
-        if let niceness, FileManager.default.isExecutableFile(atPath: nice) { return [nice, "-n", String(niceness), path] }
+    /// The executable and leading arguments that start ffmpeg: ffmpeg itself, or nice running it
+    /// (Process cannot lower a child's priority between fork and exec).
+    private func launchCommand() throws(ToolError) -> [String] {
+        let path = try ProgramRunner.locate(.ffmpeg, path: ffmpeg.contains("/") ? ffmpeg : nil)
+        if let niceness, let nice = try? ProgramRunner.locate(.nice) { return [nice, "-n", String(niceness), path] }
         return [path]
-    }
-
-    /// `name` itself when it is a path, else the first executable of that name on PATH.
-    private static func locate(_ name: String) throws(LoudnessError) -> String {
-        if name.contains("/") {
-            guard FileManager.default.isExecutableFile(atPath: name) else { throw LoudnessError(path: name, reason: "no such executable") }
-            return name
-        }
-        let directories = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in directories.split(separator: ":") where !directory.isEmpty {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        throw LoudnessError(
-            path: name,
-            reason: "not installed (looked in \(directories)); install Debian's ffmpeg package (apt-get install ffmpeg)")
     }
 
     /// ffmpeg's arguments decoding the first audio stream of `input` to float WAV on stdout.
@@ -166,32 +154,18 @@ public struct LoudnessMeter: Sendable {
         if let start = input.start, let end = input.end, end <= start {
             return failure("the slice ends (\(end) s) before it starts (\(start) s)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst()) + arguments(for: input)
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        let process: RunningProgram
         do {
-            try process.run()
+            process = try ProgramRunner.start(command[0], Array(command.dropFirst()) + arguments(for: input), output: .pipe, errors: .pipe)
         } catch {
-            return failure("could not run \(command.last ?? "ffmpeg"): \(error)")
+            return failure(error.description)
         }
-        defer {
-            // SIGKILL, not SIGTERM: on SIGTERM ffmpeg tries to finish its output and could block
-            // on the stdout pipe nobody reads any more.
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            try? output.fileHandleForReading.close()
-            try? errors.fileHandleForReading.close()
-        }
+        defer { process.finish() }
         let reader = WAVReader()
         var tail = StderrTail()
         var descriptors = [
-            pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: errors.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: process.outputDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: process.errorDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
         ]
         // Until both pipes reach end of file; poll skips a negative descriptor, which marks one done.
         while descriptors.contains(where: { $0.fd >= 0 }) {
@@ -207,19 +181,16 @@ public struct LoudnessMeter: Sendable {
                 case .end: descriptors[0].fd = -1
                 case .invalid(let reason):
                     // Nothing more is wanted from ffmpeg; stop it before it decodes the rest.
-                    kill(process.processIdentifier, SIGKILL)
+                    process.kill()
                     return failure(reason)
                 }
             }
         }
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        let (status, signalled) = process.wait()
+        guard !signalled, status == 0 else {
             // ffmpeg names the input first ("file:PATH: Invalid data…"); the error names it already.
             let line = tail.lastLine.map { $0.hasPrefix("file:\(path): ") ? String($0.dropFirst(path.count + 7)) : $0 }
-            let why =
-                line
-                ?? (process.terminationReason == .exit
-                    ? "exit status \(process.terminationStatus)" : "killed by signal \(process.terminationStatus)")
+            let why = line ?? (signalled ? "killed by signal \(status)" : "exit status \(status)")
             return failure("ffmpeg cannot decode it: \(why)")
         }
         guard let state = reader.state, reader.frames > 0 else {

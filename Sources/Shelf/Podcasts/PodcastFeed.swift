@@ -1,11 +1,16 @@
 import Foundation
+import ShelfCore
 
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
 
 /// Why a feed could not be read; the message names the line where the XML parser stopped.
-public struct PodcastFeedError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct PodcastFeedError: ClassifiedError, Equatable {
+    /// A feed that is not RSS or Atom Shelf can read.
+    public var kind: ErrorKind { .invalid }
+    /// "invalidFeed".
+    public var errorCode: String { "invalidFeed" }
     public let message: String
     /// An error with its reason.
     public init(_ message: String) { self.message = message }

@@ -84,7 +84,11 @@ public struct WatchCoverage: Sendable, Equatable {
 }
 
 /// Why a watcher could not be made: the kernel refused an inotify instance or its wake-up socket.
-public struct WatchError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct WatchError: ClassifiedError, Equatable {
+    /// The system refused a watch: a limit of the machine, not of the request.
+    public var kind: ErrorKind { .internal }
+    /// "watchFailed".
+    public var errorCode: String { "watchFailed" }
     /// The call that failed.
     public var operation: String
     /// Its errno (EMFILE: `fs.inotify.max_user_instances` reached, or out of descriptors).

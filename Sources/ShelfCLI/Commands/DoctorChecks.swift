@@ -366,7 +366,7 @@ struct DoctorChecks {
     func systemdCheck() -> DoctorCheck {
         let underSystemd = !(environment["INVOCATION_ID"] ?? "").isEmpty
         var unit: [String: String] = [:]
-        if let systemctl = Self.onPath("systemctl", in: searchPath),
+        if let systemctl = try? ProgramRunner.locate(.systemctl, searchPath: searchPath),
             let shown = Self.capture(
                 systemctl,
                 [
@@ -434,14 +434,24 @@ struct DoctorChecks {
 
     // MARK: Helpers
 
-    /// Advice for a store that could not be read, by the engine's error code.
+    /// Advice for a store that could not be read, by the engine error's kind.
     static func advice(for error: any Error, file: String) -> String {
-        switch (error as? LibraryError)?.code ?? "" {
-        case "busy": "another process holds the store's write lock (a migration or an import?): run doctor again when it is done"
-        case "notALibrary": "this is not a Shelf library: name the right directory with --library"
-        case "cannotOpen": "check that \(userName(geteuid())) may read \(file) and its directory"
-        default: "restore library.sqlite from a backup; or try `sqlite3 \(quoted(file)) .recover` on a copy (shelf does not repair a store)"
+        guard let error = error as? any ClassifiedError else { return restoreAdvice(file) }
+        switch error.kind {
+        case .busy: return "another process holds the store's write lock (a migration or an import?): run doctor again when it is done"
+        case .damaged:
+            return "if this is not a Shelf library, name the right directory with --library; otherwise " + restoreAdvice(file)
+        case .internal, .notFound, .forbidden:
+            return "check that \(userName(geteuid())) may read \(file) and its directory"
+        case .full: return "free some space on the device holding \(file), then run doctor again"
+        case .unavailable: return "run the shelf that wrote it (this is \(EngineVersions.version)), or `shelf migrate` for a legacy store"
+        case .invalid, .conflict, .expired: return restoreAdvice(file)
         }
+    }
+
+    /// What to do with a store that cannot be read: Shelf never repairs one.
+    static func restoreAdvice(_ file: String) -> String {
+        "restore library.sqlite from a backup; or try `sqlite3 \(quoted(file)) .recover` on a copy (shelf does not repair a store)"
     }
 
     /// "1 track", "2 tracks".
@@ -479,15 +489,6 @@ struct DoctorChecks {
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// The first executable `tool` in the colon-separated `searchPath`.
-    static func onPath(_ tool: String, in searchPath: String) -> String? {
-        for directory in searchPath.split(separator: ":") where !directory.isEmpty {
-            let candidate = "\(directory)/\(tool)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-
     /// The folders under `roots` as the watcher counts them (hidden ones and links to folders left
     /// out), stopping at `limit` so that a huge or looping tree cannot hold the check up.
     static func countFolders(under roots: [String], limit: Int) -> (count: Int, complete: Bool) {
@@ -521,30 +522,7 @@ struct DoctorChecks {
     /// Runs `executable` and returns its status and standard output; nil when it cannot start or
     /// is still running after `seconds` (it is then killed), so a hung tool cannot hang the check.
     static func capture(_ executable: String, _ arguments: [String], seconds: Int = 10) -> (status: Int32, output: String)? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        // Read on another thread, so that the wait below can give up on a child that never ends.
-        let output = Locked(Data())
-        let reading = DispatchGroup()
-        let handle = pipe.fileHandleForReading
-        reading.enter()
-        DispatchQueue.global().async {
-            let data = handle.readDataToEndOfFile()
-            output.withLock { $0 = data }
-            reading.leave()
-        }
-        guard reading.wait(timeout: .now() + .seconds(seconds)) == .success else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return nil
-        }
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output.withLock { $0 }, as: UTF8.self))
+        guard let finished = try? ProgramRunner.run(executable, arguments, timeout: Double(seconds)) else { return nil }
+        return (finished.status, String(decoding: finished.output, as: UTF8.self))
     }
 }

@@ -73,18 +73,12 @@ struct VersionDocument: Encodable {
     }
 
     /// The version word of `ffmpeg -version`'s first line ("ffmpeg version 5.1.6-0+deb12u1 Copyright…"),
-    /// the whole line if it has another shape, nil when there is no ffmpeg on PATH.
+    /// the whole line if it has another shape, nil when there is no ffmpeg on PATH or it does not answer within 10 s.
     static func ffmpegVersion() -> String? {
-        guard let path = try? Library.findFFmpeg() else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-hide_banner", "-version"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        guard let path = try? Library.findFFmpeg(), let answer = try? ProgramRunner.run(path, ["-hide_banner", "-version"], timeout: 10) else {
+            return nil
+        }
+        let data = answer.output
         guard let first = String(decoding: data, as: UTF8.self).split(separator: "\n").first else { return nil }
         let words = first.split(separator: " ")
         if words.count >= 3, words[0] == "ffmpeg", words[1] == "version" { return String(words[2]) }
@@ -116,31 +110,38 @@ struct VersionDocument: Encodable {
 struct HelpCommand: StandaloneCommand {
     static let name = "help"
     static let abstract = "Show the commands, one command's synopsis, flags and examples, or the manual page (--man)."
-    static let synopsis = "[COMMAND] [--man] [--json]"
+    static let synopsis = "[COMMAND] [--man] [--markdown] [--json]"
     static let discussion = """
         Every page is generated from the command table, as are the completion scripts and the manual page, so \
         they always agree with what the commands accept. `shelf COMMAND --help` prints the same page as \
         `shelf help COMMAND`. With --json, the help of every command as one document (name, abstract, synopsis, \
         discussion, flags with their defaults, examples).
         """
-    static let flags = [FlagHelp("--man", nil, "Print shelf(1), the manual page, as roff (`shelf help --man | man -l -`).")]
+    static let flags = [
+        FlagHelp("--man", nil, "Print shelf(1), the manual page, as roff (`shelf help --man | man -l -`)."),
+        FlagHelp("--markdown", nil, "Print the whole reference as Markdown (docs/cli.md is this)."),
+    ]
     static let examples = ["shelf help", "shelf help tracks", "shelf help --man | man -l -"]
     static var words: ValueKind { .choices(ShelfMain.commands.map { $0.name }) }
 
     let topic: String?
     let man: Bool
+    let markdown: Bool
 
     init(arguments: inout Arguments) throws {
         man = arguments.flag("--man")
+        markdown = arguments.flag("--markdown")
         let words = try arguments.positionals()
         guard words.count <= 1 else { throw UsageError("help takes at most one command, got '\(words.joined(separator: " "))'") }
         topic = words.first
         if let topic, ShelfMain.command(named: topic) == nil { throw UsageError("unknown command '\(topic)'") }
         if man && topic != nil { throw UsageError("--man prints the whole manual; it takes no command") }
+        if markdown && (topic != nil || man) { throw UsageError("--markdown prints the whole reference; it takes no command and no --man") }
     }
 
     func run(output: Output) async throws {
         if man { return FileHandle.standardOutput.write(Data(ManPage.render().utf8)) }
+        if markdown { return FileHandle.standardOutput.write(Data(MarkdownReference.render().utf8)) }
         let types = topic.flatMap(ShelfMain.command(named:)).map { [$0] } ?? ShelfMain.commands
         if output.json { return try output.printJSON(HelpDocument(commands: types)) }
         let text = topic.flatMap(ShelfMain.command(named:)).map(HelpText.page) ?? HelpText.overview()

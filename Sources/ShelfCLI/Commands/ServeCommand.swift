@@ -5,173 +5,75 @@ import ShelfCore
 import ShelfServer
 
 /// `shelf serve`: the library over HTTP (the native JSON API) until SIGINT or SIGTERM, set up by
-/// its flags over its config file over the defaults; SIGHUP rereads the file.
+/// its flags over its `SHELF_*` environment variables over its config file over the defaults
+/// (one table: `ServerConfig.settings`); SIGHUP rereads the file.
 struct ServeCommand: Command {
     static let name = "serve"
     static let abstract =
         "Serve the library over HTTP (JSON API, artwork, streaming, live events) until SIGINT/SIGTERM; 127.0.0.1:4040 unless --listen or the config file says otherwise."
-    static let synopsis =
-        "[--config FILE] [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--max-transcodes N] [--music DIR]… [--scan-interval DURATION] [--watch on|off] [--purge-missing-after DURATION] [--loudness] [--sharing on|off] [--podcast-dir DIR] [--podcast-allow-private] [--jukebox] [--log-format text|json] [--log-file FILE]"
-
-    /// What the flags set; nil (empty for `music`) where they are silent, so the file or the default applies.
-    struct Flags: Sendable {
-        var listen: ListenAddress?
-        var tls: (certificate: String, key: String)?
-        var maxTranscodes: Int?
-        var music: [URL] = []
-        var scanInterval: ScanInterval?
-        var purgeMissingAfter: ScanInterval?
-        var watch: Bool?
-        var loudness = false
-        var logFormat: ServerLog.Format?
-        var logFile: String?
-        var sharing: Bool?
-        var podcastDir: String?
-        var podcastAllowPrivate = false
-        var jukebox = false
+    /// `[--config FILE]` and every setting's flag, from the settings table.
+    static var synopsis: String {
+        (["[--config FILE]"]
+            + ServerConfig.settings.compactMap { setting -> String? in
+                guard let flag = setting.flag else { return nil }
+                switch setting.flagForm {
+                case .none: return nil
+                case .presence: return "[\(flag)]"
+                case .value(let value): return "[\(flag) \(value)]"
+                case .repeated(let value): return "[\(flag) \(value)]…"
+                }
+            }).joined(separator: " ")
     }
 
-    /// Everything the server runs with: flags over the config file over the defaults.
-    struct Settings: Sendable, Equatable {
-        var listen = ListenAddress(host: "127.0.0.1", port: 4040)
-        var tls: TLSFiles?
-        var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
-        var music: [URL] = []
-        var scanInterval = ScanInterval.off
-        var purgeMissingAfter = ScanInterval.off
-        var watch = true
-        var loudness = false
-        var logFormat = ServerLog.Format.text
-        var logFile: String?
-        var presets: [String: TranscodePreset] = [:]
-        var library: String?
-        var sharing = true
-        var podcastDir: String?
-        var podcastAllowPrivate = false
-        var podcastMaxEpisodeSize: Int?
-        var podcastRefresh = ScanInterval.seconds(86_400)
-        var jukebox = false
-        var jukeboxAudioOutput: String?
-        var backupDir: String?
-        var backupKeep = 7
-        var backupEvery = 86_400
-
-        /// The certificate and key files of HTTPS.
-        struct TLSFiles: Sendable, Equatable {
-            var certificate: String
-            var key: String
-        }
-
-        /// `flags` over `config` over the defaults.
-        init(flags: Flags, config: ServerConfig) {
-            listen = flags.listen ?? config.listen ?? listen
-            if let tls = flags.tls {
-                self.tls = TLSFiles(certificate: tls.certificate, key: tls.key)
-            } else if let certificate = config.tlsCert, let key = config.tlsKey {
-                tls = TLSFiles(certificate: certificate, key: key)
-            }
-            maxTranscodes = flags.maxTranscodes ?? config.maxTranscodes ?? maxTranscodes
-            music = !flags.music.isEmpty ? flags.music : (config.music ?? []).map { URL(fileURLWithPath: $0).standardizedFileURL }
-            scanInterval = flags.scanInterval ?? config.scanInterval ?? scanInterval
-            purgeMissingAfter = flags.purgeMissingAfter ?? config.purgeMissingAfter ?? purgeMissingAfter
-            watch = flags.watch ?? config.watch ?? watch
-            loudness = flags.loudness || (config.loudness ?? false)
-            logFormat = flags.logFormat ?? config.logFormat ?? logFormat
-            logFile = flags.logFile ?? config.logFile
-            presets = config.presets
-            library = config.library
-            sharing = flags.sharing ?? config.sharing ?? sharing
-            podcastDir = flags.podcastDir ?? config.podcastDir
-            podcastAllowPrivate = flags.podcastAllowPrivate || (config.podcastAllowPrivate ?? false)
-            podcastMaxEpisodeSize = config.podcastMaxEpisodeSize
-            podcastRefresh = config.podcastRefresh ?? podcastRefresh
-            jukebox = flags.jukebox || (config.jukebox ?? false)
-            jukeboxAudioOutput = config.jukeboxAudioOutput
-            backupDir = config.backupDir
-            backupKeep = config.backupKeep ?? backupKeep
-            backupEvery = config.backupEvery ?? backupEvery
-        }
-
-        /// What SIGHUP cannot change, named for the line that says a restart is needed.
-        func needsRestart(comparedTo other: Settings) -> [String] {
-            var keys: [String] = []
-            if listen != other.listen { keys.append("listen") }
-            if tls != other.tls { keys.append("tls-cert/tls-key") }
-            if library != other.library { keys.append("library") }
-            if podcastDir != other.podcastDir || podcastAllowPrivate != other.podcastAllowPrivate
-                || podcastMaxEpisodeSize != other.podcastMaxEpisodeSize || podcastRefresh != other.podcastRefresh
-            {
-                keys.append("podcast settings")
-            }
-            if jukebox != other.jukebox || jukeboxAudioOutput != other.jukeboxAudioOutput { keys.append("jukebox") }
-            if backupDir != other.backupDir || backupKeep != other.backupKeep || backupEvery != other.backupEvery { keys.append("backup settings") }
-            return keys
-        }
-    }
-
-    let flags: Flags
+    /// What the flags set; nil where they are silent, so the environment, the file or the default applies.
+    let flags: ServerConfig
     /// The config file read (`--config`, else the default search), nil when there is none.
     let configPath: String?
-    let settings: Settings
+    /// The `SHELF_*` variables' settings, read once at start (a reload keeps them).
+    let environment: ServerConfig
+    let settings: ServerSettings
 
     init(arguments: inout Arguments) throws {
-        var flags = Flags()
-        if let text = try arguments.option("--listen") {
-            guard let listen = ListenAddress.parse(text) else {
-                throw UsageError("--listen expects ADDR:PORT with an IP address (127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040), got '\(text)'")
+        var flags = ServerConfig()
+        for setting in ServerConfig.settings {
+            guard let flag = setting.flag else { continue }
+            // A flag's text is checked as the file's value is; the mistake names the flag.
+            func read(_ text: String, into config: inout ServerConfig) throws(UsageError) {
+                do throws(ConfigValueError) {
+                    try setting.read(text: text, name: flag, origin: .flag, into: &config)
+                } catch {
+                    throw UsageError(error.reason)
+                }
             }
-            flags.listen = listen
-        }
-        let certificate = try arguments.option("--tls-cert")
-        let key = try arguments.option("--tls-key")
-        switch (certificate, key) {
-        case (let certificate?, let key?): flags.tls = (certificate, key)
-        case (nil, nil): break
-        default: throw UsageError("--tls-cert and --tls-key go together")
-        }
-        flags.maxTranscodes = try arguments.intOption("--max-transcodes", in: 1...256)
-        if let text = try arguments.option("--sharing") {
-            guard text == "on" || text == "off" else { throw UsageError("--sharing expects on or off, got '\(text)'") }
-            flags.sharing = text == "on"
-        }
-        if let folder = try arguments.option("--podcast-dir") { flags.podcastDir = URL(fileURLWithPath: folder).standardizedFileURL.path }
-        flags.podcastAllowPrivate = arguments.flag("--podcast-allow-private")
-        flags.jukebox = arguments.flag("--jukebox")
-        while let folder = try arguments.firstOption("--music") {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw UsageError("--music expects a directory, got '\(folder)'")
+            switch setting.flagForm {
+            case .none: break
+            case .presence:
+                if arguments.flag(flag) { try read("on", into: &flags) }
+            case .value:
+                if let text = try arguments.option(flag) { try read(text, into: &flags) }
+            case .repeated:
+                var values: [String] = []
+                var one = ServerConfig()
+                while let text = try arguments.firstOption(flag) {
+                    try read(text, into: &one)
+                    values += one.music ?? []
+                }
+                if !values.isEmpty { flags.music = values }
             }
-            flags.music.append(URL(fileURLWithPath: folder).standardizedFileURL)
         }
-        if let text = try arguments.option("--scan-interval") {
-            guard let interval = ScanInterval.parse(text) else {
-                throw UsageError("--scan-interval expects seconds or a duration such as 90s, 30m, 6h or 1d (0 or off: no schedule), got '\(text)'")
-            }
-            flags.scanInterval = interval
-        }
-        if let text = try arguments.option("--purge-missing-after") {
-            guard let interval = ScanInterval.parse(text) else {
-                throw UsageError("--purge-missing-after expects seconds or a duration such as 30d (0 or off: never), got '\(text)'")
-            }
-            flags.purgeMissingAfter = interval
-        }
-        if let text = try arguments.option("--watch") {
-            guard text == "on" || text == "off" else { throw UsageError("--watch expects on or off, got '\(text)'") }
-            flags.watch = text == "on"
-        }
-        flags.loudness = arguments.flag("--loudness")
-        if let text = try arguments.option("--log-format") {
-            guard let format = ServerLog.Format(rawValue: text) else { throw UsageError("--log-format expects text or json, got '\(text)'") }
-            flags.logFormat = format
-        }
-        if let file = try arguments.option("--log-file") { flags.logFile = URL(fileURLWithPath: file).standardizedFileURL.path }
+        if (flags.tlsCert == nil) != (flags.tlsKey == nil) { throw UsageError("--tls-cert and --tls-key go together") }
         let explicitConfig = try arguments.option("--config")
         _ = try arguments.positionals().first.map { throw UsageError("serve takes no words, got '\($0)'") }
         self.flags = flags
+        do throws(SettingsEnvironmentError) {
+            environment = try ServerConfig.fromEnvironment()
+        } catch {
+            throw UsageError(error.description)
+        }
         configPath = explicitConfig ?? ServerConfig.defaultPath()
         // The file is read here, before the library opens, because it may name the library.
-        settings = Settings(flags: flags, config: try configPath.map { try ServerConfig.load(path: $0) } ?? ServerConfig())
+        let file = try configPath.map { try ServerConfig.load(path: $0) } ?? ServerConfig()
+        settings = ServerSettings(flags.over(environment.over(file)))
     }
 
     /// The config's `library`, used when neither --library nor SHELF_LIBRARY names one.
@@ -264,7 +166,7 @@ struct ServeCommand: Command {
         private let server: ShelfServer
         private let log: ServerLog
         private let notifier: ServiceNotifier
-        private let current: Locked<Settings>
+        private let current: Locked<ServerSettings>
 
         init(command: ServeCommand, server: ShelfServer, log: ServerLog, notifier: ServiceNotifier) {
             (self.command, self.server, self.log, self.notifier) = (command, server, log, notifier)
@@ -283,7 +185,7 @@ struct ServeCommand: Command {
                 log.message("shelf: reload failed; the running configuration stays", level: "error")
                 return
             }
-            let settings = Settings(flags: command.flags, config: config)
+            let settings = ServerSettings(command.flags.over(command.environment.over(config)))
             let old = current.withLock { current in
                 defer { current = settings }
                 return current
@@ -367,7 +269,8 @@ extension ServeCommand {
         Serves the library until SIGINT or SIGTERM: the JSON API under /api/ (the command line's documents), \
         artwork, streaming with ranges and ffmpeg transcodes, live change events, and the OpenSubsonic API \
         under /rest/ for existing music apps. The read mirror is built in the background. The library needs a \
-        user first (`shelf user add NAME --admin`). Settings come from the flags, then the config file \
+        user first (`shelf user add NAME --admin`). Settings come from the flags, then the environment \
+        (SHELF_ and the config key in capitals with underscores, e.g. SHELF_MAX_TRANSCODES), then the config file \
         (--config, else $XDG_CONFIG_HOME/shelf/config.toml or ~/.config/shelf/config.toml, else, when systemd \
         started it, /etc/shelf/config.toml; check one with `shelf config check`), then the defaults; the \
         file's `library` applies when neither --library nor SHELF_LIBRARY is given. It tells systemd when it \
@@ -378,42 +281,23 @@ extension ServeCommand {
         newest backup there, or a minute after start when that is overdue) and keeps the newest backup-keep \
         (7 unless said); the admin page lists them and takes one on request.
         """
-    static let flags = [
-        FlagHelp(
-            "--config", "FILE", "The config file (TOML: see README and `shelf config check`).",
-            default: "$XDG_CONFIG_HOME/shelf/config.toml, else /etc/shelf/config.toml under systemd, else none", completes: .file),
-        FlagHelp("--listen", "ADDR:PORT", "The address to listen on (an IPv4 literal, or IPv6 in brackets).", default: "127.0.0.1:4040"),
-        FlagHelp("--tls-cert", "FILE", "Serve HTTPS with this PEM certificate (with --tls-key).", completes: .file),
-        FlagHelp("--tls-key", "FILE", "The PEM private key of --tls-cert.", completes: .file),
-        FlagHelp("--max-transcodes", "N", "The most ffmpeg transcodes at once (1 to 256).", default: "the number of cores"),
-        FlagHelp(
-            "--music", "DIR", "A music folder that scans import from (repeatable; replaces the config's `music`).",
-            default: "none (startScan is refused)", completes: .directory, repeats: true),
-        FlagHelp(
-            "--scan-interval", "DURATION",
-            "Scan the music folders at start and this long after each scan ends (seconds, or 90s, 30m, 6h, 1d; 0 or off: only on startScan).",
-            default: "off"),
-        FlagHelp(
-            "--log-format", "text|json", "One plain line per event, or one JSON object per line.", default: "text",
-            completes: .choices(ServerLog.Format.allCases.map(\.rawValue))),
-        FlagHelp("--watch", "on|off", "Watch the music folders (inotify) and import what changes within seconds.", default: "on"),
-        FlagHelp(
-            "--purge-missing-after", "DURATION",
-            "Remove tracks missing this long (seconds, or 30d; 0 or off: never); an offline root's tracks never are.", default: "off"),
-        FlagHelp("--loudness", nil, "Measure the loudness of tracks without ReplayGain in the background (EBU R128, one at a time, niced)."),
-        FlagHelp(
-            "--sharing", "on|off", "Whether users may make public share links; off also closes the existing ones.", default: "on",
-            completes: .choices(["on", "off"])),
-        FlagHelp(
-            "--podcast-dir", "DIR", "Where podcast episodes and channel pictures are downloaded (one folder per channel).",
-            default: "podcasts in the library directory", completes: .directory),
-        FlagHelp(
-            "--podcast-allow-private", nil,
-            "Allow podcast feeds and episodes on private, loopback and link-local addresses (refused otherwise, so a feed URL cannot reach the server's own network)."
-        ),
-        FlagHelp("--jukebox", nil, "Play on the server's own audio output through mpv when admins or users with the jukebox role ask (jukeboxControl)."),
-        FlagHelp("--log-file", "FILE", "Append the log to FILE instead of stderr (reopened on SIGHUP, for log rotation).", default: "stderr", completes: .file),
-    ]
+    static var flags: [FlagHelp] {
+        [
+            FlagHelp(
+                "--config", "FILE", "The config file (TOML: see docs/config.md and `shelf config check`).",
+                default: "$XDG_CONFIG_HOME/shelf/config.toml, else /etc/shelf/config.toml under systemd, else none", completes: .file)
+        ]
+            + ServerConfig.settings.compactMap { setting in
+                setting.flag.map { flag in
+                    FlagHelp(
+                        flag, setting.placeholder,
+                        setting.help
+                            + " (\(setting.reloads ? "SIGHUP applies it" : "needs a restart"); also \(setting.environmentVariable) or `\(setting.key)` in the file)",
+                        default: setting.flagForm == .presence ? nil : setting.defaultText, completes: ValueKind(setting.completion),
+                        repeats: setting.flagForm == .repeated(setting.placeholder ?? ""))
+                }
+            }
+    }
     static let examples = [
         "shelf serve", "shelf serve --listen 0.0.0.0:4040 --log-format json",
         "shelf serve --listen '[::1]:8443' --tls-cert cert.pem --tls-key key.pem",

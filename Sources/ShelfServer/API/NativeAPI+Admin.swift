@@ -161,9 +161,9 @@ extension NativeAPI {
         let me = try request.signedIn
         do {
             return try .json(try await context.backups.backupNow(reason: "asked by \(me.name)"), status: 201)
-        } catch let error as LibraryError where error.code == "backupFailed" || error.code == "diskFull" {
-            // The admin who asked is told why, not only the log.
-            throw HTTPError(status: error.code == "diskFull" ? 507 : 500, code: error.code, message: error.description)
+        } catch let error as LibraryError where error.kind == .internal {
+            // The admin who asked is told why, not only the log (a full disk is a 507 on every route).
+            throw HTTPError(status: 500, code: error.code, message: error.description)
         }
     }
 }

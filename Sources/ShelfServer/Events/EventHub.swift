@@ -178,7 +178,7 @@ public final class EventHub: Sendable {
                 }
                 token = feed.token
                 if feed.hasMore { continue }
-            } catch let error as LibraryError where error.code == "tokenExpired" || error.code == "detailsUnavailable" {
+            } catch let error as LibraryError where error.kind == .expired {
                 // One event telling the client to refetch; it resumes from the current token.
                 guard let current = try? await library.currentToken() else { break }
                 let json = (try? Wire.encode(ErrorDocument(code: "tokenExpired", message: error.description))) ?? Data()

@@ -204,14 +204,14 @@ public final class Router: Sendable {
         return try await route.handler(RouteRequest(http: request, parameters: parameters, user: user))
     }
 
-    /// The response for any error: HTTPError as it is, the engine's errors by their code, and
+    /// The response for any error: HTTPError as it is, the engine's errors by their kind, and
     /// everything else as a 500 whose details go to the log only (never SQL or internals).
     public func errorResponse(_ error: any Error, request: HTTPRequest) -> HTTPResponse {
         let failure: HTTPError
         switch error {
         case let error as HTTPError: failure = error
         case let error as WireInputError: failure = .badRequest(error.message, code: "invalidValue")
-        case let error as LibraryError: failure = Self.httpError(for: error, report: report)
+        case let error as any ClassifiedError: failure = Self.httpError(for: error, report: report)
         case is CancellationError: failure = HTTPError(status: 503, code: "cancelled", message: "the server is stopping")
         default:
             report("internal error on \(request.method) \(request.path): \(error)")
@@ -229,32 +229,30 @@ public final class Router: Sendable {
             body: .data(body))
     }
 
-    /// The status an engine error is answered with.
-    static func httpError(for error: LibraryError, report: @Sendable (String) -> Void) -> HTTPError {
-        switch error {
-        case .trackNotFound, .playlistNotFound, .artworkNotFound:
-            return HTTPError(status: 404, code: error.code, message: error.description)
-        case .invalidValue, .malformedToken, .duplicatePath, .artworkInUse, .detailsUnavailable:
-            return HTTPError(status: 400, code: error.code, message: error.description)
-        case .tokenExpired:
-            return HTTPError(status: 410, code: error.code, message: error.description)
-        case .busy:
-            return HTTPError(status: 503, code: error.code, message: "the library is busy; try again", headers: [("Retry-After", "1")])
-        default:
-            if let status = userErrorStatus(error.code) { return HTTPError(status: status, code: error.code, message: error.description) }
+    /// The answer to an engine error, by its kind: one exhaustive switch, so a new kind cannot be
+    /// left unanswered. Internal failures go to the log and answer without their details.
+    static func httpError(for error: any ClassifiedError, report: @Sendable (String) -> Void) -> HTTPError {
+        let code = error.errorCode
+        switch error.kind {
+        case .notFound: return HTTPError(status: 404, code: code, message: error.description)
+        case .conflict: return HTTPError(status: 409, code: code, message: error.description)
+        case .invalid: return HTTPError(status: 400, code: code, message: error.description)
+        case .forbidden: return HTTPError(status: 403, code: code, message: error.description)
+        case .expired: return HTTPError(status: 410, code: code, message: error.description)
+        case .busy: return HTTPError(status: 503, code: code, message: "the library is busy; try again", headers: [("Retry-After", "1")])
+        case .full: return HTTPError(status: 507, code: code, message: error.description)
+        case .damaged:
+            // The answer carries the way back (restore the last backup), not only the log.
+            report("library error: \(error)")
+            return HTTPError(status: 503, code: code, message: error.description)
+        case .unavailable:
+            report("unavailable: \(error)")
+            return HTTPError(status: 503, code: code, message: error.description)
+        case .internal:
             report("library error: \(error)")
             return HTTPError(
-                status: 500, code: error.code == "database" ? "internal" : error.code, message: "the library failed to answer; the server's log has the details"
-            )
+                status: 500, code: code == "database" ? "internal" : code, message: "the library failed to answer; the server's log has the details")
         }
-    }
-
-    /// Statuses for the user-management errors, by their codes.
-    private static func userErrorStatus(_ code: String) -> Int? {
-        if code.hasSuffix("NotFound") { return 404 }
-        if code.hasSuffix("Exists") { return 409 }
-        if code.hasPrefix("invalid") || code.hasPrefix("bad") || code.hasPrefix("lastAdmin") { return 400 }
-        return nil
     }
 }
 

@@ -226,8 +226,6 @@ public final class StreamResponder: Sendable {
                 status: 429, code: "tooManyTranscodes", message: "\(limit) transcodes are running, the most allowed; try again shortly",
                 headers: [("Retry-After", "5")])
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
         var arguments = ["-hide_banner", "-loglevel", "error", "-nostdin"]
         if let slice = source.slice {
             // Input options: ffmpeg seeks the image to the slice (plus the offset within it) and
@@ -240,13 +238,9 @@ public final class StreamResponder: Sendable {
         arguments += ["-i", source.path, "-map", "0:a:0", "-vn", "-map_metadata", "-1"]
         if let channels, channels > 0 { arguments += ["-ac", String(channels)] }
         arguments += format.arguments(bitRate: bitRate) + ["pipe:1"]
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
+        let process: RunningProgram
         do {
-            try process.run()
+            process = try ProgramRunner.start(ffmpeg, arguments, output: .pipe)
         } catch {
             running.withLock { $0 -= 1 }
             throw error
@@ -260,16 +254,15 @@ public final class StreamResponder: Sendable {
             if bytes.isFinite, bytes < 1e12 { estimate = UInt64(bytes) }
         }
         let stream = ByteStream(capacity: 256 * 1024, length: estimate)
-        let pid = process.processIdentifier
         // The client went away: ffmpeg is killed at once; the reader then sees the pipe close.
-        stream.onCancel { kill(pid, SIGKILL) }
-        let reader = output.fileHandleForReading
+        stream.onCancel { process.kill() }
+        let descriptor = process.outputDescriptor ?? -1
         let counter = running
         // A plain thread, not the cooperative pool: the read blocks, and the pool has few threads.
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(reader.fileDescriptor, $0.baseAddress, $0.count) }
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0, errno == EINTR { continue }
                 if count <= 0 { break }
                 let chunk = Data(buffer[0..<count])
@@ -282,12 +275,11 @@ public final class StreamResponder: Sendable {
                 }
                 done.wait()
                 if !accepted.withLock({ $0 }) {
-                    kill(pid, SIGKILL)
+                    process.kill()
                     break
                 }
             }
-            process.waitUntilExit()
-            try? reader.close()
+            process.finish()
             counter.withLock { $0 -= 1 }
             stream.finish()
         }

@@ -2,7 +2,8 @@ import Foundation
 
 /// `shelf serve`'s config file (TOML, see `ConfigReader`): every key optional, a key the server
 /// does not know an error, each value checked where it is written so that a mistake names its
-/// line. Flags given to `shelf serve` override these; these override the defaults.
+/// line. Flags given to `shelf serve` override the environment's `SHELF_*` variables, which
+/// override these; these override the defaults. The keys are declared once, in `settings`.
 public struct ServerConfig: Sendable, Equatable {
     /// `library`: the library directory (absolute).
     public var library: String?
@@ -55,30 +56,7 @@ public struct ServerConfig: Sendable, Equatable {
     public init() {}
 
     /// The keys of the top level, in the order the documentation lists them, with what each takes.
-    public static let keys: [(name: String, takes: String)] = [
-        ("library", "an absolute directory path"),
-        ("listen", "ADDR:PORT"),
-        ("tls-cert", "an absolute file path"),
-        ("tls-key", "an absolute file path"),
-        ("max-transcodes", "an integer from 1 to 256"),
-        ("music", "an array of absolute directory paths"),
-        ("scan-interval", "seconds (an integer), a string such as \"90s\", \"30m\", \"6h\" or \"1d\", or 0 / \"off\""),
-        ("purge-missing-after", "seconds (an integer), a string such as \"30d\", or 0 / \"off\""),
-        ("watch", "true or false"),
-        ("loudness", "true or false"),
-        ("log-format", "\"text\" or \"json\""),
-        ("log-file", "an absolute file path"),
-        ("sharing", "true or false"),
-        ("podcast-dir", "an absolute directory path"),
-        ("podcast-allow-private", "true or false"),
-        ("podcast-max-episode-size", "bytes, an integer of 1 or more"),
-        ("podcast-refresh", "seconds (an integer), a string such as \"6h\" or \"1d\", or 0 / \"off\""),
-        ("jukebox", "true or false"),
-        ("jukebox-audio-output", "an mpv audio output name (pulse, alsa, pipewire, null, …)"),
-        ("backup-dir", "an absolute directory path"),
-        ("backup-keep", "an integer of 1 or more"),
-        ("backup-every", "seconds (an integer of 1 or more) or a string such as \"6h\" or \"1d\""),
-    ]
+    public static var keys: [(name: String, takes: String)] { settings.map { ($0.key, $0.takes) } }
 
     /// The tables a file may have.
     public static let tables = ["presets"]
@@ -121,106 +99,20 @@ public struct ServerConfig: Sendable, Equatable {
                 continue
             default: continue  // its header is already reported
             }
+            guard let setting = setting(entry.key) else {
+                errors.append(
+                    ConfigError(
+                        file: file, line: entry.line, column: entry.column,
+                        reason: "unknown key '\(entry.key)' (known: \(settings.map(\.key).joined(separator: ", ")); presets go under [presets])"))
+                continue
+            }
             do throws(ConfigValueError) {
-                switch entry.key {
-                case "library": config.library = try absolutePath(entry, directory: true)
-                case "listen":
-                    let text = try string(entry)
-                    guard let address = ListenAddress.parse(text) else {
-                        throw ConfigValueError("listen expects ADDR:PORT with an IP address (127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040), got '\(text)'")
-                    }
-                    config.listen = address
-                case "tls-cert":
-                    config.tlsCert = try absolutePath(entry, directory: false)
-                    tlsLines.cert = entry.line
-                case "tls-key":
-                    config.tlsKey = try absolutePath(entry, directory: false)
-                    tlsLines.key = entry.line
-                case "sharing":
-                    config.sharing = try boolean(entry)
-                case "watch":
-                    config.watch = try boolean(entry)
-                case "loudness":
-                    config.loudness = try boolean(entry)
-                case "purge-missing-after":
-                    guard let interval = ScanInterval.parse(entry.value) else {
-                        throw ConfigValueError(
-                            "purge-missing-after expects seconds (1 or more), a string such as \"30d\", or 0 or \"off\"; got \(describe(entry.value))")
-                    }
-                    config.purgeMissingAfter = interval
-                case "jukebox":
-                    config.jukebox = try boolean(entry)
-                case "jukebox-audio-output":
-                    let text = try string(entry)
-                    guard !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "," }) else {
-                        throw ConfigValueError("jukebox-audio-output expects an mpv audio output name such as pulse, alsa or null, got '\(text)'")
-                    }
-                    config.jukeboxAudioOutput = text
-                case "podcast-dir": config.podcastDir = try absolutePath(entry, directory: true)
-                case "podcast-allow-private":
-                    config.podcastAllowPrivate = try boolean(entry)
-                case "podcast-max-episode-size":
-                    guard case .integer(let value) = entry.value, value > 0 else {
-                        throw ConfigValueError("podcast-max-episode-size expects a number of bytes (1 or more), got \(describe(entry.value))")
-                    }
-                    config.podcastMaxEpisodeSize = value
-                case "podcast-refresh":
-                    guard let interval = ScanInterval.parse(entry.value) else {
-                        throw ConfigValueError(
-                            "podcast-refresh expects seconds (1 or more), a string such as \"6h\" or \"1d\", or 0 or \"off\"; got \(describe(entry.value))")
-                    }
-                    config.podcastRefresh = interval
-                case "backup-dir": config.backupDir = try absolutePath(entry, directory: true)
-                case "backup-keep":
-                    guard case .integer(let value) = entry.value, value >= 1 else {
-                        throw ConfigValueError("backup-keep expects how many backups to keep, an integer of 1 or more; got \(describe(entry.value))")
-                    }
-                    config.backupKeep = value
-                case "backup-every":
-                    // The scan interval's forms, without its "off": leaving out backup-dir is how backups are turned off.
-                    guard case .seconds(let seconds)? = ScanInterval.parse(entry.value) else {
-                        throw ConfigValueError(
-                            "backup-every expects seconds (1 or more) or a string such as \"6h\" or \"1d\"; got \(describe(entry.value))")
-                    }
-                    config.backupEvery = seconds
-                case "max-transcodes":
-                    guard case .integer(let value) = entry.value, (1...256).contains(value) else {
-                        throw ConfigValueError("max-transcodes expects an integer from 1 to 256, got \(describe(entry.value))")
-                    }
-                    config.maxTranscodes = value
-                case "music":
-                    guard case .strings(let folders) = entry.value else {
-                        throw ConfigValueError("music expects an array of directory paths, got \(entry.value.kind)")
-                    }
-                    // Only the form is checked: a folder on a network mount may not be there yet when
-                    // the server starts (or reloads); a scan reports a folder it cannot read.
-                    for folder in folders {
-                        guard folder.hasPrefix("/") else { throw ConfigValueError("music: '\(folder)' is not an absolute path") }
-                    }
-                    config.music = folders
-                case "scan-interval":
-                    guard let interval = ScanInterval.parse(entry.value) else {
-                        throw ConfigValueError(
-                            "scan-interval expects seconds (1 or more), a string such as \"90s\", \"30m\", \"6h\" or \"1d\", or 0 or \"off\"; got \(describe(entry.value))"
-                        )
-                    }
-                    config.scanInterval = interval
-                case "log-format":
-                    let text = try string(entry)
-                    guard let format = ServerLog.Format(rawValue: text) else {
-                        throw ConfigValueError("log-format expects \"text\" or \"json\", got '\(text)'")
-                    }
-                    config.logFormat = format
-                case "log-file": config.logFile = try absolutePath(entry, directory: false)
-                default:
-                    errors.append(
-                        ConfigError(
-                            file: file, line: entry.line, column: entry.column,
-                            reason: "unknown key '\(entry.key)' (known: \(keys.map(\.name).joined(separator: ", ")); presets go under [presets])"))
-                }
+                try setting.read(entry.value, into: &config)
             } catch {
                 fail(error.reason)
             }
+            if entry.key == "tls-cert" { tlsLines.cert = entry.line }
+            if entry.key == "tls-key" { tlsLines.key = entry.line }
         }
         switch tlsLines {
         case (let line?, nil): errors.append(ConfigError(file: file, line: line, column: 1, reason: "tls-cert needs tls-key too"))
@@ -229,34 +121,6 @@ public struct ServerConfig: Sendable, Equatable {
         }
         errors.sort { ($0.line, $0.column) < ($1.line, $1.column) }
         return (config, errors)
-    }
-
-    private static func describe(_ value: ConfigValue) -> String {
-        switch value {
-        case .string(let text): "\"\(text)\""
-        case .integer(let number): "\(number)"
-        default: value.kind
-        }
-    }
-
-    private static func string(_ entry: ConfigReader.Entry) throws(ConfigValueError) -> String {
-        guard case .string(let text) = entry.value else { throw ConfigValueError("\(entry.key) expects a string, got \(entry.value.kind)") }
-        return text
-    }
-
-    /// `true` or `false`.
-    private static func boolean(_ entry: ConfigReader.Entry) throws(ConfigValueError) -> Bool {
-        guard case .boolean(let value) = entry.value else { throw ConfigValueError("\(entry.key) expects true or false, got \(describe(entry.value))") }
-        return value
-    }
-
-    /// An absolute path; relative ones are refused because a service's working directory is not the file's.
-    private static func absolutePath(_ entry: ConfigReader.Entry, directory: Bool) throws(ConfigValueError) -> String {
-        let text = try string(entry)
-        guard text.hasPrefix("/") else {
-            throw ConfigValueError("\(entry.key) expects an absolute \(directory ? "directory" : "file") path, got '\(text)'")
-        }
-        return text
     }
 
     /// Where `shelf serve` looks when `--config` is not given: `$XDG_CONFIG_HOME/shelf/config.toml`
@@ -291,9 +155,10 @@ public struct ServerConfig: Sendable, Equatable {
     }
 }
 
-/// Why one value is wrong, before it is given its place in the file.
-struct ConfigValueError: Error {
-    let reason: String
+/// Why one value is wrong, before it is given its place in the file (or named by its flag or variable).
+public struct ConfigValueError: Error, Sendable {
+    /// The mistake, naming the key, flag or variable.
+    public let reason: String
     init(_ reason: String) { self.reason = reason }
 }
 

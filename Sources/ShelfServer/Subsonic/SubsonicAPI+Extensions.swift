@@ -33,7 +33,7 @@ extension SubsonicAPI {
         let feed: ChangeFeed
         do {
             feed = try await library.changes(since: token, limit: limit)
-        } catch let error as LibraryError where error.code == "tokenExpired" || error.code == "detailsUnavailable" {
+        } catch let error as LibraryError where error.kind == .expired {
             throw SubsonicError(Self.resyncCode, "the token can no longer be answered (\(error.description)); sync in full from a new token")
         }
         // Net over the transactions answered: inserted then deleted is nothing, inserted then

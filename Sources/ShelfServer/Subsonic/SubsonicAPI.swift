@@ -107,23 +107,28 @@ final class SubsonicAPI: Sendable {
         case let error as SubsonicError: failure = error
         case let error as HTTPError:
             failure = SubsonicError(error.status == 404 ? 70 : error.status == 403 ? 50 : 0, error.message, status: error.status == 429 ? 429 : 200)
-        case let error as LibraryError:
-            switch error {
-            case .trackNotFound, .playlistNotFound, .artworkNotFound, .userNotFound: failure = SubsonicError(70, error.description)
-            case .invalidValue, .userExists, .invalidUserName, .invalidPassword, .lastAdmin: failure = SubsonicError(0, error.description)
-            default:
-                if error.code.hasSuffix("NotFound") {
-                    failure = SubsonicError(70, error.description)
-                } else {
-                    report("subsonic: library error on \(endpoint): \(error)")
-                    failure = SubsonicError(0, "the library failed to answer; the server's log has the details")
-                }
-            }
+        case let error as any ClassifiedError:
+            failure = Self.subsonicError(for: error) { report("subsonic: library error on \(endpoint): \($0)") }
         default:
             report("subsonic: internal error on \(endpoint): \(error)")
             failure = SubsonicError(0, "the server failed to answer; its log has the details")
         }
         return SubsonicRenderer.failure(failure, format: format)
+    }
+
+    /// The Subsonic error of an engine error, by its kind: one exhaustive switch. The spec has
+    /// codes for "not found" (70) and "not authorized" (50) only; the rest are the generic 0,
+    /// with the reason where it helps the user and the log where it is Shelf's own failure.
+    static func subsonicError(for error: any ClassifiedError, report: (any ClassifiedError) -> Void) -> SubsonicError {
+        switch error.kind {
+        case .notFound: return SubsonicError(70, error.description)
+        case .forbidden: return SubsonicError(50, error.description)
+        case .invalid, .conflict, .expired, .full, .damaged: return SubsonicError(0, error.description)
+        case .busy: return SubsonicError(0, "the library is busy; try again")
+        case .unavailable, .internal:
+            report(error)
+            return SubsonicError(0, "the library failed to answer; the server's log has the details")
+        }
     }
 
     // MARK: Authentication

@@ -1,5 +1,6 @@
 // The one place that talks to /api/: JSON in and out, the anti-forgery header on writes,
-// cancellation through AbortSignal, and errors as ApiError with the server's code and message.
+// cancellation through AbortSignal, and errors as ApiError with the server's code and message;
+// and the small readings the pages share: Subsonic lists, song IDs and passwords, the admin flag.
 
 /** A failed answer: the HTTP status and the server's `{"error":{code,message}}`. */
 export class ApiError extends Error {
@@ -99,4 +100,27 @@ export async function subsonic(name, params = {}, { signal } = {}) {
     throw new ApiError(response.status, error.code ?? 0, error.message ?? 'failed');
   }
   return answer;
+}
+
+/** A Subsonic list, which the JSON may give as an array, a lone object, or not at all when empty. */
+export function list(value) {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** The number N of a Subsonic song ID `tr-N`; null for anything else (a podcast episode's `pe-N`). */
+export function trackNumber(id) {
+  const match = /^tr-(\d+)$/.exec(String(id ?? ''));
+  return match ? Number(match[1]) : null;
+}
+
+/** A password as the Subsonic API's `enc:` hex of its UTF-8 bytes, so one that itself starts
+ *  with "enc:" (or holds any character) arrives exactly as typed. */
+export function encodePassword(password) {
+  return `enc:${[...new TextEncoder().encode(password)].map((byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** Whether the signed-in user is an admin (/api/me says `admin`; the brief's `isAdmin` also counts). */
+export function isAdmin(user) {
+  return Boolean(user && (user.admin ?? user.isAdmin));
 }

@@ -25,8 +25,8 @@ try {
 // The views beside the list, each a module loaded the first time it is opened, so the first
 // rows never wait for them.
 const PAGES = {
-  missing: ['./pages.js', 'MissingPage'], podcasts: ['./pages.js', 'PodcastsPage'], radio: ['./pages.js', 'RadioPage'],
-  bookmarks: ['./pages.js', 'BookmarksPage'], shares: ['./pages.js', 'SharesPage'], artist: ['./pages.js', 'ArtistPage'],
+  missing: ['./page-missing.js', 'MissingPage'], podcasts: ['./page-podcasts.js', 'PodcastsPage'], radio: ['./page-radio.js', 'RadioPage'],
+  bookmarks: ['./page-bookmarks.js', 'BookmarksPage'], shares: ['./page-shares.js', 'SharesPage'], artist: ['./page-artist.js', 'ArtistPage'],
   admin: ['./admin.js', 'AdminPage'], settings: ['./settings.js', 'SettingsPage'],
 };
 const pages = new Map();
@@ -303,7 +303,7 @@ $('queue-selection').addEventListener('click', async () => player.add((await sel
 $('next-selection').addEventListener('click', async () => player.playNext((await selectedTracks()).tracks));
 $('add-to-playlist').addEventListener('click', () => playlists.chooseAndAdd(table.selectedIDs()));
 $('share-selection').addEventListener('click', async () => {
-  const { createShareDialog } = await import('./pages.js');
+  const { createShareDialog } = await import('./page-shares.js');
   await createShareDialog(table.selectedIDs());
 });
 $('edit-selection').addEventListener('click', async () => {
@@ -480,8 +480,8 @@ async function openAlbum(item) {
   const list = $('album-tracks');
   list.textContent = '';
   $('album-details').textContent = '';
-  // Release details, disc headings and credits come with the pages' module (loaded on demand).
-  const { albumHeader, discGroups, discHeading, artistLinks } = await import('./pages.js');
+  // Release details, disc headings and credits come with their own module (loaded on demand).
+  const { albumHeader, discGroups, discHeading, artistLinks } = await import('./album-details.js');
   const deps = pageDeps();
   $('album-details').append(albumHeader(items, deps));
   const groups = discGroups(items);

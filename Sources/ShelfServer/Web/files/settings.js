@@ -1,9 +1,9 @@
 // The settings page: the user's own password, their other sessions, the theme and language of
 // the page, and playback (ReplayGain, pre-amp, the gain of untagged tracks, crossfade). The
 // theme lives in localStorage and is applied by applyTheme() before the page draws.
-import { api, subsonic } from './api.js';
+import { api, subsonic, encodePassword } from './api.js';
 import { t, tn, language, setLanguage } from './i18n.js';
-import { h, pageHeading, errorBox, statusBox, showError, showMessage, field, encodePassword } from './pages.js';
+import { h, pageHeading, errorBox, statusBox, showError, showMessage, field } from './dom.js';
 
 const THEME_KEY = 'shelf.theme';
 const THEMES = ['auto', 'light', 'dark'];

@@ -20,7 +20,7 @@ export function librarySource({ sort, sortTags, filter }) {
 }
 
 /** A list the server pages by cursor only: pages are walked from the nearest known cursor. */
-function cursorSource(kind, path, baseParams, map = (item) => item) {
+function cursorSource(kind, path, baseParams) {
   const cursors = new Map([[0, null]]);
   return {
     kind,

@@ -1,0 +1,611 @@
+import Foundation
+
+/// One setting of `shelf serve`, declared once: its config-file key, its flag, its environment
+/// variable (`SHELF_` + the key in upper case with `_`), what value it takes and how that is
+/// checked, its default, whether SIGHUP applies it, and its help. The config reader, the flag
+/// parser, `--help`, the man page, `shelf config check`, the restart check, the example
+/// `contrib/config.toml` and `docs/config.md` are all made from `ServerConfig.settings`.
+public struct ServerSetting: Sendable {
+    /// How the flag is written on the command line.
+    public enum FlagForm: Sendable, Equatable {
+        /// No flag: the file or the environment only.
+        case none
+        /// `--name VALUE`, VALUE shown as the placeholder.
+        case value(String)
+        /// `--name VALUE`, repeatable, the values collected.
+        case repeated(String)
+        /// `--name` alone turns it on (it cannot turn it off: leave it out).
+        case presence
+    }
+
+    /// What a shell offers for the flag's value.
+    public enum Completion: Sendable, Equatable {
+        case none, file, directory
+        case choices([String])
+    }
+
+    /// The config file's key, e.g. `podcast-allow-private`.
+    public let key: String
+    /// How the flag (`--` + the key) is written, or `.none`.
+    public let flagForm: FlagForm
+    /// What the value is, in words ("true or false", "an absolute directory path").
+    public let takes: String
+    /// The default, in words, as the help and the documentation say it.
+    public let defaultText: String
+    /// Whether SIGHUP applies a change at once (else it needs a restart).
+    public let reloads: Bool
+    /// One or more sentences on what it does.
+    public let help: String
+    /// A value for the example config, as TOML.
+    public let example: String
+    /// Whether the example config sets it (rather than showing it commented out).
+    public let exampleActive: Bool
+    /// What a shell offers for the flag's value.
+    public let completion: Completion
+    fileprivate let fromFile: @Sendable (ConfigValue, String, inout ServerConfig) throws(ConfigValueError) -> Void
+    fileprivate let fromText: @Sendable (String, String, Origin, inout ServerConfig) throws(ConfigValueError) -> Void
+    fileprivate let isSet: @Sendable (ServerConfig) -> Bool
+    fileprivate let copy: @Sendable (ServerConfig, inout ServerConfig) -> Void
+    fileprivate let same: @Sendable (ServerConfig, ServerConfig) -> Bool
+
+    /// Where a text value came from: a flag is relative to the working directory, a variable is
+    /// read as the file is (absolute paths only).
+    public enum Origin: Sendable { case flag, environment }
+
+    /// The flag, e.g. `--podcast-allow-private`; nil when there is none.
+    public var flag: String? { flagForm == .none ? nil : "--" + key }
+    /// The flag's value placeholder; nil for a switch or no flag.
+    public var placeholder: String? {
+        switch flagForm {
+        case .value(let name), .repeated(let name): name
+        case .none, .presence: nil
+        }
+    }
+    /// The environment variable, e.g. `SHELF_PODCAST_ALLOW_PRIVATE`.
+    public var environmentVariable: String { "SHELF_" + key.uppercased().replacingOccurrences(of: "-", with: "_") }
+
+    /// Sets this setting in `config` from the file's `value`; the error is the reason alone.
+    func read(_ value: ConfigValue, into config: inout ServerConfig) throws(ConfigValueError) { try fromFile(value, key, &config) }
+    /// Sets this setting in `config` from a flag's or variable's text, `name` naming it in errors.
+    public func read(text: String, name: String, origin: Origin, into config: inout ServerConfig) throws(ConfigValueError) {
+        try fromText(text, name, origin, &config)
+    }
+    /// Whether `config` sets it.
+    public func isSet(in config: ServerConfig) -> Bool { isSet(config) }
+    /// Copies its value from `source` into `target` when `source` sets it.
+    func copy(from source: ServerConfig, into target: inout ServerConfig) { if isSet(source) { copy(source, &target) } }
+    /// Whether the two configs give it the same value.
+    func same(_ a: ServerConfig, _ b: ServerConfig) -> Bool { same(a, b) }
+
+    /// A setting stored at `keyPath`, read from the file by `file` and from text by `text`.
+    init<T: Sendable & Equatable>(
+        _ key: String, _ keyPath: any WritableKeyPath<ServerConfig, T?> & Sendable, flag: FlagForm = .none, takes: String, default defaultText: String,
+        reloads: Bool, help: String, example: String, exampleActive: Bool = false, completion: Completion = .none,
+        file: @escaping @Sendable (ConfigValue, String) throws(ConfigValueError) -> T,
+        text: @escaping @Sendable (String, String, Origin) throws(ConfigValueError) -> T
+    ) {
+        self.key = key
+        self.flagForm = flag
+        self.takes = takes
+        self.defaultText = defaultText
+        self.reloads = reloads
+        self.help = help
+        self.example = example
+        self.exampleActive = exampleActive
+        self.completion = completion
+        self.fromFile = { (value, name, config) throws(ConfigValueError) in config[keyPath: keyPath] = try file(value, name) }
+        self.fromText = { (value, name, origin, config) throws(ConfigValueError) in config[keyPath: keyPath] = try text(value, name, origin) }
+        self.isSet = { $0[keyPath: keyPath] != nil }
+        self.copy = { source, target in target[keyPath: keyPath] = source[keyPath: keyPath] }
+        self.same = { $0[keyPath: keyPath] == $1[keyPath: keyPath] }
+    }
+}
+
+// MARK: - Value kinds
+
+/// The checks shared by settings of one kind, each with the message the file's mistakes have
+/// always had (`KEY expects …, got …`), the name being the key, the flag or the variable.
+enum SettingValue {
+    static func describe(_ value: ConfigValue) -> String {
+        switch value {
+        case .string(let text): "\"\(text)\""
+        case .integer(let number): "\(number)"
+        default: value.kind
+        }
+    }
+
+    static func string(_ value: ConfigValue, _ name: String) throws(ConfigValueError) -> String {
+        guard case .string(let text) = value else { throw ConfigValueError("\(name) expects a string, got \(value.kind)") }
+        return text
+    }
+
+    /// true/false in the file; on/off, true/false, yes/no or 1/0 as text.
+    static func boolean(_ value: ConfigValue, _ name: String) throws(ConfigValueError) -> Bool {
+        guard case .boolean(let flag) = value else { throw ConfigValueError("\(name) expects true or false, got \(describe(value))") }
+        return flag
+    }
+
+    static func boolean(_ text: String, _ name: String) throws(ConfigValueError) -> Bool {
+        switch text.lowercased() {
+        case "on", "true", "yes", "1": return true
+        case "off", "false", "no", "0": return false
+        default: throw ConfigValueError("\(name) expects on or off, got '\(text)'")
+        }
+    }
+
+    /// An absolute path in the file or a variable (a service's working directory is not the
+    /// file's); a flag's relative path is taken from the working directory.
+    static func path(_ text: String, _ name: String, directory: Bool, origin: ServerSetting.Origin?) throws(ConfigValueError) -> String {
+        if origin == .flag { return URL(fileURLWithPath: text).standardizedFileURL.path }
+        guard text.hasPrefix("/") else {
+            throw ConfigValueError("\(name) expects an absolute \(directory ? "directory" : "file") path, got '\(text)'")
+        }
+        return text
+    }
+
+    static func integer(_ value: ConfigValue, _ name: String, in range: ClosedRange<Int>, expects: String, separator: String = ",") throws(ConfigValueError)
+        -> Int
+    {
+        guard case .integer(let number) = value, range.contains(number) else {
+            throw ConfigValueError("\(name) expects \(expects)\(separator) got \(describe(value))")
+        }
+        return number
+    }
+
+    static func integer(_ text: String, _ name: String, in range: ClosedRange<Int>, expects: String, separator: String = ",") throws(ConfigValueError) -> Int {
+        guard let number = Int(text), range.contains(number) else { throw ConfigValueError("\(name) expects \(expects)\(separator) got '\(text)'") }
+        return number
+    }
+
+    static func interval(_ value: ConfigValue, _ name: String, expects: String) throws(ConfigValueError) -> ScanInterval {
+        guard let interval = ScanInterval.parse(value) else { throw ConfigValueError("\(name) expects \(expects); got \(describe(value))") }
+        return interval
+    }
+
+    static func interval(_ text: String, _ name: String, expects: String) throws(ConfigValueError) -> ScanInterval {
+        guard let interval = ScanInterval.parse(text) else { throw ConfigValueError("\(name) expects \(expects); got '\(text)'") }
+        return interval
+    }
+
+    static func listen(_ text: String, _ name: String) throws(ConfigValueError) -> ListenAddress {
+        guard let address = ListenAddress.parse(text) else {
+            throw ConfigValueError("\(name) expects ADDR:PORT with an IP address (127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040), got '\(text)'")
+        }
+        return address
+    }
+
+    static func logFormat(_ text: String, _ name: String) throws(ConfigValueError) -> ServerLog.Format {
+        guard let format = ServerLog.Format(rawValue: text) else { throw ConfigValueError("\(name) expects \"text\" or \"json\", got '\(text)'") }
+        return format
+    }
+
+    static func audioOutput(_ text: String, _ name: String) throws(ConfigValueError) -> String {
+        guard !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "," }) else {
+            throw ConfigValueError("\(name) expects an mpv audio output name such as pulse, alsa or null, got '\(text)'")
+        }
+        return text
+    }
+
+    /// A music folder from a flag must exist now; from the file or a variable only its form is
+    /// checked: a folder on a network mount may not be there yet when the server starts (or
+    /// reloads), and a scan reports a folder it cannot read.
+    static func musicFolder(_ text: String, _ name: String, origin: ServerSetting.Origin?) throws(ConfigValueError) -> String {
+        if origin == .flag {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ConfigValueError("\(name) expects a directory, got '\(text)'")
+            }
+            return URL(fileURLWithPath: text).standardizedFileURL.path
+        }
+        guard text.hasPrefix("/") else { throw ConfigValueError("\(name): '\(text)' is not an absolute path") }
+        return text
+    }
+}
+
+// MARK: - The table
+
+extension ServerConfig {
+    private static let scanForms = "seconds (1 or more), a string such as \"90s\", \"30m\", \"6h\" or \"1d\", or 0 or \"off\""
+
+    /// Every setting of `shelf serve`, in the order the documentation lists them.
+    public static let settings: [ServerSetting] = [
+        ServerSetting(
+            "library", \.library, takes: "an absolute directory path",
+            default: "$SHELF_LIBRARY, else $XDG_DATA_HOME/shelf, else ~/.local/share/shelf", reloads: false,
+            help:
+                "The library directory (the global --library flag and SHELF_LIBRARY win over it). The service unit makes /var/lib/shelf its one writable path.",
+            example: "\"/var/lib/shelf\"", exampleActive: true,
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: true, origin: nil) },
+            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: true, origin: origin) }),
+        ServerSetting(
+            "listen", \.listen, flag: .value("ADDR:PORT"), takes: "ADDR:PORT (an IPv4 literal, or IPv6 in brackets)", default: "127.0.0.1:4040",
+            reloads: false, help: "The address to listen on: an IP literal and a port (use the LAN address for phones).",
+            example: "\"127.0.0.1:4040\"", exampleActive: true,
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.listen(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.listen(text, name) }),
+        ServerSetting(
+            "tls-cert", \.tlsCert, flag: .value("FILE"), takes: "an absolute file path", default: "none (plain HTTP)", reloads: false,
+            help: "Serve HTTPS with this PEM certificate; tls-cert and tls-key go together (files the service user can read).",
+            example: "\"/etc/shelf/cert.pem\"", completion: .file,
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
+            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
+        ServerSetting(
+            "tls-key", \.tlsKey, flag: .value("FILE"), takes: "an absolute file path", default: "none", reloads: false,
+            help: "The PEM private key of tls-cert.", example: "\"/etc/shelf/key.pem\"", completion: .file,
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
+            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
+        ServerSetting(
+            "max-transcodes", \.maxTranscodes, flag: .value("N"), takes: "an integer from 1 to 256", default: "the number of cores", reloads: true,
+            help: "The most ffmpeg transcodes at once.", example: "4",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.integer(value, name, in: 1...256, expects: "an integer from 1 to 256") },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.integer(text, name, in: 1...256, expects: "an integer from 1 to 256") }),
+        ServerSetting(
+            "music", \.music, flag: .repeated("DIR"), takes: "an array of absolute directory paths (SHELF_MUSIC: separated by colons)",
+            default: "none (startScan is refused)", reloads: true,
+            help:
+                "The folders scans import from (startScan, the schedule and the watcher); the flag is repeatable and replaces the file's list. In the file and the variable only their form is checked: a folder not mounted yet is reported by the scan that cannot read it.",
+            example: "[\"/srv/music\", \"/srv/more-music\"]", completion: .directory,
+            file: { (value, name) throws(ConfigValueError) in
+                guard case .strings(let folders) = value else { throw ConfigValueError("\(name) expects an array of directory paths, got \(value.kind)") }
+                return try folders.map { (folder) throws(ConfigValueError) in try SettingValue.musicFolder(folder, name, origin: nil) }
+            },
+            text: { (text, name, origin) throws(ConfigValueError) in
+                // A variable holds the whole list; a flag one folder per occurrence.
+                let folders = origin == .environment ? text.split(separator: ":").map(String.init) : [text]
+                return try folders.map { (folder) throws(ConfigValueError) in try SettingValue.musicFolder(folder, name, origin: origin) }
+            }),
+        ServerSetting(
+            "scan-interval", \.scanInterval, flag: .value("DURATION"), takes: "seconds, or \"90s\", \"30m\", \"6h\", \"1d\"; 0 or \"off\"",
+            default: "off", reloads: true,
+            help: "Scan the music folders at start and this long after each scan ends, at most a year (366 days); off: only on startScan.",
+            example: "\"6h\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.interval(value, name, expects: scanForms) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.interval(text, name, expects: scanForms) }),
+        ServerSetting(
+            "purge-missing-after", \.purgeMissingAfter, flag: .value("DURATION"), takes: "seconds, or a string such as \"30d\"; 0 or \"off\"",
+            default: "off", reloads: true,
+            help:
+                "Remove tracks whose files have been missing this long; off: never. Tracks of a music root that is offline (unmounted, gone) are never removed.",
+            example: "\"90d\"",
+            file: { (value, name) throws(ConfigValueError) in
+                try SettingValue.interval(value, name, expects: "seconds (1 or more), a string such as \"30d\", or 0 or \"off\"")
+            },
+            text: { (text, name, _) throws(ConfigValueError) in
+                try SettingValue.interval(text, name, expects: "seconds (1 or more), a string such as \"30d\", or 0 or \"off\"")
+            }),
+        ServerSetting(
+            "watch", \.watch, flag: .value("on|off"), takes: "true or false (the flag and variable: on or off)", default: "on", reloads: true,
+            help:
+                "Watch the music folders (inotify) and bring files added, changed, moved or deleted into the library within seconds. Needs fs.inotify.max_user_watches above the number of folders (the log says so, with the sysctl line, when it is not; unwatched folders wait for the scans).",
+            example: "false", completion: .choices(["on", "off"]),
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+        ServerSetting(
+            "loudness", \.loudness, flag: .presence, takes: "true or false", default: "off", reloads: true,
+            help:
+                "Measure the loudness (EBU R128, through ffmpeg and libebur128) of tracks without ReplayGain in the background, one at a time and niced, and store it as ReplayGain.",
+            example: "true",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+        ServerSetting(
+            "log-format", \.logFormat, flag: .value("text|json"), takes: "\"text\" or \"json\"", default: "text", reloads: true,
+            help: "\"text\": one plain line per event; \"json\": one object per line.", example: "\"text\"", exampleActive: true,
+            completion: .choices(ServerLog.Format.allCases.map(\.rawValue)),
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.logFormat(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.logFormat(text, name) }),
+        ServerSetting(
+            "log-file", \.logFile, flag: .value("FILE"), takes: "an absolute file path", default: "stderr (the journal)", reloads: true,
+            help:
+                "Append the log to a file (created 0640) instead of stderr; reopened on SIGHUP, after a rotation. The service can only write under its writable paths.",
+            example: "\"/var/lib/shelf/shelf.log\"", completion: .file,
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
+            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
+        ServerSetting(
+            "sharing", \.sharing, flag: .value("on|off"), takes: "true or false (the flag and variable: on or off)", default: "on", reloads: true,
+            help: "Whether users may make public share links (/share/TOKEN); off also closes the existing ones.", example: "false",
+            completion: .choices(["on", "off"]),
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+        ServerSetting(
+            "podcast-dir", \.podcastDir, flag: .value("DIR"), takes: "an absolute directory path", default: "podcasts in the library directory",
+            reloads: false, help: "Where podcast episodes and channel pictures are downloaded (one folder per channel).",
+            example: "\"/var/lib/shelf/podcasts\"", completion: .directory,
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: true, origin: nil) },
+            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: true, origin: origin) }),
+        ServerSetting(
+            "podcast-allow-private", \.podcastAllowPrivate, flag: .presence, takes: "true or false", default: "off", reloads: false,
+            help:
+                "Fetch podcast feeds and episodes from private, loopback and link-local addresses too (a feed on the LAN). Refused by default, so a subscribed URL cannot reach the server's own network.",
+            example: "true",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+        ServerSetting(
+            "podcast-max-episode-size", \.podcastMaxEpisodeSize, takes: "bytes, an integer of 1 or more", default: "2147483648 (2 GiB)",
+            reloads: false, help: "The largest podcast episode downloaded, in bytes.", example: "536870912",
+            file: { (value, name) throws(ConfigValueError) in
+                try SettingValue.integer(value, name, in: 1...Int.max, expects: "a number of bytes (1 or more)")
+            },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.integer(text, name, in: 1...Int.max, expects: "a number of bytes (1 or more)")
+            }),
+        ServerSetting(
+            "podcast-refresh", \.podcastRefresh, takes: "seconds, or \"6h\", \"1d\"; 0 or \"off\"", default: "1d", reloads: false,
+            help: "How often every podcast channel is refreshed; off: only on request (refreshPodcasts).", example: "\"12h\"",
+            file: { (value, name) throws(ConfigValueError) in
+                try SettingValue.interval(value, name, expects: "seconds (1 or more), a string such as \"6h\" or \"1d\", or 0 or \"off\"")
+            },
+            text: { (text, name, _) throws(ConfigValueError) in
+                try SettingValue.interval(text, name, expects: "seconds (1 or more), a string such as \"6h\" or \"1d\", or 0 or \"off\"")
+            }),
+        ServerSetting(
+            "jukebox", \.jukebox, flag: .presence, takes: "true or false", default: "off", reloads: false,
+            help:
+                "The jukebox: jukeboxControl plays on this machine's audio output through mpv (an optional Debian package), for admins and the users with the jukebox role.",
+            example: "true",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+        ServerSetting(
+            "jukebox-audio-output", \.jukeboxAudioOutput, takes: "an mpv audio output name (pulse, alsa, pipewire, null, …)",
+            default: "mpv's own choice", reloads: false,
+            help: "mpv's audio output for the jukebox (`mpv --ao=help` lists them); null plays to nothing.", example: "\"alsa\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.audioOutput(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.audioOutput(text, name) }),
+        ServerSetting(
+            "backup-dir", \.backupDir, takes: "an absolute directory path", default: "none (no scheduled backups)", reloads: false,
+            help:
+                "Back the library up into this folder on a schedule: one file per backup, named shelf-YYYYMMDD-HHMMSS.shelfbackup (UTC), mode 0600 because the library's secret key is inside (restore one with `shelf restore FILE`). The folder is made (mode 0700) if it is missing; under the service unit it must be writable (under /var/lib/shelf, or added to ReadWritePaths). The admin page lists the backups and takes one on request.",
+            example: "\"/var/lib/shelf/backups\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: true, origin: nil) },
+            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: true, origin: origin) }),
+        ServerSetting(
+            "backup-keep", \.backupKeep, takes: "an integer of 1 or more", default: "7", reloads: false,
+            help:
+                "How many backups backup-dir keeps: after each backup the oldest beyond this many (by the time in their names) are deleted; other files in the folder are left alone.",
+            example: "14",
+            file: { (value, name) throws(ConfigValueError) in
+                try SettingValue.integer(value, name, in: 1...Int.max, expects: "how many backups to keep, an integer of 1 or more", separator: ";")
+            },
+            text: { (text, name, _) throws(ConfigValueError) in
+                try SettingValue.integer(text, name, in: 1...Int.max, expects: "how many backups to keep, an integer of 1 or more", separator: ";")
+            }),
+        ServerSetting(
+            "backup-every", \.backupEvery, takes: "seconds, or \"6h\", \"1d\"", default: "1d", reloads: false,
+            help:
+                "How often a backup is taken, counted from the end of the last one. The first is one interval after the newest backup in the folder, or a minute after start when that is overdue (or there is none).",
+            example: "\"12h\"",
+            file: { (value, name) throws(ConfigValueError) in
+                // The scan interval's forms, without its "off": leaving out backup-dir is how backups are turned off.
+                guard case .seconds(let seconds)? = ScanInterval.parse(value) else {
+                    throw ConfigValueError(
+                        "\(name) expects seconds (1 or more) or a string such as \"6h\" or \"1d\"; got \(SettingValue.describe(value))")
+                }
+                return seconds
+            },
+            text: { (text, name, _) throws(ConfigValueError) in
+                guard case .seconds(let seconds)? = ScanInterval.parse(text) else {
+                    throw ConfigValueError("\(name) expects seconds (1 or more) or a string such as \"6h\" or \"1d\"; got '\(text)'")
+                }
+                return seconds
+            }),
+    ]
+
+    /// The setting with this key.
+    public static func setting(_ key: String) -> ServerSetting? { settings.first { $0.key == key } }
+
+    /// The settings the environment gives (`SHELF_` + key), each checked as the file's are;
+    /// `SHELF_LIBRARY` is left to the command line, which reads it for every command. Throws
+    /// every mistake at once, each naming its variable.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(SettingsEnvironmentError)
+        -> ServerConfig
+    {
+        var config = ServerConfig()
+        var mistakes: [String] = []
+        for setting in settings where setting.key != "library" {
+            guard let text = environment[setting.environmentVariable], !text.isEmpty else { continue }
+            do throws(ConfigValueError) {
+                try setting.read(text: text, name: setting.environmentVariable, origin: .environment, into: &config)
+            } catch {
+                mistakes.append(error.reason)
+            }
+        }
+        if config.tlsCert != nil, config.tlsKey == nil { mistakes.append("SHELF_TLS_CERT needs SHELF_TLS_KEY too") }
+        if config.tlsKey != nil, config.tlsCert == nil { mistakes.append("SHELF_TLS_KEY needs SHELF_TLS_CERT too") }
+        guard mistakes.isEmpty else { throw SettingsEnvironmentError(mistakes: mistakes) }
+        return config
+    }
+
+    /// `self` over `lower`: each setting this config sets wins, the rest come from `lower`
+    /// (flags over the environment over the file). Presets are the file's alone.
+    public func over(_ lower: ServerConfig) -> ServerConfig {
+        var merged = lower
+        for setting in Self.settings { setting.copy(from: self, into: &merged) }
+        if !presets.isEmpty { merged.presets = presets }
+        return merged
+    }
+
+    /// The keys whose values differ between the two and that SIGHUP cannot apply.
+    public func needsRestart(comparedTo other: ServerConfig) -> [String] {
+        Self.settings.filter { !$0.reloads && !$0.same(self, other) }.map(\.key)
+    }
+}
+
+/// Mistakes in the `SHELF_*` environment variables, each naming its variable.
+public struct SettingsEnvironmentError: Error, Sendable, CustomStringConvertible {
+    /// One line per mistake.
+    public let mistakes: [String]
+    public var description: String { mistakes.joined(separator: "; ") }
+}
+
+/// Everything `shelf serve` runs with: the merged config (flags over the environment over the
+/// file) with the defaults filled in. The defaults are here, once; `ServerSetting.defaultText`
+/// says them in words.
+public struct ServerSettings: Sendable, Equatable {
+    public var listen = ListenAddress(host: "127.0.0.1", port: 4040)
+    public var tls: TLSFiles?
+    public var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
+    public var music: [URL] = []
+    public var scanInterval = ScanInterval.off
+    public var purgeMissingAfter = ScanInterval.off
+    public var watch = true
+    public var loudness = false
+    public var logFormat = ServerLog.Format.text
+    public var logFile: String?
+    public var presets: [String: TranscodePreset] = [:]
+    public var library: String?
+    public var sharing = true
+    public var podcastDir: String?
+    public var podcastAllowPrivate = false
+    public var podcastMaxEpisodeSize: Int?
+    public var podcastRefresh = ScanInterval.seconds(86_400)
+    public var jukebox = false
+    public var jukeboxAudioOutput: String?
+    public var backupDir: String?
+    public var backupKeep = 7
+    public var backupEvery = 86_400
+    /// The merged config these came from, for the restart check of a reload.
+    public var config = ServerConfig()
+
+    /// The certificate and key files of HTTPS.
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificate: String
+        public var key: String
+    }
+
+    /// `config` (already merged from its sources) over the defaults.
+    public init(_ config: ServerConfig) {
+        self.config = config
+        listen = config.listen ?? listen
+        if let certificate = config.tlsCert, let key = config.tlsKey { tls = TLSFiles(certificate: certificate, key: key) }
+        maxTranscodes = config.maxTranscodes ?? maxTranscodes
+        music = (config.music ?? []).map { URL(fileURLWithPath: $0).standardizedFileURL }
+        scanInterval = config.scanInterval ?? scanInterval
+        purgeMissingAfter = config.purgeMissingAfter ?? purgeMissingAfter
+        watch = config.watch ?? watch
+        loudness = config.loudness ?? loudness
+        logFormat = config.logFormat ?? logFormat
+        logFile = config.logFile
+        presets = config.presets
+        library = config.library
+        sharing = config.sharing ?? sharing
+        podcastDir = config.podcastDir
+        podcastAllowPrivate = config.podcastAllowPrivate ?? podcastAllowPrivate
+        podcastMaxEpisodeSize = config.podcastMaxEpisodeSize
+        podcastRefresh = config.podcastRefresh ?? podcastRefresh
+        jukebox = config.jukebox ?? jukebox
+        jukeboxAudioOutput = config.jukeboxAudioOutput
+        backupDir = config.backupDir
+        backupKeep = config.backupKeep ?? backupKeep
+        backupEvery = config.backupEvery ?? backupEvery
+    }
+
+    /// The keys SIGHUP cannot change that differ from `other`, for the line that says a restart is needed.
+    public func needsRestart(comparedTo other: ServerSettings) -> [String] { config.needsRestart(comparedTo: other.config) }
+}
+
+// MARK: - Generated documents
+
+extension ServerConfig {
+    /// The example config file (`contrib/config.toml`, `shelf config example`): every key with its
+    /// help, default and whether a reload applies it, commented out unless the service sets it.
+    public static func exampleFile() -> String {
+        var text = """
+            # /etc/shelf/config.toml: shelf serve's settings (check with `shelf config check FILE`).
+            # Generated from Shelf's settings table by `shelf config example`; docs/config.md has the same.
+            # Every key is optional; each is shown with its default. Flags given to `shelf serve` win over
+            # the environment (SHELF_ and the key in capitals, e.g. SHELF_MAX_TRANSCODES), which wins over
+            # this file. Paths are absolute. SIGHUP (`systemctl reload shelf`) rereads the keys marked
+            # "Reloads."; the others apply after a restart.
+
+            """
+        for setting in settings {
+            text += "\n"
+            let note = "\(setting.help) Takes \(setting.takes). Default: \(setting.defaultText). \(setting.reloads ? "Reloads." : "Needs a restart.")"
+            for line in wrap(note, width: 98) { text += "# \(line)\n" }
+            text += "\(setting.exampleActive ? "" : "# ")\(setting.key) = \(setting.example)\n"
+        }
+        text += """
+
+            # Named transcodes a client may ask for as `format=NAME` (/api/stream and Subsonic stream):
+            # "FORMAT" or "FORMAT:KBPS", FORMAT one of opus, mp3, aac, flac; 128 kbit/s when not said. Reloads.
+            [presets]
+            # mobile = "opus:96"
+            # car = "mp3:192"
+
+            """
+        return text
+    }
+
+    /// `docs/config.md` (`shelf config reference`): every setting with its key, flag, variable,
+    /// value, default, reload and help.
+    public static func markdownReference() -> String {
+        var text = """
+            # `shelf serve` settings
+
+            Generated from Shelf's settings table (`ServerConfig.settings`) by `shelf config reference`; a test fails
+            when this page is out of date. Each setting is a key of the config file (TOML; `shelf config check FILE`
+            checks one), an environment variable, and for most a flag of `shelf serve`. A flag wins over the
+            variable, the variable over the file, the file over the default. A bad value in a variable stops
+            `shelf serve` with a message naming the variable. SIGHUP (`systemctl reload shelf`) rereads the file
+            and applies the settings marked "reloads"; the others need a restart. `contrib/config.toml` is an
+            example with every key (`shelf config example`).
+
+            | key | flag | variable | reloads | default |
+            |---|---|---|---|---|
+
+            """
+        for setting in settings {
+            let flag = setting.flag.map { "`\($0)\(setting.placeholder.map { " \($0)" } ?? "")`" } ?? "—"
+            text +=
+                "| [`\(setting.key)`](#\(setting.key)) | \(flag) | `\(setting.environmentVariable)` | \(setting.reloads ? "yes" : "no") | \(setting.defaultText) |\n"
+        }
+        for setting in settings {
+            text += "\n## \(setting.key)\n\n\(setting.help)\n\n"
+            text += "- Takes: \(setting.takes).\n- Default: \(setting.defaultText).\n"
+            if let flag = setting.flag {
+                let form =
+                    switch setting.flagForm {
+                    case .presence: "`\(flag)` (turns it on)"
+                    case .repeated(let value): "`\(flag) \(value)`, repeatable"
+                    case .value(let value): "`\(flag) \(value)`"
+                    case .none: ""
+                    }
+                text += "- Flag: \(form).\n"
+            }
+            text +=
+                setting.key == "library"
+                ? "- Variable: `SHELF_LIBRARY` (read by every command, like `--library`).\n" : "- Variable: `\(setting.environmentVariable)`.\n"
+            text += "- \(setting.reloads ? "SIGHUP applies a change at once" : "A change needs a restart").\n"
+            text += "- Example: `\(setting.key) = \(setting.example)`\n"
+        }
+        text += """
+
+            ## [presets]
+
+            Named transcodes a client may ask for as `format=NAME` (/api/stream and Subsonic stream): `"FORMAT"` or
+            `"FORMAT:KBPS"`, FORMAT one of opus, mp3, aac, flac; 128 kbit/s when not said. File only; SIGHUP applies
+            a change.
+
+            ```toml
+            [presets]
+            mobile = "opus:96"
+            car = "mp3:192"
+            ```
+
+            """
+        return text
+    }
+
+    /// `text` in lines of at most `width` characters, broken at spaces.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += line.isEmpty ? String(word) : " " + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+}

@@ -1,0 +1,41 @@
+// What the admin page's sections share: the section itself (named by its <h2>), the lists of
+// numbers they show, and sizes and spans of time in words.
+import { clock } from './api.js';
+import { t, formatNumber } from './i18n.js';
+import { h } from './dom.js';
+
+/** Bytes as B, KB, MB, GB or TB (powers of 1024), one decimal from MB up. */
+export function formatBytes(bytes) {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = Number(bytes) || 0;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${formatNumber(unit >= 2 ? Math.round(value * 10) / 10 : Math.round(value))} ${units[unit]}`;
+}
+
+/** A long span of seconds as days and hours (or hours and minutes, or m:ss under an hour). */
+export function formatSpan(seconds) {
+  const total = Math.round(Number(seconds) || 0);
+  if (total < 3600) return clock(total);
+  const days = Math.floor(total / 86400);
+  const hours = Math.floor((total % 86400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  return days ? t('admin.stats.daysHours', { days: formatNumber(days), hours }) : t('admin.stats.hoursMinutes', { hours, minutes });
+}
+
+/** A <section> of the admin page, named by its <h2> (`id`). */
+export function adminSection(id, title, ...children) {
+  return h('section', { class: 'admin-section', 'aria-labelledby': id }, h('h2', { id, text: title }), ...children);
+}
+
+/** A definition list of [label, value] rows; numbers are formatted, nodes and text shown as they are. */
+export function numbers(rows) {
+  return h('dl', { class: 'facts' },
+    rows.map(([term, value]) => h('div', { class: 'fact' },
+      h('dt', { text: term }),
+      h('dd', {}, typeof value === 'number' ? formatNumber(value) : value),
+    )));
+}

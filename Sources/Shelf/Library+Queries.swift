@@ -307,7 +307,7 @@ extension Library {
     }
 
     /// Every smart playlist's rules, read from the store.
-    @_spi(Internals) public func smartContext() async throws -> SmartContext {
+    package func smartContext() async throws -> SmartContext {
         let rules = try await read { db in
             try db.query("SELECT id, rules FROM playlist WHERE kind = ? AND rules IS NOT NULL", [Int64(Playlist.Kind.smart.rawValue)]) { row in
                 (PlaylistID(try row.int64(0)), try? SmartRules(json: try row.string(1)))

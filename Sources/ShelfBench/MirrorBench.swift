@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Internals) import Shelf
+import Shelf
 import ShelfCore
 import ShelfDatabase
 import ShelfTestSupport

@@ -10,7 +10,7 @@ public enum TestScale {
     /// Whether the long matrices run whole (`make test-full`), which a sanitizer overrides.
     public static let full = ProcessInfo.processInfo.environment["SHELF_TEST_FULL"] != nil
     /// Whether the long matrices are sampled: always under a sanitizer, else unless `full`.
-    static var reduced: Bool { sanitized || !full }
+    public static var reduced: Bool { sanitized || !full }
 
     /// `all` in `make test-full`; otherwise every `stride`-th element (the first always kept).
     public static func sample<T>(_ all: [T], stride: Int) -> [T] {

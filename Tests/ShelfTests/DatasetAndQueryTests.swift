@@ -3,7 +3,7 @@ import ShelfCore
 import ShelfTestSupport
 import Testing
 
-@_spi(Internals) @testable import Shelf
+@testable import Shelf
 
 @Suite struct DatasetAndQueryTests {
     @Test func generatorIsDeterministicAndCoversTheTrickyCases() {

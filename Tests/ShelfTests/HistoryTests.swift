@@ -5,7 +5,7 @@ import ShelfTestSupport
 import Synchronization
 import Testing
 
-@_spi(Internals) @testable import Shelf
+@testable import Shelf
 
 /// What a client can see of a library at one token.
 struct LibraryState: Equatable {

@@ -4,7 +4,7 @@ import ShelfDatabase
 import ShelfTestSupport
 import Testing
 
-@_spi(Internals) @testable import Shelf
+@testable import Shelf
 
 @Suite(.serialized) struct SearchTests {
     @Test func tokensFoldSplitAndKeepUnsegmentedScriptsOneCharacterEach() {

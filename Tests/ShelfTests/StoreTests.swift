@@ -4,7 +4,7 @@ import ShelfDatabase
 import ShelfTestSupport
 import Testing
 
-@_spi(Internals) @testable import Shelf
+@testable import Shelf
 
 func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
     Track(

@@ -4,7 +4,7 @@ import ShelfDatabase
 import ShelfTestSupport
 import Testing
 
-@_spi(Internals) @testable import Shelf
+@testable import Shelf
 
 /// A library of every schema version since the first, kept as SQL text in `Fixtures/`, opens,
 /// migrates to the current version and answers as it did: integrity, counts, texts, pictures,

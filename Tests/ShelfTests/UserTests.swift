@@ -4,7 +4,7 @@ import ShelfDatabase
 import ShelfTestSupport
 import Testing
 
-@_spi(Internals) @testable import Shelf
+@testable import Shelf
 
 /// Users, credentials and per-user data against real store files: what is stored (never a
 /// password or key in clear), what it answers, and what cascades.

@@ -6,7 +6,7 @@ import ShelfDatabase
 /// keys of every sort (display and sort-tag variants of the five tag-aware fields as real columns,
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
-@_spi(Internals) public enum MirrorSchema {
+package enum MirrorSchema {
     static let version = 13
     /// The page size of a new mirror file.
     static let pageSize = 4096
@@ -22,7 +22,7 @@ import ShelfDatabase
     }
 
     /// The key columns of a query's chain, the ID last.
-    @_spi(Internals) public static func chain(_ query: LibraryQuery) -> [String] {
+    package static func chain(_ query: LibraryQuery) -> [String] {
         query.sort.tieBreakChain.map { column($0, tags: query.useSortTags && query.sort.dependsOnSortTags) } + ["id"]
     }
 
@@ -32,7 +32,7 @@ import ShelfDatabase
     }
 
     /// The columns whose first byte names a section (the first component of a text sort).
-    @_spi(Internals) public static func sectionColumn(_ query: LibraryQuery) -> String? {
+    package static func sectionColumn(_ query: LibraryQuery) -> String? {
         let first = column(query.sort, tags: query.useSortTags && query.sort.dependsOnSortTags)
         return first.hasPrefix("n_") || query.sort == .path ? nil : first
     }

@@ -4,17 +4,17 @@ import ShelfDatabase
 
 /// The obviously-correct path: reads canonical rows into `Track` values, filters and sorts them in
 /// Swift with `SortKey`. Used before the mirror is built and as the oracle in tests.
-@_spi(Internals) public struct DirectQueryEngine: QueryEngine {
+package struct DirectQueryEngine: QueryEngine {
     let db: Connection
     var options = SortKeyOptions()
 
     /// An engine reading the canonical store through `db`.
-    @_spi(Internals) public init(db: Connection) { self.db = db }
+    package init(db: Connection) { self.db = db }
 
-    @_spi(Internals) public typealias Row = (key: [SortComponent], track: Track)
+    package typealias Row = (key: [SortComponent], track: Track)
 
     /// Every matching track with its key, in list order.
-    @_spi(Internals) public func rows(_ query: LibraryQuery) throws -> [Row] {
+    package func rows(_ query: LibraryQuery) throws -> [Row] {
         var rows: [Row] = []
         try db.forEachRow(TrackRow.selectWithoutTexts + (query.filter.mentionsMissing ? "" : TrackRow.present)) { row in
             let track = try TrackRow.decode(row)
@@ -34,13 +34,13 @@ import ShelfDatabase
         return descending ? !before : before
     }
 
-    @_spi(Internals) public func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
+    package func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
         let all = try db.transaction(.deferred) { try rows(query) }
         let start = cursor.map { c in all.firstIndex { isAfter($0, c, descending: query.descending) } ?? all.count } ?? 0
         return makePage(all, from: start, limit: limit, field: query.sort)
     }
 
-    @_spi(Internals) public func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
+    package func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
         let all = try db.transaction(.deferred) { try rows(query) }
         return makePage(all, from: min(offset, all.count), limit: limit, field: query.sort)
     }
@@ -53,7 +53,7 @@ import ShelfDatabase
         return ListPage(items: slice.map { item($0, field) }, nextCursor: next, total: all.count)
     }
 
-    @_spi(Internals) public func playlistPage(
+    package func playlistPage(
         _ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
     ) throws -> ListPage {
         let all = try playlistRows(playlist, query, sorted: sorted)
@@ -87,15 +87,15 @@ import ShelfDatabase
         }
     }
 
-    @_spi(Internals) public func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo] {
+    package func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo] {
         Self.sections(of: try playlistRows(playlist, query, sorted: true), field: query.sort)
     }
 
-    @_spi(Internals) public func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
+    package func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
         try db.transaction(.deferred) { try rows(query).map(\.track.id) }
     }
 
-    @_spi(Internals) public func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
+    package func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
         Self.sections(of: try db.transaction(.deferred, { try rows(query) }), field: query.sort)
     }
 
@@ -113,13 +113,13 @@ import ShelfDatabase
         return sections
     }
 
-    @_spi(Internals) public func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
+    package func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
         let all = try db.transaction(.deferred) { try rows(query) }
         guard let index = all.firstIndex(where: { SortKey.section(of: $0.key, field: query.sort) == section }) else { return nil }
         return SectionAnchor(index: index, cursor: PageCursor(key: all[index].key, id: all[index].track.id, inclusive: true))
     }
 
-    @_spi(Internals) public func hasRows(_ query: LibraryQuery) throws -> Bool {
+    package func hasRows(_ query: LibraryQuery) throws -> Bool {
         var found = false
         let statement = try db.cachedStatement(TrackRow.selectWithoutTexts + (query.filter.mentionsMissing ? "" : TrackRow.present))
         defer { statement.reset() }

@@ -11,7 +11,7 @@ extension GroupRow {
 
 extension MirrorQueryEngine: GroupEngine {
     /// The SQL of a view page: a range of one of `mirror_group`'s name indexes.
-    @_spi(Internals) public func groupPageSQL(_ query: GroupQuery, cursor: PageCursor?) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+    package func groupPageSQL(_ query: GroupQuery, cursor: PageCursor?) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         groupPageSQL(query, cursor: cursor, total: nil)
     }
 
@@ -48,7 +48,7 @@ extension MirrorQueryEngine: GroupEngine {
 
     /// One statement, the total riding along as its last column (as for track pages); the
     /// look-ahead row that tells whether another page follows is not decoded.
-    @_spi(Internals) public func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
+    package func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
         try groupPage(query, cursor: cursor, skip: nil, limit: limit)
     }
 
@@ -56,7 +56,7 @@ extension MirrorQueryEngine: GroupEngine {
     /// the key byte whose range holds the row, and SQL `OFFSET` skips only within that range (a
     /// few thousand index entries at most), never over the rows before it. A view of one artist
     /// is small and skipped directly.
-    @_spi(Internals) public func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
+    package func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
         guard query.artist == nil, offset > 0 else { return try groupPage(query, cursor: nil, skip: offset, limit: limit) }
         return try db.transaction(.deferred) {
             var counts: [(byte: UInt8, count: Int)] = []
@@ -122,7 +122,7 @@ extension MirrorQueryEngine: GroupEngine {
             total: try total ?? db.scalar(Int.self, totalSQL.0, totalSQL.1) ?? 0)
     }
 
-    @_spi(Internals) public func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
+    package func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
         let column = query.useSortTags ? "s_name" : "k_name"
         var counts = SectionCounts()
         if query.artist == nil {
@@ -147,14 +147,14 @@ extension MirrorQueryEngine: GroupEngine {
     /// One statement: the album's key and owner come from its group row in subqueries, and its
     /// tracks are one probe of the album index, in disc, track, ID order (missing numbers are
     /// stored as `SortKey.missingNumber`, so they come last, as on the direct path).
-    @_spi(Internals) public func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {
+    package func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {
         let (sql, arguments) = albumTracksSQL(album)
         let items = try db.query(sql, arguments) { try decode($0, numeric: [], withKey: false).0 }
         return items.isEmpty ? nil : items
     }
 
     /// The role's rows of `mirror_list` through its value index, with each track's album key.
-    @_spi(Internals) public func roleCredits(_ role: String) throws -> [GroupItem] {
+    package func roleCredits(_ role: String) throws -> [GroupItem] {
         guard let code = MirrorLists.code(role: role) else { return [] }
         var credits = RoleCredits()
         try db.forEachRow(
@@ -166,14 +166,14 @@ extension MirrorQueryEngine: GroupEngine {
     }
 
     /// One probe of `mirror_group`'s primary key.
-    @_spi(Internals) public func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? {
+    package func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? {
         try db.queryOne("SELECT \(GroupRow.columns) FROM mirror_group WHERE kind = ? AND id = ?", [kind.code, id.rawValue]) {
             try GroupRow(row: $0)
         }?.item(useSortTags: true)
     }
 
     /// One statement over `mirror_group`'s primary key for all of them.
-    @_spi(Internals) public func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem] {
+    package func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem] {
         guard !ids.isEmpty else { return [] }
         let list = "[" + ids.map { String($0.rawValue) }.joined(separator: ",") + "]"
         var byID: [GroupID: GroupItem] = [:]
@@ -185,12 +185,12 @@ extension MirrorQueryEngine: GroupEngine {
     }
 
     /// The view's IDs from its name index, without reading the rows.
-    @_spi(Internals) public func groupIDs(kind: GroupKind) throws -> [GroupID] {
+    package func groupIDs(kind: GroupKind) throws -> [GroupID] {
         try db.int64Column("SELECT id FROM mirror_group WHERE kind = ?", [kind.code]).map { GroupID($0) }
     }
 
     /// The statement `albumTracks` runs (the benchmark steps it raw; the plan test explains it).
-    @_spi(Internals) public func albumTracksSQL(_ album: GroupID) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+    package func albumTracksSQL(_ album: GroupID) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let owner = "(CASE WHEN k_album_artist = x'FF' THEN k_artist ELSE k_album_artist END)"
         let group = "(SELECT k_artist FROM mirror_group WHERE kind = 0 AND id = ?1)"
         let sql = """
@@ -215,7 +215,7 @@ extension DirectQueryEngine: GroupEngine {
         return query.descending ? rows.reversed() : rows
     }
 
-    @_spi(Internals) public func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
+    package func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
         let rows = try groupRows(query)
         var start = 0
         if let cursor, case .bytes(let key)? = cursor.key.first {
@@ -233,7 +233,7 @@ extension DirectQueryEngine: GroupEngine {
             nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
     }
 
-    @_spi(Internals) public func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
+    package func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
         let rows = try groupRows(query)
         let slice = Array(rows.dropFirst(offset).prefix(limit))
         let more = offset + slice.count < rows.count
@@ -242,7 +242,7 @@ extension DirectQueryEngine: GroupEngine {
             nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
     }
 
-    @_spi(Internals) public func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
+    package func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
         var sections: [SectionInfo] = []
         for (index, row) in try groupRows(query).enumerated() {
             let name = SortKey.section(ofKey: query.useSortTags ? row.sName : row.kName)
@@ -256,20 +256,20 @@ extension DirectQueryEngine: GroupEngine {
     }
 
     /// Every group of the kind computed, then the one asked for (the direct path is the slow one anyway).
-    @_spi(Internals) public func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? {
+    package func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? {
         try groupRows(GroupQuery(kind: kind)).first { $0.id == id }?.item(useSortTags: true)
     }
 
-    @_spi(Internals) public func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem] {
+    package func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem] {
         let byID = Dictionary(try groupRows(GroupQuery(kind: kind)).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return ids.compactMap { byID[$0]?.item(useSortTags: true) }
     }
 
-    @_spi(Internals) public func groupIDs(kind: GroupKind) throws -> [GroupID] {
+    package func groupIDs(kind: GroupKind) throws -> [GroupID] {
         try groupRows(GroupQuery(kind: kind)).map(\.id)
     }
 
-    @_spi(Internals) public func roleCredits(_ role: String) throws -> [GroupItem] {
+    package func roleCredits(_ role: String) throws -> [GroupItem] {
         guard let code = MirrorLists.code(role: role) else { return [] }
         var credits = RoleCredits()
         for track in try db.transaction(.deferred, { try db.query(TrackRow.select + TrackRow.present, [], TrackRow.decode) }) {
@@ -280,7 +280,7 @@ extension DirectQueryEngine: GroupEngine {
         return credits.items()
     }
 
-    @_spi(Internals) public func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {
+    package func albumTracks(_ album: GroupID) throws -> [TrackListItem]? {
         let tracks = try db.transaction(.deferred) { try db.query(TrackRow.selectWithoutTexts + TrackRow.present, [], TrackRow.decode) }
         let members = tracks.filter { track in
             GroupMember(track, options: options).groups.contains { $0.kind == .album && $0.id == album }

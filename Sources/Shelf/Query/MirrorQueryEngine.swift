@@ -4,13 +4,13 @@ import ShelfDatabase
 
 /// Every browsing question answered in SQL on `mirror.sqlite`: filter, order, paging by keyset
 /// (a row-value range on the sort's index) or offset, sections from maintained counts.
-@_spi(Internals) public struct MirrorQueryEngine: QueryEngine {
+package struct MirrorQueryEngine: QueryEngine {
     let db: Connection
     /// Hits up to which a search is ranked by bm25; above it, by tiers (see `search`).
-    @_spi(Internals) public var exactRankLimit: Int
+    package var exactRankLimit: Int
 
     /// An engine reading `mirror.sqlite` through `db`; `exactRankLimit` as `search` describes.
-    @_spi(Internals) public init(db: Connection, exactRankLimit: Int = 2_000) {
+    package init(db: Connection, exactRankLimit: Int = 2_000) {
         self.db = db
         self.exactRankLimit = exactRankLimit
     }
@@ -61,7 +61,7 @@ import ShelfDatabase
     private func orderBy(_ query: LibraryQuery) -> String { Self.shape(query).orderBy }
 
     /// The SQL of one list page, for the benchmark's raw column and the query-plan test.
-    @_spi(Internals) public func pageSQL(_ query: LibraryQuery, cursor: PageCursor?, offset: Bool) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+    package func pageSQL(_ query: LibraryQuery, cursor: PageCursor?, offset: Bool) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         pageSQL(query, cursor: cursor, offset: offset, total: nil)
     }
 
@@ -191,7 +191,7 @@ import ShelfDatabase
         return ListPage(items: items, nextCursor: next, total: try total ?? self.total(query))
     }
 
-    @_spi(Internals) public func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
+    package func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage {
         try run(query, cursor: cursor, offset: nil, limit: limit)
     }
 
@@ -199,7 +199,7 @@ import ShelfDatabase
     /// name the section holding row `offset`, its anchor is one index probe, and SQL `OFFSET`
     /// skips only within that section. A filtered list has no maintained counts, so its rows
     /// before `offset` are skipped by SQL.
-    @_spi(Internals) public func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
+    package func page(_ query: LibraryQuery, offset: Int, limit: Int) throws -> ListPage {
         guard offset > 0, query.filter == .all, Self.shape(query).sectionColumn != nil else {
             return try run(query, cursor: nil, offset: offset, limit: limit)
         }
@@ -248,7 +248,7 @@ import ShelfDatabase
         return ("SELECT count(*) FROM mirror_track WHERE \(filter)", arguments)
     }
 
-    @_spi(Internals) public func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
+    package func snapshot(_ query: LibraryQuery) throws -> [TrackID] {
         let (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
         // The unfiltered count is known without counting: reserve it, so the list never regrows.
         let expected = query.filter == .all ? try total(query) : 0
@@ -257,7 +257,7 @@ import ShelfDatabase
     }
 
     /// Each statement here is one read (its own snapshot), so no transaction is needed.
-    @_spi(Internals) public func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
+    package func sections(_ query: LibraryQuery) throws -> [SectionInfo] {
         guard let column = Self.shape(query).sectionColumn else {
             let count = try total(query)
             return count > 0 ? [SectionInfo(name: "#", firstIndex: 0, count: count)] : []
@@ -281,7 +281,7 @@ import ShelfDatabase
     /// One statement: the section's first row by one index probe (a section is one key range),
     /// with the rows before the section counted in a subquery column (from the maintained counts
     /// when unfiltered), so that index and row come from one snapshot.
-    @_spi(Internals) public func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
+    package func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
         guard let (sql, arguments) = anchorSQL(section, query) else { return nil }
         let numeric = Self.shape(query).numeric
         let beforeColumn = Int32(15 + numeric.count)
@@ -297,7 +297,7 @@ import ShelfDatabase
     }
 
     /// The statement `anchor` runs (the benchmark steps it raw); nil for a section the sort has not.
-    @_spi(Internals) public func anchorSQL(_ section: String, _ query: LibraryQuery) -> (sql: String, arguments: [(any SQLiteBindable)?])? {
+    package func anchorSQL(_ section: String, _ query: LibraryQuery) -> (sql: String, arguments: [(any SQLiteBindable)?])? {
         let shape = Self.shape(query)
         let (rest, restArguments) = MirrorFilter.compile(query.filter, db: db)
         var (filter, arguments) = (rest, restArguments)
@@ -336,7 +336,7 @@ import ShelfDatabase
     /// the sort chain then position (a track may repeat, so the position breaks ties, not the ID).
     /// Own order is a range scan of the items' primary key; a sorted page sorts the playlist's
     /// rows (a temporary B-tree over one playlist, not the library).
-    @_spi(Internals) public func playlistPageSQL(
+    package func playlistPageSQL(
         _ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, cursor: PageCursor?
     ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let shape = Self.shape(query)
@@ -355,7 +355,7 @@ import ShelfDatabase
         return (sql, [playlist.rawValue] + arguments)
     }
 
-    @_spi(Internals) public func playlistPage(
+    package func playlistPage(
         _ playlist: PlaylistID, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
     ) throws -> ListPage {
         let (sql, arguments) = playlistPageSQL(playlist, query, sorted: sorted, cursor: cursor)
@@ -385,7 +385,7 @@ import ShelfDatabase
         }
     }
 
-    @_spi(Internals) public func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo] {
+    package func playlistSections(_ playlist: PlaylistID, _ query: LibraryQuery) throws -> [SectionInfo] {
         let (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
         let join = "FROM mirror_playlist_item i JOIN mirror_track ON mirror_track.id = i.track_id WHERE i.playlist_id = ? AND \(filter)"
         return try db.transaction(.deferred) {
@@ -401,7 +401,7 @@ import ShelfDatabase
         }
     }
 
-    @_spi(Internals) public func hasRows(_ query: LibraryQuery) throws -> Bool {
+    package func hasRows(_ query: LibraryQuery) throws -> Bool {
         let (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
         return try db.scalar(Int.self, "SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments) == 1
     }
@@ -411,11 +411,11 @@ import ShelfDatabase
 /// value bound as a parameter. A missing value (NULL) must count as "no match", as in Swift: plain
 /// comparisons already exclude NULL rows, and keep indexes usable; under an odd number of NOTs
 /// each comparison is wrapped in `coalesce(…, 0)` so that NOT stays exact.
-@_spi(Internals) public enum MirrorFilter {
+package enum MirrorFilter {
     /// The WHERE clause and its arguments.
     /// With `db`, a contains-filter whose text is in very many distinct values scans instead of
     /// using the trigram index (see `denseContains`); both forms give the same rows.
-    @_spi(Internals) public static func compile(_ filter: Filter, db: Connection? = nil) -> (String, [(any SQLiteBindable)?]) {
+    package static func compile(_ filter: Filter, db: Connection? = nil) -> (String, [(any SQLiteBindable)?]) {
         compile(filter, negated: false, db: db)
     }
 

@@ -5,7 +5,7 @@ import ShelfDatabase
 /// Answers every browsing question about a list. Two implementations: `DirectQueryEngine` (the
 /// oracle, canonical rows sorted in Swift) and `MirrorQueryEngine` (everything pushed into SQL on
 /// the mirror); parity tests demand identical answers.
-@_spi(Internals) public protocol QueryEngine: GroupEngine {
+package protocol QueryEngine: GroupEngine {
     /// Up to `limit` rows after `cursor` (from the start when nil).
     func page(_ query: LibraryQuery, after cursor: PageCursor?, limit: Int) throws -> ListPage
     /// Up to `limit` rows from row `offset`.
@@ -36,7 +36,7 @@ import ShelfDatabase
 }
 
 /// The aggregation views, answered by both engines alike.
-@_spi(Internals) public protocol GroupEngine {
+package protocol GroupEngine {
     /// Up to `limit` rows of a view after `cursor`, in name order (sort names with sort tags on).
     func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage
     /// Up to `limit` rows of a view from row `offset`, at the cost of a first page at any depth.

@@ -50,7 +50,7 @@ extension MirrorQueryEngine {
     }
 
     /// The SQL of a search page in either mode, for the benchmark's raw column and the plan test.
-    @_spi(Internals) public func searchSQL(
+    package func searchSQL(
         _ search: SearchQuery, scope: SearchScope, exact: Bool, tier: Int = 0
     ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let (scopeSQL, scopeArguments) = scopeClause(scope)
@@ -73,7 +73,7 @@ extension MirrorQueryEngine {
         )
     }
 
-    @_spi(Internals) public func search(_ search: SearchQuery, scope: SearchScope, after cursor: PageCursor?, limit: Int) throws -> ListPage {
+    package func search(_ search: SearchQuery, scope: SearchScope, after cursor: PageCursor?, limit: Int) throws -> ListPage {
         guard !search.isEmpty else { return ListPage(items: [], nextCursor: nil, total: 0) }
         return try db.transaction(.deferred) {
             let (scopeSQL, scopeArguments) = scopeClause(scope)
@@ -135,7 +135,7 @@ extension MirrorQueryEngine {
 extension DirectQueryEngine {
     /// Every track matching a search within `scope`, with its tier, in tier then ID order: the
     /// oracle for which tracks match (and for the order of the mirror's tiered mode).
-    @_spi(Internals) public func searchRows(_ search: SearchQuery, scope: SearchScope) throws -> [(tier: Int, track: Track)] {
+    package func searchRows(_ search: SearchQuery, scope: SearchScope) throws -> [(tier: Int, track: Track)] {
         guard !search.isEmpty else { return [] }
         return try db.transaction(.deferred) {
             var members: Set<TrackID>?
@@ -159,7 +159,7 @@ extension DirectQueryEngine {
     }
 
     /// Pages `searchRows` in tier order; a cursor from the mirror's bm25 mode restarts the list.
-    @_spi(Internals) public func search(_ search: SearchQuery, scope: SearchScope, after cursor: PageCursor?, limit: Int) throws -> ListPage {
+    package func search(_ search: SearchQuery, scope: SearchScope, after cursor: PageCursor?, limit: Int) throws -> ListPage {
         let rows = try searchRows(search, scope: scope)
         var start = 0
         if let cursor, cursor.key.count == 2, cursor.key[0] == .number(SearchRank.tiered), case .number(let tier) = cursor.key[1] {

@@ -4,12 +4,12 @@ import ShelfDatabase
 
 /// What evaluating smart playlists needs besides the tracks: every smart playlist's rules (rules
 /// may refer to other smart playlists) and the moment "in the last N days" counts back from.
-@_spi(Internals) public struct SmartContext: Sendable {
+package struct SmartContext: Sendable {
     let rules: [PlaylistID: SmartRules]
     let now: Date
 
     /// A context for evaluating at `now`.
-    @_spi(Internals) public init(rules: [PlaylistID: SmartRules], now: Date = Date()) {
+    package init(rules: [PlaylistID: SmartRules], now: Date = Date()) {
         self.rules = rules
         self.now = now
     }
@@ -55,7 +55,7 @@ import ShelfDatabase
 
 extension MirrorQueryEngine {
     /// The SQL listing a smart playlist's track IDs in selection order.
-    @_spi(Internals) public func smartSQL(_ id: PlaylistID, _ context: SmartContext) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
+    package func smartSQL(_ id: PlaylistID, _ context: SmartContext) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
         let rules = context.rules[id] ?? SmartRules(.filter(.not(.all)))
         let (condition, arguments) = smartCondition(rules.condition, context, negated: false, depth: 0)
         let order: String =
@@ -126,14 +126,14 @@ extension MirrorQueryEngine {
         return ("SELECT id FROM (\(sql))", arguments)
     }
 
-    @_spi(Internals) public func smartTracks(_ id: PlaylistID, _ context: SmartContext) throws -> [TrackID] {
+    package func smartTracks(_ id: PlaylistID, _ context: SmartContext) throws -> [TrackID] {
         let (sql, arguments) = smartSQL(id, context)
         return try db.query(sql, arguments) { TrackID(try $0.int64(0)) }
     }
 }
 
 extension DirectQueryEngine {
-    @_spi(Internals) public func smartTracks(_ id: PlaylistID, _ context: SmartContext) throws -> [TrackID] {
+    package func smartTracks(_ id: PlaylistID, _ context: SmartContext) throws -> [TrackID] {
         try db.transaction(.deferred) {
             let tracks = try db.query(TrackRow.selectWithoutTexts + TrackRow.present, [], TrackRow.decode)
             var members: [PlaylistID: Set<TrackID>] = [:]
@@ -219,7 +219,7 @@ enum SmartPages {
 }
 
 extension MirrorQueryEngine {
-    @_spi(Internals) public func smartPage(
+    package func smartPage(
         _ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
     ) throws -> ListPage {
         try db.transaction(.deferred) {
@@ -268,7 +268,7 @@ extension MirrorQueryEngine {
 }
 
 extension MirrorQueryEngine {
-    @_spi(Internals) public func smartSections(_ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery) throws -> [SectionInfo] {
+    package func smartSections(_ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery) throws -> [SectionInfo] {
         try db.transaction(.deferred) {
             let (smart, smartArguments) = smartSQL(id, context)
             let (filter, filterArguments) = MirrorFilter.compile(query.filter, db: db)
@@ -288,14 +288,14 @@ extension MirrorQueryEngine {
 }
 
 extension DirectQueryEngine {
-    @_spi(Internals) public func smartSections(_ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery) throws -> [SectionInfo] {
+    package func smartSections(_ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery) throws -> [SectionInfo] {
         try db.transaction(.deferred) {
             let members = Set(try smartTracks(id, context))
             return Self.sections(of: try rows(query).filter { members.contains($0.track.id) }, field: query.sort)
         }
     }
 
-    @_spi(Internals) public func smartPage(
+    package func smartPage(
         _ id: PlaylistID, _ context: SmartContext, _ query: LibraryQuery, sorted: Bool, after cursor: PageCursor?, limit: Int
     ) throws -> ListPage {
         try db.transaction(.deferred) {

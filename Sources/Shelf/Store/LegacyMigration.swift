@@ -190,10 +190,10 @@ extension Library {
 }
 
 /// Writes stores in the legacy layout, for tests and the benchmark that measure the migration.
-@_spi(Internals) public enum LegacyStore {
+package enum LegacyStore {
     /// Creates a schema-1 store at `directory/library.sqlite` holding `tracks` (IDs assigned in
     /// order), each with the inline picture `picture(index)` returns.
-    @_spi(Internals) public static func create(at directory: URL, tracks: [Track], picture: (Int) -> Data?) throws {
+    package static func create(at directory: URL, tracks: [Track], picture: (Int) -> Data?) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let db = try Connection(path: directory.appendingPathComponent("library.sqlite").path)
         _ = try db.pragma("journal_mode = WAL")

@@ -250,8 +250,8 @@ public final class Router: Sendable {
             return HTTPError(status: 503, code: code, message: error.description)
         case .internal:
             report("library error: \(error)")
-            return HTTPError(
-                status: 500, code: code == "database" ? "internal" : code, message: "the library failed to answer; the server's log has the details")
+            // Which internal failure it was is the log's to say, not the client's.
+            return HTTPError(status: 500, code: "internal", message: "the library failed to answer; the server's log has the details")
         }
     }
 }

@@ -303,13 +303,15 @@ struct Engines {
             try engines.mirror.forEachRow("SELECT \(column) FROM mirror_track") { recounted[$0.optionalData(0)?.first ?? 0xFF, default: 0] += 1 }
             #expect(kept == recounted, "\(column)")
         }
+        let filters: [Filter] = [
+            .all, .anyText("a"), .missingText(.artist), .text(.artist, .equals("kiki")), .text(.label, .equals("warp")),
+            .range(.bpm, lower: 120, upper: 130), .flag(.replayGain, false),
+        ]
         for field in [SortField.artist, .title, .albumArtist, .playCount] {
             for descending in [false, true] {
                 for tags in [false, true] {
-                    for filter in [
-                        Filter.all, .anyText("a"), .missingText(.artist), .text(.artist, .equals("kiki")), .text(.label, .equals("warp")),
-                        .range(.bpm, lower: 120, upper: 130), .flag(.replayGain, false),
-                    ] {
+                    // Every other filter in make test, the other half in the other direction; all in make test-full.
+                    for filter in TestScale.sample(descending ? Array(filters.dropFirst()) : filters, stride: 2) {
                         try engines.expectParity(LibraryQuery(sort: field, descending: descending, useSortTags: tags, filter: filter))
                     }
                 }

@@ -2,8 +2,8 @@
 // backups there, and one taken now.
 import { api, list } from './api.js';
 import { t, tn, formatNumber, formatDateTime } from './i18n.js';
-import { h, data, errorBox, statusBox, showError, scrollTable, button } from './dom.js';
-import { adminSection, numbers, formatBytes } from './admin-common.js';
+import { h, data, showError, scrollTable } from './dom.js';
+import { JobSection, numbers, formatBytes } from './admin-common.js';
 
 /** An interval in seconds in its largest whole unit: 1 day, 6 hours, 30 minutes, 90 seconds. */
 function formatEvery(seconds) {
@@ -16,37 +16,9 @@ function formatEvery(seconds) {
 
 /** The backups section of `page` (the AdminPage: its generation, and whether it is shown).
  *  `hide()` stops its polling. */
-export class BackupsSection {
+export class BackupsSection extends JobSection {
   constructor(page) {
-    this.page = page;
-    this.timer = null;
-  }
-
-  hide() {
-    clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  build() {
-    this.button = button(t('admin.backups.start'), () => this.start(), { class: 'primary' });
-    this.error = errorBox();
-    this.state = statusBox();
-    this.body = h('div');
-    return adminSection('admin-backups-title', t('admin.backups.title'),
-      h('p', { class: 'page-intro', text: t('admin.backups.intro') }),
-      h('div', { class: 'page-toolbar' }, this.button),
-      this.error, this.state, this.body,
-    );
-  }
-
-  async load() {
-    const generation = this.page.generation;
-    try {
-      const status = await api('/api/backups');
-      if (generation === this.page.generation) this.update(status);
-    } catch (error) {
-      if (generation === this.page.generation) showError(this.error, error);
-    }
+    super(page, 'backups');
   }
 
   /** Takes a backup now; the request returns once the file is written (and old ones rotated out). */

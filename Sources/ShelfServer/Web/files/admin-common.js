@@ -1,8 +1,8 @@
 // What the admin page's sections share: the section itself (named by its <h2>), the lists of
 // numbers they show, and sizes and spans of time in words.
-import { clock } from './api.js';
+import { api, clock } from './api.js';
 import { t, formatNumber } from './i18n.js';
-import { h } from './dom.js';
+import { h, errorBox, statusBox, showError, button } from './dom.js';
 
 /** Bytes as B, KB, MB, GB or TB (powers of 1024), one decimal from MB up. */
 export function formatBytes(bytes) {
@@ -38,4 +38,43 @@ export function numbers(rows) {
       h('dt', { text: term }),
       h('dd', {}, typeof value === 'number' ? formatNumber(value) : value),
     )));
+}
+
+/** A section of the admin page over one server job (`/api/NAME`: loudness, backups): its
+ *  start button, error and status boxes and body, loaded from the job's status. Subclasses
+ *  give `start()` and `update(status)`; `hide()` stops any polling `start()` set up. */
+export class JobSection {
+  constructor(page, name) {
+    this.page = page;
+    this.name = name;
+    this.timer = null;
+  }
+
+  hide() {
+    clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  build() {
+    this.button = button(t(`admin.${this.name}.start`), () => this.start(), { class: 'primary' });
+    this.error = errorBox();
+    this.state = statusBox();
+    this.body = h('div');
+    return adminSection(`admin-${this.name}-title`, t(`admin.${this.name}.title`),
+      h('p', { class: 'page-intro', text: t(`admin.${this.name}.intro`) }),
+      h('div', { class: 'page-toolbar' }, this.button),
+      this.error, this.state, this.body,
+    );
+  }
+
+  /** Reads the job's status; an answer for a page shown since is dropped. */
+  async load() {
+    const generation = this.page.generation;
+    try {
+      const status = await api(`/api/${this.name}`);
+      if (generation === this.page.generation) this.update(status);
+    } catch (error) {
+      if (generation === this.page.generation) showError(this.error, error);
+    }
+  }
 }

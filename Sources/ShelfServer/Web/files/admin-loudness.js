@@ -2,42 +2,14 @@
 // for it, the last run, and a run started by hand (polled until it ends while the page is shown).
 import { api } from './api.js';
 import { t, formatDateTime } from './i18n.js';
-import { h, errorBox, statusBox, showError, button } from './dom.js';
-import { adminSection, numbers, formatSpan } from './admin-common.js';
+import { showError } from './dom.js';
+import { JobSection, numbers, formatSpan } from './admin-common.js';
 
 /** The loudness section of `page` (the AdminPage: its generation, and whether it is shown).
  *  `hide()` stops its polling. */
-export class LoudnessSection {
+export class LoudnessSection extends JobSection {
   constructor(page) {
-    this.page = page;
-    this.timer = null;
-  }
-
-  hide() {
-    clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  build() {
-    this.button = button(t('admin.loudness.start'), () => this.start(), { class: 'primary' });
-    this.error = errorBox();
-    this.state = statusBox();
-    this.body = h('div');
-    return adminSection('admin-loudness-title', t('admin.loudness.title'),
-      h('p', { class: 'page-intro', text: t('admin.loudness.intro') }),
-      h('div', { class: 'page-toolbar' }, this.button),
-      this.error, this.state, this.body,
-    );
-  }
-
-  async load() {
-    const generation = this.page.generation;
-    try {
-      const status = await api('/api/loudness');
-      if (generation === this.page.generation) this.update(status);
-    } catch (error) {
-      if (generation === this.page.generation) showError(this.error, error);
-    }
+    super(page, 'loudness');
   }
 
   async start() {

@@ -392,7 +392,7 @@ def test_admin(kit, driver):
     kit.wait(driver, lambda d: kit.api(d, "/api/import")["state"] == "finished", "the scan finished")
     kit.wait(driver, lambda d: "running" not in (kit.js(d, "return document.querySelector('#page-view .scan-report').textContent").lower()), "the report shown")
     button_named(page, "Measure now").click()
-    kit.wait(driver, lambda d: (l := kit.api(d, "/api/loudness")).get("last") is not None and not l["running"], "the loudness run")
+    kit.wait(driver, lambda d: (l := kit.api(d, "/api/loudness")).get("last") is not None and not l["running"], "the loudness run", timeout=kit.JOB_WAIT)
     # Backups: the server's backup-dir is shown, and "Back up now" adds a row to the list.
     backups = "#page-view section[aria-labelledby='admin-backups-title']"
     before = kit.api(driver, "/api/backups")

@@ -40,13 +40,13 @@ public struct LoudnessMeasurement: Sendable, Codable, Equatable {
     public var replayGain: Double? { integrated.map { -18 - $0 } }
 }
 
-/// Why a file (or the meter itself) could not be measured; reads "PATH: reason".
+/// Why a file could not be measured; reads "PATH: reason".
 public struct LoudnessError: ClassifiedError, Equatable {
     /// A file ffmpeg cannot decode (ffmpeg missing is a `ToolError`).
     public var kind: ErrorKind { .invalid }
     /// "loudnessFailed".
     public var errorCode: String { "loudnessFailed" }
-    /// The file measured, or the ffmpeg looked for when it is missing.
+    /// The file measured.
     public let path: String
     /// The reason in words, without the path.
     public let reason: String
@@ -84,7 +84,7 @@ public struct LoudnessMeter: Sendable {
     /// its peak is the largest track peak. An input ffmpeg cannot decode is that track's failure
     /// and is left out of the album; the album is nil only when no track could be measured.
     /// Throws `CancellationError` once `isCancelled` answers true (checked between reads and
-    /// every quarter second), and `LoudnessError` when ffmpeg cannot be found or run at all.
+    /// every quarter second), and `ToolError` when ffmpeg cannot be found.
     public func measure(
         _ inputs: [LoudnessInput], isCancelled: @Sendable () -> Bool = { false }
     ) throws -> (tracks: [Result<LoudnessMeasurement, LoudnessError>], album: LoudnessMeasurement?) {

@@ -55,9 +55,6 @@ public struct ServerConfig: Sendable, Equatable {
     /// An empty config: every default.
     public init() {}
 
-    /// The keys of the top level, in the order the documentation lists them, with what each takes.
-    public static var keys: [(name: String, takes: String)] { settings.map { ($0.key, $0.takes) } }
-
     /// The tables a file may have.
     public static let tables = ["presets"]
 

@@ -29,6 +29,10 @@ for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-d
 driver = webdriver.Chrome(options=options, service=Service(executable_path=os.environ.get("SHELF_CHROMEDRIVER", "/usr/bin/chromedriver")))
 driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
 wait = WebDriverWait(driver, 600, poll_frequency=0.02)
+# The scroll and jump scripts run as long as the page takes: on a loaded machine (the test suite
+# beside it) that can pass Selenium's 30 s default, which is a slow run, not a failure; 600 s
+# bounds a hang, as the waits above do.
+driver.set_script_timeout(600)
 result = {}
 
 

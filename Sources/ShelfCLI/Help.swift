@@ -155,23 +155,19 @@ struct HelpDocument: Encodable {
     /// One flag's help.
     struct Flag: Encodable {
         let name: String
-        let value: String?
+        /// Null for a switch, never missing.
+        @NullWhenNil var value: String?
         let help: String
-        let defaultValue: String?
+        @NullWhenNil var defaultValue: String?
         let repeats: Bool
 
         /// The JSON form of `flag`.
         init(_ flag: FlagHelp) {
-            (name, value, help, defaultValue, repeats) = (flag.name, flag.value, flag.help, flag.defaultValue, flag.repeats)
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(name, forKey: .name)
-            try container.encode(value, forKey: .value)  // null for a switch, never missing
-            try container.encode(help, forKey: .help)
-            try container.encode(defaultValue, forKey: .defaultValue)
-            try container.encode(repeats, forKey: .repeats)
+            name = flag.name
+            value = flag.value
+            help = flag.help
+            defaultValue = flag.defaultValue
+            repeats = flag.repeats
         }
 
         private enum CodingKeys: String, CodingKey {

@@ -29,14 +29,14 @@ public struct Contributor: Sendable, Codable, Hashable {
 
 /// The MusicBrainz identifiers a file carries (Picard's tags), and its AcoustID.
 public struct MusicBrainzIDs: Sendable, Codable, Equatable {
-    public var recordingID: String?
-    public var releaseTrackID: String?
-    public var releaseID: String?
-    public var releaseGroupID: String?
+    @NullWhenNil public var recordingID: String?
+    @NullWhenNil public var releaseTrackID: String?
+    @NullWhenNil public var releaseID: String?
+    @NullWhenNil public var releaseGroupID: String?
     public var artistIDs: [String]
     public var albumArtistIDs: [String]
     public var workIDs: [String]
-    public var acoustID: String?
+    @NullWhenNil public var acoustID: String?
 
     /// Identifiers as given; lists default to empty.
     public init(
@@ -78,28 +78,15 @@ public struct MusicBrainzIDs: Sendable, Codable, Equatable {
             workIDs: try c.decodeIfPresent([String].self, forKey: .workIDs) ?? [],
             acoustID: try c.decodeIfPresent(String.self, forKey: .acoustID))
     }
-
-    /// Every key, absent ones as null, so a script sees the whole shape.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(recordingID, forKey: .recordingID)
-        try c.encode(releaseTrackID, forKey: .releaseTrackID)
-        try c.encode(releaseID, forKey: .releaseID)
-        try c.encode(releaseGroupID, forKey: .releaseGroupID)
-        try c.encode(artistIDs, forKey: .artistIDs)
-        try c.encode(albumArtistIDs, forKey: .albumArtistIDs)
-        try c.encode(workIDs, forKey: .workIDs)
-        try c.encode(acoustID, forKey: .acoustID)
-    }
 }
 
 /// ReplayGain as tagged: gains in dB relative to ReplayGain's −18 LUFS reference (an Opus file's
 /// R128 gains converted), peaks linear (1.0 = full scale).
 public struct ReplayGain: Sendable, Codable, Equatable {
-    public var trackGain: Double?
-    public var trackPeak: Double?
-    public var albumGain: Double?
-    public var albumPeak: Double?
+    @NullWhenNil public var trackGain: Double?
+    @NullWhenNil public var trackPeak: Double?
+    @NullWhenNil public var albumGain: Double?
+    @NullWhenNil public var albumPeak: Double?
 
     /// Gains and peaks as given.
     public init(trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil) {
@@ -108,30 +95,19 @@ public struct ReplayGain: Sendable, Codable, Equatable {
         self.albumGain = albumGain
         self.albumPeak = albumPeak
     }
-
-    /// Every key, absent ones as null.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(trackGain, forKey: .trackGain)
-        try c.encode(trackPeak, forKey: .trackPeak)
-        try c.encode(albumGain, forKey: .albumGain)
-        try c.encode(albumPeak, forKey: .albumPeak)
-    }
-
-    enum CodingKeys: String, CodingKey { case trackGain, trackPeak, albumGain, albumPeak }
 }
 
 /// Where a track lies in an audio image split by a CUE sheet: the image is the track's file,
 /// and the track is the audio from `start` to `end` (nil: the image's end).
 public struct CueSlice: Sendable, Codable, Equatable {
     /// The `.cue` file beside the image; nil for a sheet embedded in the image (a FLAC's `CUESHEET`).
-    public var sheet: String?
+    @NullWhenNil public var sheet: String?
     /// The track's number in the sheet (0: the hidden track before track 1).
     public var number: Int
     /// Seconds into the image.
     public var start: Double
     /// Seconds into the image where the track ends; nil: the image's end.
-    public var end: Double?
+    @NullWhenNil public var end: Double?
 
     /// A slice from its parts.
     public init(sheet: String?, number: Int, start: Double, end: Double?) {
@@ -141,16 +117,8 @@ public struct CueSlice: Sendable, Codable, Equatable {
         self.end = end
     }
 
-    /// Every key, absent ones as null (as the fast writer does).
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(end, forKey: .end)
-        try c.encode(number, forKey: .number)
-        try c.encode(sheet, forKey: .sheet)
-        try c.encode(start, forKey: .start)
-    }
-
-    enum CodingKeys: String, CodingKey { case sheet, number, start, end }
+    // Every key, absent ones as null, in the fast writer's order.
+    enum CodingKeys: String, CodingKey { case end, number, sheet, start }
 }
 
 /// What a track's tags say beyond the display fields: every value of the list fields, the

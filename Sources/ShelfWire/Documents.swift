@@ -21,8 +21,8 @@ public struct ErrorDocument: Codable, Sendable {
 public struct PageResult<Item: Encodable>: Encodable {
     /// The rows of this page.
     public let items: [Item]
-    /// The cursor of the next page; null on the last.
-    public let nextCursor: String?
+    /// The cursor of the next page; null on the last, never absent.
+    @NullWhenNil public var nextCursor: String?
     /// Rows in the whole list.
     public let total: Int
 
@@ -31,15 +31,6 @@ public struct PageResult<Item: Encodable>: Encodable {
         self.items = items
         self.nextCursor = nextCursor
         self.total = total
-    }
-
-    enum Keys: String, CodingKey { case items, nextCursor, total }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextCursor, forKey: .nextCursor)  // null at the end, never absent
-        try container.encode(total, forKey: .total)
     }
 }
 

@@ -44,90 +44,98 @@ import Testing
         try FileManager.default.subpathsOfDirectory(atPath: url.path).sorted()
     }
 
-    @Test func freshLibraryPassesEveryCheck() throws {
-        let dir = try TemporaryDirectory()
-        let library = try importedLibrary(dir)
-        let result = try shelf(library, ["doctor", "--json"], config: dir.path("config"))
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        let document = try json(result.stdout)
-        let list = try #require(document["checks"] as? [[String: Any]])
-        #expect(list.compactMap { $0["name"] as? String } == Self.names)
-        for check in list {
-            let status = check["status"] as? String ?? ""
-            #expect(Self.statuses.contains(status), "\(check)")
-            #expect(status != "error", "\(check)")
-            #expect(!(check["detail"] as? String ?? "").isEmpty, "\(check)")
-            // Advice only where there is something to do.
-            #expect((check["advice"] as? String)?.isEmpty == (status == "ok" || status == "skipped"), "\(check)")
+    @Test func freshLibraryPassesEveryCheck() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let library = try importedLibrary(dir)
+            let result = try shelf(library, ["doctor", "--json"], config: dir.path("config"))
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            let document = try json(result.stdout)
+            let list = try #require(document["checks"] as? [[String: Any]])
+            #expect(list.compactMap { $0["name"] as? String } == Self.names)
+            for check in list {
+                let status = check["status"] as? String ?? ""
+                #expect(Self.statuses.contains(status), "\(check)")
+                #expect(status != "error", "\(check)")
+                #expect(!(check["detail"] as? String ?? "").isEmpty, "\(check)")
+                // Advice only where there is something to do.
+                #expect((check["advice"] as? String)?.isEmpty == (status == "ok" || status == "skipped"), "\(check)")
+            }
+            #expect(document["errors"] as? Int == 0)
+            #expect(document["warnings"] as? Int == list.filter { $0["status"] as? String == "warning" }.count)
+            let byName = try checks(document)
+            for name in ["store", "mirror", "secretKey", "musicRoots"] {
+                #expect(byName[name]?["status"] as? String == "ok", "\(name): \(byName[name] ?? [:])")
+            }
+            #expect((byName["store"]?["detail"] as? String)?.contains("quick_check ok") == true)
+            #expect((byName["musicRoots"]?["detail"] as? String)?.contains(dir.path("music").path) == true)
+            #expect(byName["config"]?["status"] as? String == "skipped")
+
+            // The text form: one line per check, its state first.
+            let text = try shelf(library, ["doctor"], config: dir.path("config"))
+            #expect(text.status == 0, "\(text.stderr)")
+            #expect(text.stdout.contains("\nok       store         "), "\(text.stdout)")
+            let warnings = document["warnings"] as? Int ?? -1
+            #expect(text.stdout.hasSuffix("\n\n0 errors, \(warnings) warning\(warnings == 1 ? "" : "s")\n"), "\(text.stdout)")
         }
-        #expect(document["errors"] as? Int == 0)
-        #expect(document["warnings"] as? Int == list.filter { $0["status"] as? String == "warning" }.count)
-        let byName = try checks(document)
-        for name in ["store", "mirror", "secretKey", "musicRoots"] { #expect(byName[name]?["status"] as? String == "ok", "\(name): \(byName[name] ?? [:])") }
-        #expect((byName["store"]?["detail"] as? String)?.contains("quick_check ok") == true)
-        #expect((byName["musicRoots"]?["detail"] as? String)?.contains(dir.path("music").path) == true)
-        #expect(byName["config"]?["status"] as? String == "skipped")
-
-        // The text form: one line per check, its state first.
-        let text = try shelf(library, ["doctor"], config: dir.path("config"))
-        #expect(text.status == 0, "\(text.stderr)")
-        #expect(text.stdout.contains("\nok       store         "), "\(text.stdout)")
-        let warnings = document["warnings"] as? Int ?? -1
-        #expect(text.stdout.hasSuffix("\n\n0 errors, \(warnings) warning\(warnings == 1 ? "" : "s")\n"), "\(text.stdout)")
     }
 
-    @Test func keyFileOthersMayReadFailsWithItsChmod() throws {
-        let dir = try TemporaryDirectory()
-        let library = try importedLibrary(dir)
-        let added = try shelf(library, ["user", "add", "ann", "--admin", "--password-stdin"], config: dir.path("config"), stdin: "secret\n")
-        #expect(added.status == 0, "\(added.stderr)")
-        let key = library.appendingPathComponent("secret.key")
-        #expect(FileManager.default.fileExists(atPath: key.path))
-        let before = try checks(try json(try shelf(library, ["doctor", "--json"], config: dir.path("config")).stdout))
-        #expect(before["secretKey"]?["status"] as? String == "ok", "\(before["secretKey"] ?? [:])")
+    @Test func keyFileOthersMayReadFailsWithItsChmod() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let library = try importedLibrary(dir)
+            let added = try shelf(library, ["user", "add", "ann", "--admin", "--password-stdin"], config: dir.path("config"), stdin: "secret\n")
+            #expect(added.status == 0, "\(added.stderr)")
+            let key = library.appendingPathComponent("secret.key")
+            #expect(FileManager.default.fileExists(atPath: key.path))
+            let before = try checks(try json(try shelf(library, ["doctor", "--json"], config: dir.path("config")).stdout))
+            #expect(before["secretKey"]?["status"] as? String == "ok", "\(before["secretKey"] ?? [:])")
 
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key.path)
-        let result = try shelf(library, ["doctor", "--json"], config: dir.path("config"))
-        // A failed check is a failure: status 2, one line on stderr naming it.
-        #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("shelf: doctor: 1 check failed: secretKey"), "\(result.stderr)")
-        let document = try json(result.stdout)
-        #expect(document["errors"] as? Int == 1)
-        let check = try #require(try checks(document)["secretKey"])
-        #expect(check["status"] as? String == "error")
-        #expect((check["detail"] as? String)?.contains("644") == true, "\(check)")
-        let advice = try #require(check["advice"] as? String)
-        #expect(advice.contains("chmod 600") && advice.contains("secret.key"), "\(advice)")
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key.path)
+            let result = try shelf(library, ["doctor", "--json"], config: dir.path("config"))
+            // A failed check is a failure: status 2, one line on stderr naming it.
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("shelf: doctor: 1 check failed: secretKey"), "\(result.stderr)")
+            let document = try json(result.stdout)
+            #expect(document["errors"] as? Int == 1)
+            let check = try #require(try checks(document)["secretKey"])
+            #expect(check["status"] as? String == "error")
+            #expect((check["detail"] as? String)?.contains("644") == true, "\(check)")
+            let advice = try #require(check["advice"] as? String)
+            #expect(advice.contains("chmod 600") && advice.contains("secret.key"), "\(advice)")
 
-        let text = try shelf(library, ["doctor"], config: dir.path("config"))
-        #expect(text.status == 2)
-        #expect(text.stdout.contains("\nerror    secretKey     "), "\(text.stdout)")
-        #expect(text.stdout.contains("→ chmod 600 "), "\(text.stdout)")
+            let text = try shelf(library, ["doctor"], config: dir.path("config"))
+            #expect(text.status == 2)
+            #expect(text.stdout.contains("\nerror    secretKey     "), "\(text.stdout)")
+            #expect(text.stdout.contains("→ chmod 600 "), "\(text.stdout)")
+        }
     }
 
-    @Test func emptyDirectoryIsLeftAsItWas() throws {
-        let dir = try TemporaryDirectory()
-        let empty = dir.path("empty")
-        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        let before = try listing(dir.url)
-        let result = try shelf(empty, ["doctor", "--json"], config: dir.path("config"))
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(try listing(empty).isEmpty)
-        #expect(try listing(dir.url) == before)
-        let document = try json(result.stdout)
-        let byName = try checks(document)
-        #expect(byName["store"]?["status"] as? String == "warning")
-        #expect((byName["store"]?["detail"] as? String)?.contains("no library yet at \(empty.path)") == true, "\(byName["store"] ?? [:])")
-        #expect((byName["store"]?["advice"] as? String)?.contains("shelf import DIR") == true)
-        #expect(byName["mirror"]?["status"] as? String == "skipped")
-        #expect(byName["secretKey"]?["status"] as? String == "ok")
+    @Test func emptyDirectoryIsLeftAsItWas() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let empty = dir.path("empty")
+            try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+            let before = try listing(dir.url)
+            let result = try shelf(empty, ["doctor", "--json"], config: dir.path("config"))
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            #expect(try listing(empty).isEmpty)
+            #expect(try listing(dir.url) == before)
+            let document = try json(result.stdout)
+            let byName = try checks(document)
+            #expect(byName["store"]?["status"] as? String == "warning")
+            #expect((byName["store"]?["detail"] as? String)?.contains("no library yet at \(empty.path)") == true, "\(byName["store"] ?? [:])")
+            #expect((byName["store"]?["advice"] as? String)?.contains("shelf import DIR") == true)
+            #expect(byName["mirror"]?["status"] as? String == "skipped")
+            #expect(byName["secretKey"]?["status"] as? String == "ok")
 
-        // A directory that does not exist is not made either.
-        let missing = dir.path("missing/library")
-        let absent = try shelf(missing, ["doctor"], config: dir.path("config"))
-        #expect(absent.status == 0, "\(absent.stderr)")
-        #expect(absent.stdout.contains("no library yet"))
-        #expect(!FileManager.default.fileExists(atPath: dir.path("missing").path))
-        #expect(try listing(dir.url) == before)
+            // A directory that does not exist is not made either.
+            let missing = dir.path("missing/library")
+            let absent = try shelf(missing, ["doctor"], config: dir.path("config"))
+            #expect(absent.status == 0, "\(absent.stderr)")
+            #expect(absent.stdout.contains("no library yet"))
+            #expect(!FileManager.default.fileExists(atPath: dir.path("missing").path))
+            #expect(try listing(dir.url) == before)
+        }
     }
 }

@@ -53,41 +53,45 @@ import Testing
         #expect(try errorCode(badName) == "invalidUserName")
     }
 
-    @Test func withoutATerminalOrPasswordStdinItIsAUsageError() throws {
-        let dir = try TemporaryDirectory()
-        // setsid: no controlling terminal, as under cron or a service manager (--wait: its status).
-        let result = try ChildProcess.run(
-            URL(fileURLWithPath: "/usr/bin/setsid"),
-            ["--wait", products.appendingPathComponent("shelf").path, "--library", dir.url.path, "--json", "user", "add", "ann"])
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(try errorCode(result) == "usage")
-        #expect(result.stderr.contains("--password-stdin"))
-        #expect(try json(try shelf(dir, ["user", "list"]).stdout)["users"] as? [Any] != nil)
-        #expect((try json(try shelf(dir, ["user", "list"]).stdout)["users"] as? [Any])?.isEmpty == true)
+    @Test func withoutATerminalOrPasswordStdinItIsAUsageError() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            // setsid: no controlling terminal, as under cron or a service manager (--wait: its status).
+            let result = try ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/setsid"),
+                ["--wait", products.appendingPathComponent("shelf").path, "--library", dir.url.path, "--json", "user", "add", "ann"])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(try errorCode(result) == "usage")
+            #expect(result.stderr.contains("--password-stdin"))
+            #expect(try json(try shelf(dir, ["user", "list"]).stdout)["users"] as? [Any] != nil)
+            #expect((try json(try shelf(dir, ["user", "list"]).stdout)["users"] as? [Any])?.isEmpty == true)
+        }
     }
 
-    @Test func listShowsUsersWithTheirKeys() throws {
-        let dir = try TemporaryDirectory()
-        _ = try shelf(dir, ["user", "add", "ann", "--password-stdin"], stdin: "pw\n")
-        _ = try shelf(dir, ["user", "add", "bob", "--password-stdin"], stdin: "pw\n")
-        let created = try json(try shelf(dir, ["user", "key", "bob"]).stdout)
-        let listed = try shelf(dir, ["user", "list"])
-        #expect(listed.status == 0, "\(listed.stderr)")
-        let users = try #require(try json(listed.stdout)["users"] as? [[String: Any]])
-        #expect(users.map { $0["name"] as? String } == ["ann", "bob"])
-        #expect(Set(users[1].keys) == ["id", "name", "admin", "owner", "created", "email", "roles", "maxBitRate", "keys"])
-        #expect((users[0]["keys"] as? [Any])?.isEmpty == true)
-        let keys = try #require(users[1]["keys"] as? [[String: Any]])
-        #expect(keys.count == 1)
-        #expect(Set(keys[0].keys) == ["id", "created", "lastUsed"])
-        #expect(keys[0]["id"] as? String == created["id"] as? String)
-        #expect(keys[0]["lastUsed"] is NSNull)
-        #expect(!listed.stdout.contains(created["key"] as? String ?? "?"))
+    @Test func listShowsUsersWithTheirKeys() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            _ = try shelf(dir, ["user", "add", "ann", "--password-stdin"], stdin: "pw\n")
+            _ = try shelf(dir, ["user", "add", "bob", "--password-stdin"], stdin: "pw\n")
+            let created = try json(try shelf(dir, ["user", "key", "bob"]).stdout)
+            let listed = try shelf(dir, ["user", "list"])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let users = try #require(try json(listed.stdout)["users"] as? [[String: Any]])
+            #expect(users.map { $0["name"] as? String } == ["ann", "bob"])
+            #expect(Set(users[1].keys) == ["id", "name", "admin", "owner", "created", "email", "roles", "maxBitRate", "keys"])
+            #expect((users[0]["keys"] as? [Any])?.isEmpty == true)
+            let keys = try #require(users[1]["keys"] as? [[String: Any]])
+            #expect(keys.count == 1)
+            #expect(Set(keys[0].keys) == ["id", "created", "lastUsed"])
+            #expect(keys[0]["id"] as? String == created["id"] as? String)
+            #expect(keys[0]["lastUsed"] is NSNull)
+            #expect(!listed.stdout.contains(created["key"] as? String ?? "?"))
 
-        let text = try ChildProcess.run(products.appendingPathComponent("shelf"), ["--library", dir.url.path, "user", "list"])
-        #expect(text.status == 0)
-        #expect(text.stdout.hasPrefix("ID\tNAME\tROLE\tKEYS\tCREATED\n1\tann\towner\t0\t"))
-        #expect(text.stdout.contains("\n2\tbob\tuser\t1\t"))
+            let text = try ChildProcess.run(products.appendingPathComponent("shelf"), ["--library", dir.url.path, "user", "list"])
+            #expect(text.status == 0)
+            #expect(text.stdout.hasPrefix("ID\tNAME\tROLE\tKEYS\tCREATED\n1\tann\towner\t0\t"))
+            #expect(text.stdout.contains("\n2\tbob\tuser\t1\t"))
+        }
     }
 
     @Test func passwdChangesThePassword() async throws {
@@ -105,20 +109,22 @@ import Testing
         #expect(try errorCode(missing) == "userNotFound")
     }
 
-    @Test func deleteRemovesAUserButNotTheLastAdmin() throws {
-        let dir = try TemporaryDirectory()
-        _ = try shelf(dir, ["user", "add", "ann", "--password-stdin"], stdin: "pw\n")
-        _ = try shelf(dir, ["user", "add", "bob", "--password-stdin"], stdin: "pw\n")
-        let deleted = try shelf(dir, ["user", "delete", "bob"])
-        #expect(deleted.status == 0, "\(deleted.stderr)")
-        #expect(try json(deleted.stdout)["deleted"] as? String == "bob")
-        let last = try shelf(dir, ["user", "delete", "ann"])
-        #expect(last.status == 2)
-        #expect(try errorCode(last) == "lastAdmin")
-        let gone = try shelf(dir, ["user", "delete", "bob"])
-        #expect(gone.status == 2)
-        #expect(try errorCode(gone) == "userNotFound")
-        #expect((try json(try shelf(dir, ["user", "list"]).stdout)["users"] as? [[String: Any]])?.count == 1)
+    @Test func deleteRemovesAUserButNotTheLastAdmin() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            _ = try shelf(dir, ["user", "add", "ann", "--password-stdin"], stdin: "pw\n")
+            _ = try shelf(dir, ["user", "add", "bob", "--password-stdin"], stdin: "pw\n")
+            let deleted = try shelf(dir, ["user", "delete", "bob"])
+            #expect(deleted.status == 0, "\(deleted.stderr)")
+            #expect(try json(deleted.stdout)["deleted"] as? String == "bob")
+            let last = try shelf(dir, ["user", "delete", "ann"])
+            #expect(last.status == 2)
+            #expect(try errorCode(last) == "lastAdmin")
+            let gone = try shelf(dir, ["user", "delete", "bob"])
+            #expect(gone.status == 2)
+            #expect(try errorCode(gone) == "userNotFound")
+            #expect((try json(try shelf(dir, ["user", "list"]).stdout)["users"] as? [[String: Any]])?.count == 1)
+        }
     }
 
     @Test func keyIsShownOnceStoredAsAHashAndRevoked() async throws {
@@ -148,16 +154,18 @@ import Testing
         #expect(try errorCode(twice) == "apiKeyNotFound")
     }
 
-    @Test func mistakesAreUsageErrors() throws {
-        let dir = try TemporaryDirectory()
-        for arguments in [
-            ["user"], ["user", "frob"], ["user", "list", "extra"], ["user", "add"], ["user", "add", "a", "b"],
-            ["user", "delete", "ann", "--admin"], ["user", "list", "--password-stdin"], ["user", "passwd", "ann", "--revoke", "x"],
-            ["user", "key"], ["user", "add", "ann", "--bogus"],
-        ] {
-            let result = try shelf(dir, arguments)
-            #expect(result.status == 1, "\(arguments): \(result.stderr)")
-            #expect(try errorCode(result) == "usage", "\(arguments)")
+    @Test func mistakesAreUsageErrors() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            for arguments in [
+                ["user"], ["user", "frob"], ["user", "list", "extra"], ["user", "add"], ["user", "add", "a", "b"],
+                ["user", "delete", "ann", "--admin"], ["user", "list", "--password-stdin"], ["user", "passwd", "ann", "--revoke", "x"],
+                ["user", "key"], ["user", "add", "ann", "--bogus"],
+            ] {
+                let result = try shelf(dir, arguments)
+                #expect(result.status == 1, "\(arguments): \(result.stderr)")
+                #expect(try errorCode(result) == "usage", "\(arguments)")
+            }
         }
     }
 }

@@ -158,18 +158,20 @@ import Testing
         try await Self.expectIntact(f)
     }
 
-    @Test func aFolderOnAnotherFileSystemWithoutTheFilesIsOffline() throws {
-        let dir = try TemporaryDirectory()
-        let root = dir.path("root")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("x"), withIntermediateDirectories: true)
-        let device = try #require(Library.device(of: root.path))
-        let sample = [root.appendingPathComponent("x/gone.flac").path]
-        #expect(Library.judge(root.path, recordedDevice: device + 1, tracks: 1, sample: sample).reason == "another file system")
-        // Same device: the files are simply gone (online, so they are marked missing).
-        #expect(Library.judge(root.path, recordedDevice: device, tracks: 1, sample: sample).online)
-        // Another device with the files there: the library moved disks, still online.
-        try Data("x".utf8).write(to: URL(fileURLWithPath: sample[0]))
-        #expect(Library.judge(root.path, recordedDevice: device + 1, tracks: 1, sample: sample).online)
+    @Test func aFolderOnAnotherFileSystemWithoutTheFilesIsOffline() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let root = dir.path("root")
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("x"), withIntermediateDirectories: true)
+            let device = try #require(Library.device(of: root.path))
+            let sample = [root.appendingPathComponent("x/gone.flac").path]
+            #expect(Library.judge(root.path, recordedDevice: device + 1, tracks: 1, sample: sample).reason == "another file system")
+            // Same device: the files are simply gone (online, so they are marked missing).
+            #expect(Library.judge(root.path, recordedDevice: device, tracks: 1, sample: sample).online)
+            // Another device with the files there: the library moved disks, still online.
+            try Data("x".utf8).write(to: URL(fileURLWithPath: sample[0]))
+            #expect(Library.judge(root.path, recordedDevice: device + 1, tracks: 1, sample: sample).online)
+        }
     }
 
     @Test func rootsNestAndFilesAreNoRoots() async throws {

@@ -174,35 +174,39 @@ import Testing
     }
 
     @Test(arguments: Kind.allCases)
-    func aRetagKeepsTheIdentityAndOtherAudioChangesIt(_ kind: Kind) throws {
-        let dir = try TemporaryDirectory()
-        let original = dir.path("a.\(kind.fileExtension)")
-        try kind.write(original, title: "First", variant: 1)
-        let retagged = dir.path("b.\(kind.fileExtension)")
-        try kind.retag(original, to: retagged, title: "Another, longer one", variant: 1)
-        let (before, identity) = try AudioFile.read(original)
-        let (after, retaggedIdentity) = try AudioFile.read(retagged)
-        #expect(before.properties["TITLE"] == "First" && after.properties["TITLE"] == "Another, longer one", "\(kind)")
-        #expect(retaggedIdentity == identity, "\(kind)")
-        #expect(try AudioIdentity.of(retagged) == AudioIdentity.of(original), "\(kind)")
-        let other = dir.path("c.\(kind.fileExtension)")
-        try kind.write(other, title: "First", variant: 2)
-        #expect(try AudioIdentity.of(other) != identity, "\(kind)")
+    func aRetagKeepsTheIdentityAndOtherAudioChangesIt(_ kind: Kind) async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let original = dir.path("a.\(kind.fileExtension)")
+            try kind.write(original, title: "First", variant: 1)
+            let retagged = dir.path("b.\(kind.fileExtension)")
+            try kind.retag(original, to: retagged, title: "Another, longer one", variant: 1)
+            let (before, identity) = try AudioFile.read(original)
+            let (after, retaggedIdentity) = try AudioFile.read(retagged)
+            #expect(before.properties["TITLE"] == "First" && after.properties["TITLE"] == "Another, longer one", "\(kind)")
+            #expect(retaggedIdentity == identity, "\(kind)")
+            #expect(try AudioIdentity.of(retagged) == AudioIdentity.of(original), "\(kind)")
+            let other = dir.path("c.\(kind.fileExtension)")
+            try kind.write(other, title: "First", variant: 2)
+            #expect(try AudioIdentity.of(other) != identity, "\(kind)")
+        }
     }
 
-    @Test func tagLibReadsTrueAudiosAPETagAndNeverWritesIntoContainersItMistakes() throws {
-        let dir = try TemporaryDirectory()
-        let tta = dir.path("a.tta")
-        try Kind.trueAudio.write(tta, title: "From APE", variant: 0)
-        let tags = try TagFile.read(tta)  // TagLib's own path, the APEv2 tag ffmpeg wrote included
-        #expect(tags.properties["TITLE"] == "From APE" && tags.codec == "tta" && tags.sampleRate == 44_100)
-        for kind in [Kind.matroska, .dsf, .dff] {
-            let url = dir.path("x.\(kind.fileExtension)")
-            try kind.write(url, title: "Kept", variant: 0)
-            let bytes = try Data(contentsOf: url)
-            #expect(throws: TagError.self, "\(kind)") { try TagFile.write(url, ["TITLE": "Overwritten"]) }
-            #expect(throws: TagError.self, "\(kind)") { try TagFile.writePicture(url, nil) }
-            #expect(try Data(contentsOf: url) == bytes, "\(kind) unchanged")
+    @Test func tagLibReadsTrueAudiosAPETagAndNeverWritesIntoContainersItMistakes() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let tta = dir.path("a.tta")
+            try Kind.trueAudio.write(tta, title: "From APE", variant: 0)
+            let tags = try TagFile.read(tta)  // TagLib's own path, the APEv2 tag ffmpeg wrote included
+            #expect(tags.properties["TITLE"] == "From APE" && tags.codec == "tta" && tags.sampleRate == 44_100)
+            for kind in [Kind.matroska, .dsf, .dff] {
+                let url = dir.path("x.\(kind.fileExtension)")
+                try kind.write(url, title: "Kept", variant: 0)
+                let bytes = try Data(contentsOf: url)
+                #expect(throws: TagError.self, "\(kind)") { try TagFile.write(url, ["TITLE": "Overwritten"]) }
+                #expect(throws: TagError.self, "\(kind)") { try TagFile.writePicture(url, nil) }
+                #expect(try Data(contentsOf: url) == bytes, "\(kind) unchanged")
+            }
         }
     }
 
@@ -255,12 +259,14 @@ import Testing
         #expect(try FFprobe.locate().executable.hasSuffix("/ffprobe"), "ffprobe is installed by `make deps`")
     }
 
-    @Test func ffmpegsMetadataKeysBecomeTagLibsUnifiedOnes() {
-        #expect(FFprobe.unifiedKey("album_artist") == "ALBUMARTIST" && FFprobe.unifiedKey("ALBUMARTIST") == "ALBUMARTIST")
-        #expect(FFprobe.unifiedKey("sort_artist") == "ARTISTSORT" && FFprobe.unifiedKey("track") == "TRACKNUMBER")
-        #expect(FFprobe.unifiedKey("lyrics-eng") == "LYRICS" && FFprobe.unifiedKey("encoder") == nil)
-        var properties = ["TRACKNUMBER": "3"]
-        FFprobe.addTotals(&properties, ["TRACKTOTAL": "12"], [:])
-        #expect(properties["TRACKNUMBER"] == "3/12")
+    @Test func ffmpegsMetadataKeysBecomeTagLibsUnifiedOnes() async throws {
+        try await offCooperativePool {
+            #expect(FFprobe.unifiedKey("album_artist") == "ALBUMARTIST" && FFprobe.unifiedKey("ALBUMARTIST") == "ALBUMARTIST")
+            #expect(FFprobe.unifiedKey("sort_artist") == "ARTISTSORT" && FFprobe.unifiedKey("track") == "TRACKNUMBER")
+            #expect(FFprobe.unifiedKey("lyrics-eng") == "LYRICS" && FFprobe.unifiedKey("encoder") == nil)
+            var properties = ["TRACKNUMBER": "3"]
+            FFprobe.addTotals(&properties, ["TRACKTOTAL": "12"], [:])
+            #expect(properties["TRACKNUMBER"] == "3/12")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfTestSupport
 import Testing
 
 @testable import Shelf
@@ -22,37 +23,43 @@ import Testing
         #expect((try? ProgramRunner.locate(ExternalTool(name: "sh", debianPackage: "dash"))) != nil)
     }
 
-    @Test func capturesBothOutputsAndTheStatus() throws {
-        let finished = try ProgramRunner.run("/bin/sh", ["-c", "printf out; printf 'first\\nwhy it failed\\n' >&2; exit 3"])
-        #expect(String(decoding: finished.output, as: UTF8.self) == "out")
-        #expect(finished.status == 3 && !finished.signalled && !finished.succeeded)
-        #expect(finished.lastErrorLine == "why it failed")
-        #expect(finished.ending == "exit status 3")
+    @Test func capturesBothOutputsAndTheStatus() async throws {
+        try await offCooperativePool {
+            let finished = try ProgramRunner.run("/bin/sh", ["-c", "printf out; printf 'first\\nwhy it failed\\n' >&2; exit 3"])
+            #expect(String(decoding: finished.output, as: UTF8.self) == "out")
+            #expect(finished.status == 3 && !finished.signalled && !finished.succeeded)
+            #expect(finished.lastErrorLine == "why it failed")
+            #expect(finished.ending == "exit status 3")
+        }
     }
 
     /// A chatty program cannot make Shelf hold unbounded output, and is still drained to its end
     /// (it would block on a full pipe otherwise).
-    @Test func captureIsBounded() throws {
-        let finished = try ProgramRunner.run(
-            "/bin/sh", ["-c", "head -c 1000000 /dev/zero; yes noise | head -c 300000 >&2; echo last >&2"], outputLimit: 1000, errorLimit: 100)
-        #expect(finished.output.count == 1000)
-        #expect(finished.errorOutput.count == 100)
-        #expect(finished.lastErrorLine == "last")
-        #expect(finished.succeeded)
+    @Test func captureIsBounded() async throws {
+        try await offCooperativePool {
+            let finished = try ProgramRunner.run(
+                "/bin/sh", ["-c", "head -c 1000000 /dev/zero; yes noise | head -c 300000 >&2; echo last >&2"], outputLimit: 1000, errorLimit: 100)
+            #expect(finished.output.count == 1000)
+            #expect(finished.errorOutput.count == 100)
+            #expect(finished.lastErrorLine == "last")
+            #expect(finished.succeeded)
+        }
     }
 
     /// A program still running at its time limit is killed and reaped; the error says so.
-    @Test func aHungProgramIsKilledAtItsLimit() throws {
-        let pidFile = try TemporaryFile()
-        do {
-            _ = try ProgramRunner.run("/bin/sh", ["-c", "echo $$ > \(pidFile.path); exec sleep 600"], timeout: 0.5)
-            Issue.record("a hung program returned")
-        } catch let error as ToolError {
-            #expect(error.reason == .timedOut(seconds: 0.5))
-            #expect(error.kind == .internal)
+    @Test func aHungProgramIsKilledAtItsLimit() async throws {
+        try await offCooperativePool {
+            let pidFile = try TemporaryFile()
+            do {
+                _ = try ProgramRunner.run("/bin/sh", ["-c", "echo $$ > \(pidFile.path); exec sleep 600"], timeout: 0.5)
+                Issue.record("a hung program returned")
+            } catch let error as ToolError {
+                #expect(error.reason == .timedOut(seconds: 0.5))
+                #expect(error.kind == .internal)
+            }
+            let pid = try #require(Int32(String(contentsOfFile: pidFile.path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            #expect(kill(pid, 0) != 0, "the program was reaped")
         }
-        let pid = try #require(Int32(String(contentsOfFile: pidFile.path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(kill(pid, 0) != 0, "the program was reaped")
     }
 
     /// Cancelling the task that waits kills the program.
@@ -68,14 +75,16 @@ import Testing
     }
 
     /// The streaming form: the caller reads the pipe, and `finish` reaps the program.
-    @Test func streamingForm() throws {
-        let program = try ProgramRunner.start("/bin/sh", ["-c", "echo streamed"], output: .pipe)
-        let handle = FileHandle(fileDescriptor: try #require(program.outputDescriptor), closeOnDealloc: false)
-        #expect(String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) == "streamed\n")
-        let (status, signalled) = program.wait()
-        #expect(status == 0 && !signalled)
-        program.finish()
-        #expect(!program.isRunning)
+    @Test func streamingForm() async throws {
+        try await offCooperativePool {
+            let program = try ProgramRunner.start("/bin/sh", ["-c", "echo streamed"], output: .pipe)
+            let handle = FileHandle(fileDescriptor: try #require(program.outputDescriptor), closeOnDealloc: false)
+            #expect(String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) == "streamed\n")
+            let (status, signalled) = program.wait()
+            #expect(status == 0 && !signalled)
+            program.finish()
+            #expect(!program.isRunning)
+        }
     }
 }
 

@@ -135,17 +135,19 @@ import Testing
         }
     }
 
-    @Test func racingCreatorsOfTheKeyFileAgreeOnOneKey() throws {
-        let dir = try TemporaryDirectory()
-        let keys = Locked<[Data]>([])
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            if let key = try? SecretKey.load(directory: dir.url, create: true) { keys.withLock { $0.append(key.bytes) } }
+    @Test func racingCreatorsOfTheKeyFileAgreeOnOneKey() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let keys = Locked<[Data]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                if let key = try? SecretKey.load(directory: dir.url, create: true) { keys.withLock { $0.append(key.bytes) } }
+            }
+            let all = keys.withLock { $0 }
+            #expect(all.count == 8)
+            #expect(Set(all).count == 1)
+            #expect(try Data(contentsOf: dir.path("secret.key")) == all[0])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["secret.key"])
         }
-        let all = keys.withLock { $0 }
-        #expect(all.count == 8)
-        #expect(Set(all).count == 1)
-        #expect(try Data(contentsOf: dir.path("secret.key")) == all[0])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["secret.key"])
     }
 
     @Test func apiKeysRoundTripAreStoredOnlyAsHashesAndCanBeRevoked() async throws {

@@ -121,8 +121,9 @@ public struct APIKeyInfo: Sendable, Hashable, Codable, CustomStringConvertible {
     public var id: String
     public var userID: UserID
     public var created: Date
-    /// When the key last authenticated (recorded at most once a minute); nil if never.
-    public var lastUsed: Date?
+    /// When the key last authenticated (recorded at most once a minute); nil if never, written as
+    /// null rather than left out so clients see every key's shape.
+    @NullWhenNil public var lastUsed: Date?
 
     /// Builds a value; the store creates keys through `createAPIKey`.
     public init(id: String, userID: UserID, created: Date, lastUsed: Date?) {
@@ -130,17 +131,6 @@ public struct APIKeyInfo: Sendable, Hashable, Codable, CustomStringConvertible {
         self.userID = userID
         self.created = created
         self.lastUsed = lastUsed
-    }
-
-    enum CodingKeys: String, CodingKey { case id, userID, created, lastUsed }
-
-    /// `lastUsed` is written as null rather than left out, so clients see every key.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(userID, forKey: .userID)
-        try container.encode(created, forKey: .created)
-        try container.encode(lastUsed, forKey: .lastUsed)
     }
 
     public var description: String { "key \(id) of user \(userID)" }

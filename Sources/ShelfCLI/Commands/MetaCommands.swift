@@ -1,6 +1,7 @@
 import CShelfBuild
 import Foundation
 import Shelf
+import ShelfCore
 import ShelfServer
 
 /// A command about `shelf` itself rather than a library: it runs without opening one, so that
@@ -55,13 +56,13 @@ struct VersionDocument: Encodable {
     let commit: String
     let storeSchema: Int
     let mirrorSchema: Int
-    let sqlite: String?
-    let taglib: String?
-    let libjpegTurbo: String?
-    let libpng: String?
-    let libwebp: String?
-    let libmicrohttpd: String?
-    let ffmpeg: String?
+    @NullWhenNil var sqlite: String?
+    @NullWhenNil var taglib: String?
+    @NullWhenNil var libjpegTurbo: String?
+    @NullWhenNil var libpng: String?
+    @NullWhenNil var libwebp: String?
+    @NullWhenNil var libmicrohttpd: String?
+    @NullWhenNil var ffmpeg: String?
 
     /// The versions this process finds now.
     static func current() -> VersionDocument {
@@ -85,25 +86,6 @@ struct VersionDocument: Encodable {
         return String(first)
     }
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(version, forKey: .version)
-        try container.encode(commit, forKey: .commit)
-        try container.encode(storeSchema, forKey: .storeSchema)
-        try container.encode(mirrorSchema, forKey: .mirrorSchema)
-        // Optionals encoded as null rather than left out: a script can tell "missing" from "not asked".
-        try container.encode(sqlite, forKey: .sqlite)
-        try container.encode(taglib, forKey: .taglib)
-        try container.encode(libjpegTurbo, forKey: .libjpegTurbo)
-        try container.encode(libpng, forKey: .libpng)
-        try container.encode(libwebp, forKey: .libwebp)
-        try container.encode(libmicrohttpd, forKey: .libmicrohttpd)
-        try container.encode(ffmpeg, forKey: .ffmpeg)
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case version, commit, storeSchema, mirrorSchema, sqlite, taglib, libjpegTurbo, libpng, libwebp, libmicrohttpd, ffmpeg
-    }
 }
 
 /// `shelf help`: the overview, one command's page, every command's help as JSON, or the man page.

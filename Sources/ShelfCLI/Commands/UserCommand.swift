@@ -61,15 +61,7 @@ struct UserCommand: Command {
         struct Key: Encodable {
             let id: String
             let created: Date
-            let lastUsed: Date?
-
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(id, forKey: .id)
-                try container.encode(created, forKey: .created)
-                try container.encode(lastUsed, forKey: .lastUsed)
-            }
-            enum CodingKeys: String, CodingKey { case id, created, lastUsed }
+            @NullWhenNil var lastUsed: Date?
         }
 
         func encode(to encoder: any Encoder) throws {

@@ -94,20 +94,10 @@ extension NativeAPI {
     struct LoudnessDocument: Encodable {
         let enabled: Bool
         let running: Bool
-        let last: LoudnessJob.LastRun?
+        /// Null before the first run.
+        @NullWhenNil var last: LoudnessJob.LastRun?
         /// Tracks without a ReplayGain gain: what a run would measure.
         let withoutGain: Int
-
-        /// Every key, `last` as null before the first run.
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(enabled, forKey: .enabled)
-            try c.encode(running, forKey: .running)
-            try c.encode(last, forKey: .last)
-            try c.encode(withoutGain, forKey: .withoutGain)
-        }
-
-        enum CodingKeys: String, CodingKey { case enabled, running, last, withoutGain }
     }
 
     func loudnessDocument() async throws -> LoudnessDocument {
@@ -123,28 +113,15 @@ extension NativeAPI {
     /// `{"directory","keep","every","lastRun","lastError","running","backups":[…]}`: the files'
     /// facts only; a backup holds the secret key, so none is ever sent over HTTP.
     struct BackupsDocument: Encodable {
-        let directory: String?
+        // The missing ones as null: the page tells "not configured" from "no run yet".
+        @NullWhenNil var directory: String?
         let keep: Int
         /// Seconds between scheduled backups.
         let every: Int
-        let lastRun: Date?
-        let lastError: String?
+        @NullWhenNil var lastRun: Date?
+        @NullWhenNil var lastError: String?
         let running: Bool
         let backups: [BackupFileInfo]
-
-        /// Every key, the missing ones as null (the page tells "not configured" from "no run yet").
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(directory, forKey: .directory)
-            try c.encode(keep, forKey: .keep)
-            try c.encode(every, forKey: .every)
-            try c.encode(lastRun, forKey: .lastRun)
-            try c.encode(lastError, forKey: .lastError)
-            try c.encode(running, forKey: .running)
-            try c.encode(backups, forKey: .backups)
-        }
-
-        enum CodingKeys: String, CodingKey { case directory, keep, every, lastRun, lastError, running, backups }
     }
 
     func listBackups(_ request: RouteRequest) async throws -> HTTPResponse {

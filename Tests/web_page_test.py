@@ -4,9 +4,10 @@ driven by Selenium (from PyPI, in the project's .venv) against a real `shelf ser
     web_page_test.py SUITE BASE USER PASSWORD LIBRARY SHELF ARTIFACTS [IMPORT_DIR]
 
 SUITE is `big` (a generated library: first rows, jumps, the end of the list, sorting, search,
-filter errors, DOM nodes and heap while scrolling the whole list, keyboard) or `sample` (real audio
+filter errors, DOM nodes and heap while scrolling the whole list, keyboard), `sample` (real audio
 files: playing and the queue, editing, an import from the command line while the page is open,
-keyboard play, screenshots). Every wait is on a DOM condition (WebDriverWait), never a sleep.
+keyboard play, screenshots) or `proxy` (BASE is a reverse proxy's sub-path: sign in, the first
+rows, play and the next track, the service worker's scope). Every wait is on a DOM condition (WebDriverWait), never a sleep.
 Prints one line per check and exits 1 if any failed.
 """
 
@@ -71,11 +72,12 @@ def js_async(driver, script, *args):
 
 
 def api(driver, path):
-    """GET `path` from inside the page (with its session cookie); the parsed JSON."""
+    """GET `path` (`/api/…`) from inside the page (with its session cookie), relative to the page as
+    the page itself asks, so it works under a proxy's base path too; the parsed JSON."""
     result = driver.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "fetch(arguments[0]).then(r => r.text().then(t => done({status: r.status, text: t}))).catch(e => done({status: 0, text: String(e)}));",
-        path)
+        path.lstrip("/"))
     if result["status"] != 200:
         raise AssertionError(f"{path}: {result['status']} {result['text']}")
     return json.loads(result["text"])
@@ -604,11 +606,23 @@ def sample_suite(driver):
         ("album", show_album), ("signin", signin_screen), ("back", back)]), driver)
 
 
+def proxy_suite(driver):
+    check("sign in", sign_in, driver)
+    check("the first rows through the proxy", test_first_rows, driver)
+    check("play a track through the proxy", test_play_and_next, driver)
+
+    def worker_scope(d):
+        scope = wait(d, lambda d: js_async(d, "const done = arguments[arguments.length - 1];"
+                                              "navigator.serviceWorker.ready.then(r => done(r.scope), () => done(''));"), "the service worker")
+        assert scope == BASE + "/", f"the worker's scope is {scope}, not {BASE}/"
+    check("the service worker under the base path", worker_scope, driver)
+
+
 def main():
     driver = browser()
     viewport(driver, 1280, 800)
     try:
-        (big_suite if SUITE == "big" else sample_suite)(driver)
+        {"big": big_suite, "sample": sample_suite, "proxy": proxy_suite}[SUITE](driver)
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "401" not in e["message"] and "favicon" not in e["message"]]
         for error in errors:
             print(f"browser console: {error['message']}", flush=True)

@@ -78,6 +78,14 @@ static enum MHD_Result admit(void *cls, const struct sockaddr *address, socklen_
     (void)length;
     struct shelf_http_daemon *d = cls;
     if (d->per_address == 0) return MHD_YES;
+    if (d->callbacks.unlimited != NULL) {
+        char text[64] = {0};
+        if (address->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, text, sizeof text);
+        else if (address->sa_family == AF_INET6)
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, text, sizeof text);
+        if (text[0] != 0 && d->callbacks.unlimited(d->context, text)) return MHD_YES;
+    }
     pthread_mutex_lock(&d->lock);
     unsigned int count = 0;
     struct tracked_connection *oldest = NULL;

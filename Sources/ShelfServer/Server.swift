@@ -47,6 +47,15 @@ public final class ShelfServer: Sendable {
         public var tls: (certificatePEM: Data, keyPEM: Data)?
         /// Connection, header and body bounds.
         public var limits = HTTPLimits()
+        /// Reverse proxies whose forwarding headers are believed (`trusted-proxies`); none by default.
+        public var proxies = TrustedProxies()
+        /// The path everything is served under (`base-path`: `/music`), or empty for the root.
+        public var basePath = ""
+        /// The start of absolute links when the proxy sends no usable host (`public-url`), without
+        /// a trailing `/`; nil: from the request.
+        public var publicURL: String?
+        /// Sign-in by a trusted proxy's header (`auth-header`); nil: off.
+        public var headerSignIn: HeaderSignIn?
         /// Transcodes at once (the core count unless said).
         public var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
         /// Whether share links may be made and opened (`sharing` in the config).
@@ -144,17 +153,34 @@ public final class ShelfServer: Sendable {
             jukebox: options.jukebox.map { Jukebox(settings: $0, log: log) }, loudness: control,
             backups: BackupControl(library: library, settings: options.backups, log: log))
         self.context = context
+        let base = options.basePath
+        let headerSignIn = options.headerSignIn
         let router = Router(
-            routes: NativeAPI(context: context).routes + WebPage().routes + SharePages(context: context).routes,
-            authenticator: SessionAuthenticator(library: library, throttle: context.throttle), report: log)
-        let subsonic = SubsonicAPI(context: context, report: log)
+            routes: NativeAPI(context: context).routes + WebPage(basePath: base).routes + SharePages(context: context).routes,
+            authenticator: SessionAuthenticator(library: library, throttle: context.throttle, headerSignIn: headerSignIn, log: log), report: log)
+        let subsonic = SubsonicAPI(context: context, headerSignIn: headerSignIn, report: log)
+        let publicURL = options.publicURL
         // `/rest/` is the OpenSubsonic API, with its own parameters, credentials and errors.
-        let handler: @Sendable (HTTPRequest) async -> HTTPResponse = { request in
-            request.path.hasPrefix("/rest/") ? await subsonic.respond(request) : await router.respond(request)
+        let handler: @Sendable (HTTPRequest) async -> HTTPResponse = { incoming in
+            var request = incoming
+            if !base.isEmpty {
+                // `/music` itself is the page's address without its slash: sent on, so the page's
+                // relative links resolve under the base.
+                if request.path == base {
+                    return HTTPResponse(status: 308, headers: [("Location", base + "/"), ("Content-Length", "0")])
+                }
+                // A proxy may pass the base on (nginx's `proxy_pass` without a URI) or strip it
+                // (Caddy's `handle_path`, `proxy_pass …/`): both are served; the links Shelf
+                // writes carry the base either way.
+                if request.path.hasPrefix(base + "/") { request.path = String(request.path.dropFirst(base.count)) }
+                request.basePath = base
+            }
+            request.publicURL = publicURL
+            return request.path.hasPrefix("/rest/") ? await subsonic.respond(request) : await router.respond(request)
         }
         self.handler = handler
         http = try HTTPServer(
-            address: options.address, port: options.port, limits: options.limits, tls: options.tls,
+            address: options.address, port: options.port, limits: options.limits, tls: options.tls, proxies: options.proxies,
             bodyLimit: { method, path in router.bodyLimit(method: method, path: path) },
             errorLog: { message in log("shelf: http: \(message.trimmingCharacters(in: .whitespacesAndNewlines))") },
             log: options.accessLog ?? { entry in log(entry.line) },

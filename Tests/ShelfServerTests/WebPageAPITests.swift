@@ -157,7 +157,10 @@ import Testing
             #expect(!files.contains("/api/") && !files.contains("/rest/"), "\(files)")
             let manifest = try client.request("GET", "/app/manifest.webmanifest")
             #expect(manifest.headers["content-type"] == "application/manifest+json; charset=utf-8")
-            #expect((manifest.json as? [String: Any])?["start_url"] as? String == "/")
+            // Relative to the manifest (/app/…), so the page installs the same under a base path.
+            let fields = manifest.json as? [String: Any]
+            #expect(fields?["start_url"] as? String == "../" && fields?["scope"] as? String == "../")
+            #expect(((fields?["icons"] as? [[String: Any]])?.first?["src"] as? String) == "icon.svg")
         }
     }
 }

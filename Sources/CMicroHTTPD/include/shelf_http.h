@@ -33,6 +33,9 @@ struct shelf_http_callbacks {
     void (*completed)(void *context, shelf_http_connection *connection, void **request_context, int reason);
     /// A formatted error message from libmicrohttpd.
     void (*error_log)(void *context, const char *message);
+    /// Whether a new connection from `address` (an IP literal) is exempt from the per-address
+    /// limit (a trusted reverse proxy, whose clients are limited per request instead); may be NULL.
+    int (*unlimited)(void *context, const char *address);
 };
 
 /// Starts a daemon on `address` (an IPv4 or IPv6 literal) and `port` (0: any free port). On failure

@@ -110,6 +110,17 @@ struct ServeCommand: Command {
         options.loudness = settings.loudness
         options.transcodePresets = settings.presets
         options.sharing = settings.sharing
+        options.proxies = TrustedProxies(settings.trustedProxies)
+        options.basePath = settings.basePath
+        options.publicURL = settings.publicURL
+        if let header = settings.authHeader {
+            // Believed from nobody, the header would sign in no one: a mistake to say at once.
+            guard !settings.trustedProxies.isEmpty else {
+                throw UsageError("auth-header \(header) needs trusted-proxies: the header is believed only from the proxies named there")
+            }
+            options.headerSignIn = HeaderSignIn(
+                header: header, createUsers: settings.authHeaderCreateUsers, adminGroup: settings.authHeaderAdminGroup)
+        }
         var podcasts = PodcastSettings(
             folder: settings.podcastDir.map { URL(fileURLWithPath: $0) } ?? library.directory.appendingPathComponent("podcasts"))
         podcasts.allowPrivate = settings.podcastAllowPrivate

@@ -34,11 +34,11 @@ extension NativeAPI {
         let token = try await library.createSession(user: user.id)
         return try .json(
             UserDocument(user: user),
-            headers: [("Set-Cookie", SessionAuthenticator.cookie(token, secure: request.http.isTLS))])
+            headers: [("Set-Cookie", SessionAuthenticator.cookie(token, for: request.http))])
     }
 
     func signOut(_ request: RouteRequest) async throws -> HTTPResponse {
         if let token = request.http.cookie(SessionAuthenticator.cookieName) { try await library.deleteSession(token) }
-        return try .json(["signedOut": true], headers: [("Set-Cookie", SessionAuthenticator.cookie("", secure: request.http.isTLS, maxAge: 0))])
+        return try .json(["signedOut": true], headers: [("Set-Cookie", SessionAuthenticator.cookie("", for: request.http, maxAge: 0))])
     }
 }

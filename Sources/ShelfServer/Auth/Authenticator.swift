@@ -3,7 +3,7 @@ import Shelf
 import ShelfCore
 
 /// The native API's credentials: the session cookie (plus the anti-forgery header on anything
-/// that changes state) or `Authorization: Bearer <api key>`.
+/// that changes state), `Authorization: Bearer <api key>`, or a trusted proxy's `auth-header`.
 public struct SessionAuthenticator: Authenticating {
     /// The session cookie's name.
     public static let cookieName = "shelf_session"
@@ -13,14 +13,33 @@ public struct SessionAuthenticator: Authenticating {
 
     let library: Library
     let throttle: LoginThrottle
+    let headerSignIn: HeaderSignIn?
+    let log: @Sendable (String) -> Void
 
-    /// Credentials checked against `library`'s users; failures counted by `throttle`.
-    public init(library: Library, throttle: LoginThrottle) {
+    /// Credentials checked against `library`'s users; failures counted by `throttle`; a trusted
+    /// proxy's header believed when `headerSignIn` is set.
+    public init(library: Library, throttle: LoginThrottle, headerSignIn: HeaderSignIn? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.library = library
         self.throttle = throttle
+        self.headerSignIn = headerSignIn
+        self.log = log
+    }
+
+    /// A state-changing request signed in by something the browser sends by itself (the cookie,
+    /// or the proxy's sign-in) must carry the anti-forgery header.
+    static func requireForgeryHeader(_ request: HTTPRequest) throws {
+        if !["GET", "HEAD", "OPTIONS"].contains(request.method), (request.headers[csrfHeader] ?? "").isEmpty {
+            throw HTTPError.forbidden("a request that changes something must carry the \(csrfHeader) header (any value) with its session")
+        }
     }
 
     public func user(for request: HTTPRequest) async throws -> User? {
+        // The proxy's word comes first: it is who is at the browser now (and the `Authorization`
+        // a proxy doing Basic authentication passes on is its own, not an API key).
+        if let headerSignIn, let user = try await headerSignIn.user(for: request, library: library, log: log) {
+            try Self.requireForgeryHeader(request)
+            return user
+        }
         if let authorization = request.headers["authorization"] {
             guard authorization.lowercased().hasPrefix("bearer ") else {
                 throw HTTPError.unauthorized("Authorization must be 'Bearer <api key>'")
@@ -37,14 +56,14 @@ public struct SessionAuthenticator: Authenticating {
         guard let user = try await library.user(forSession: token) else {
             throw HTTPError.unauthorized("the session has ended; sign in again")
         }
-        if !["GET", "HEAD", "OPTIONS"].contains(request.method), (request.headers[Self.csrfHeader] ?? "").isEmpty {
-            throw HTTPError.forbidden("a request that changes something must carry the \(Self.csrfHeader) header (any value) with its session cookie")
-        }
+        try Self.requireForgeryHeader(request)
         return user
     }
 
-    /// The `Set-Cookie` value for a new session (`Secure` over TLS).
-    public static func cookie(_ token: String, secure: Bool, maxAge: Int = 30 * 86_400) -> String {
-        "\(cookieName)=\(token); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    /// The `Set-Cookie` value for a new session: for the base path only, and `Secure` when the
+    /// client used https (to Shelf or to a trusted proxy).
+    public static func cookie(_ token: String, for request: HTTPRequest, maxAge: Int = 30 * 86_400) -> String {
+        "\(cookieName)=\(token); Path=\(request.basePath.isEmpty ? "/" : request.basePath); Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+            + (request.scheme == "https" ? "; Secure" : "")
     }
 }

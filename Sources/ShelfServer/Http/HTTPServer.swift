@@ -30,17 +30,18 @@ public final class HTTPServer: Sendable {
 
     /// Starts listening on `address` (an IPv4 or IPv6 literal, bound exactly) and `port` (0: any
     /// free port). `bodyLimit` may raise or lower the body limit per route; `log` gets one entry per
-    /// finished request and `errorLog` libmicrohttpd's own error messages. Throws `HTTPServerError`.
+    /// finished request and `errorLog` libmicrohttpd's own error messages. From `proxies` the
+    /// forwarding headers are believed. Throws `HTTPServerError`.
     public init(
         address: String, port: UInt16, limits: HTTPLimits = HTTPLimits(),
-        tls: (certificatePEM: Data, keyPEM: Data)? = nil,
+        tls: (certificatePEM: Data, keyPEM: Data)? = nil, proxies: TrustedProxies = TrustedProxies(),
         bodyLimit: @escaping @Sendable (_ method: String, _ path: String) -> Int? = { _, _ in nil },
         errorLog: @escaping @Sendable (String) -> Void = { _ in },
         log: @escaping @Sendable (AccessLogEntry) -> Void,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws {
         core = ServerCore(
-            limits: limits, isTLS: tls != nil, bodyLimit: bodyLimit, errorLog: errorLog, log: log, handler: handler)
+            limits: limits, isTLS: tls != nil, proxies: proxies, bodyLimit: bodyLimit, errorLog: errorLog, log: log, handler: handler)
         try core.start(address: address, port: port, tls: tls)
     }
 
@@ -86,6 +87,10 @@ private final class RequestContext: @unchecked Sendable {
         var headers: [String: String] = [:]
         /// The status the bridge chose itself, for the log when libmicrohttpd reports none.
         var ownStatus = 0
+        /// The client a trusted proxy forwarded, for the log; nil: the socket's peer.
+        var forwardedAddress: String?
+        /// Whether this request counts toward `forwardedAddress`'s requests in flight.
+        var countedClient = false
         var response: HTTPResponse?
         var sentLength: UInt64 = 0
         var stream: ByteStream?
@@ -144,10 +149,14 @@ private final class ServerCore: @unchecked Sendable {
         var streams: [ObjectIdentifier: ByteStream] = [:]
         /// Requests dispatched and not yet complete whose answer is not a stream.
         var busy = 0
+        /// Requests in flight by the address of a client behind a trusted proxy: there the
+        /// per-address limit counts requests, as it counts connections from everyone else.
+        var forwarded: [String: Int] = [:]
     }
 
     let limits: HTTPLimits
     let isTLS: Bool
+    let proxies: TrustedProxies
     let bodyLimit: @Sendable (String, String) -> Int?
     let errorLog: @Sendable (String) -> Void
     let log: @Sendable (AccessLogEntry) -> Void
@@ -158,12 +167,13 @@ private final class ServerCore: @unchecked Sendable {
     private(set) var port: UInt16 = 0
 
     init(
-        limits: HTTPLimits, isTLS: Bool, bodyLimit: @escaping @Sendable (String, String) -> Int?,
+        limits: HTTPLimits, isTLS: Bool, proxies: TrustedProxies, bodyLimit: @escaping @Sendable (String, String) -> Int?,
         errorLog: @escaping @Sendable (String) -> Void, log: @escaping @Sendable (AccessLogEntry) -> Void,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) {
         self.limits = limits
         self.isTLS = isTLS
+        self.proxies = proxies
         self.bodyLimit = bodyLimit
         self.errorLog = errorLog
         self.log = log
@@ -189,6 +199,10 @@ private final class ServerCore: @unchecked Sendable {
             error_log: { context, message in
                 guard let context, let message else { return }
                 ServerCore.from(context).errorLog(String(cString: message))
+            },
+            unlimited: { context, address in
+                guard let context, let address else { return 0 }
+                return ServerCore.from(context).proxies.trusts(String(cString: address)) ? 1 : 0
             })
         var options = shelf_http_options(
             threads: UInt32(clamping: limits.threads), connection_memory: max(limits.headerBytes, 4096),
@@ -256,8 +270,7 @@ private final class ServerCore: @unchecked Sendable {
                 uploadSize.pointee = 0
                 return true
             }
-            dispatch(context)
-            return true
+            return dispatch(context)
         case .dispatched:
             let next = context.state.withLock { state -> HTTPResponse? in
                 if let response = state.response {
@@ -305,8 +318,9 @@ private final class ServerCore: @unchecked Sendable {
     }
 
     /// The body is complete: parks the connection and runs the handler on the cooperative pool.
-    private func dispatch(_ context: RequestContext) {
-        let request = context.state.withLock { state -> HTTPRequest in
+    /// Returns libmicrohttpd's answer (false closes the connection).
+    private func dispatch(_ context: RequestContext) -> Bool {
+        var request = context.state.withLock { state -> HTTPRequest in
             state.phase = .dispatched
             let parsed = try? HTTPRequest.parseTarget(context.rawTarget)
             return HTTPRequest(
@@ -314,6 +328,34 @@ private final class ServerCore: @unchecked Sendable {
                 body: state.body, remoteAddress: context.remoteAddress, isTLS: isTLS)
         }
         context.state.withLock { $0.body = Data() }
+        if !proxies.networks.isEmpty {
+            let client = proxies.client(peer: context.remoteAddress, headers: request.headers, isTLS: isTLS)
+            request.remoteAddress = client.address
+            request.scheme = client.scheme
+            request.host = client.host
+            request.proxied = client.proxied
+            if client.proxied {
+                context.state.withLock { $0.forwardedAddress = client.address }
+                if limits.connectionsPerAddress > 0, !proxies.trusts(client.address) {
+                    let admitted = gate.withLock { gate -> Bool in
+                        let count = gate.forwarded[client.address, default: 0]
+                        guard count < limits.connectionsPerAddress else { return false }
+                        gate.forwarded[client.address] = count + 1
+                        return true
+                    }
+                    guard admitted else {
+                        context.state.withLock { $0.phase = .answered }
+                        return queue(
+                            Self.errorResponse(
+                                HTTPError(
+                                    status: 429, code: "tooManyRequests",
+                                    message: "\(client.address) has \(limits.connectionsPerAddress) requests in flight already",
+                                    headers: [("Retry-After", "1")])), on: context)
+                    }
+                    context.state.withLock { $0.countedClient = true }
+                }
+            }
+        }
         let parked = gate.withLock { gate -> Bool in
             if gate.stopping { return false }
             shelf_http_suspend(context.connection.pointer)
@@ -321,14 +363,16 @@ private final class ServerCore: @unchecked Sendable {
             gate.busy += 1
             return true
         }
-        guard parked else { return }  // the next call answers 503
+        guard parked else { return true }  // the next call answers 503
         context.state.withLock { $0.countedBusy = true }
         let handler = handler
+        let forwarded = request
         Task {
-            let response = await handler(request)
+            let response = await handler(forwarded)
             context.deliver(response)
             self.wake(context)
         }
+        return true
     }
 
     /// Resumes `context`'s connection if it is parked; callable from any thread.
@@ -410,6 +454,10 @@ private final class ServerCore: @unchecked Sendable {
             gate.parked.removeValue(forKey: ObjectIdentifier(context))
             if let stream = state.stream { gate.streams.removeValue(forKey: ObjectIdentifier(stream)) }
             if state.countedBusy { gate.busy -= 1 }
+            if state.countedClient, let address = state.forwardedAddress {
+                let left = gate.forwarded[address, default: 1] - 1
+                gate.forwarded[address] = left > 0 ? left : nil
+            }
         }
         let status = queued != 0 ? queued : state.ownStatus
         if reason != 0 && state.stream == nil && queued == 0 { bytes = 0 }
@@ -417,7 +465,7 @@ private final class ServerCore: @unchecked Sendable {
             AccessLogEntry(
                 method: state.method, target: context.rawTarget, status: status, bytes: bytes,
                 milliseconds: Double((ContinuousClock.now - context.started) / .microseconds(1)) / 1000,
-                remoteAddress: context.remoteAddress))
+                remoteAddress: state.forwardedAddress ?? context.remoteAddress))
     }
 
     // MARK: Stopping

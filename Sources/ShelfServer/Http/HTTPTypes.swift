@@ -13,10 +13,23 @@ public struct HTTPRequest: Sendable {
     public var headers: [String: String]
     /// The request body.
     public var body: Data
-    /// The client's address, for rate limits and the log.
+    /// The client's address, for rate limits, the sign-in throttle and the log: the socket's peer,
+    /// or behind a trusted proxy the address it forwarded.
     public var remoteAddress: String
-    /// Whether the request came over TLS (cookies are then `Secure`).
+    /// Whether the request came over TLS to Shelf itself.
     public var isTLS: Bool
+    /// The address of the socket's other end: the client, or the trusted proxy in front of it.
+    public var peerAddress: String
+    /// `http` or `https` as the client reached the first hop (cookies are `Secure` over `https`).
+    public var scheme: String
+    /// The host (and port) the client asked for, from `Host` or a trusted proxy's header.
+    public var host: String?
+    /// Whether the request came through a trusted proxy (its headers were believed).
+    public var proxied = false
+    /// The server's `base-path` (`/music`, or empty); `path` is already without it.
+    public var basePath = ""
+    /// `public-url` without its trailing `/`, when set: the start of every absolute link.
+    public var publicURL: String?
 
     /// A request from its parts; `path` and `query` are taken as already decoded.
     public init(
@@ -30,7 +43,19 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.remoteAddress = remoteAddress
         self.isTLS = isTLS
+        peerAddress = remoteAddress
+        scheme = isTLS ? "https" : "http"
+        host = headers["host"].flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    /// The absolute URL a client uses for `path` (which starts with `/`, below the base path):
+    /// `public-url` when set, else the scheme and host the client used and the base path.
+    public func absoluteURL(_ path: String) -> String {
+        (publicURL ?? "\(scheme)://\(host ?? "localhost")\(basePath)") + path
+    }
+
+    /// `path` (below the base path) as the client must ask for it: with the base path in front.
+    public func link(_ path: String) -> String { basePath + path }
 
     /// Parses the raw request target (`/a%20b?x=1&y`) into path and query; nil path pieces, bad
     /// escapes, bad UTF-8, NUL and `..` segments are `HTTPError.badRequest` naming what is wrong.

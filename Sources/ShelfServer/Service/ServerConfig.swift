@@ -13,6 +13,18 @@ public struct ServerConfig: Sendable, Equatable {
     public var tlsCert: String?
     /// `tls-key`: the PEM key of `tls-cert`.
     public var tlsKey: String?
+    /// `trusted-proxies`: the reverse proxies whose forwarding headers are believed.
+    public var trustedProxies: [String]?
+    /// `base-path`: the path everything is served under (`/music`); empty or nil: the root.
+    public var basePath: String?
+    /// `public-url`: the start of absolute links, base path included, without a trailing `/`.
+    public var publicURL: String?
+    /// `auth-header`: the header a trusted proxy names the signed-in user in.
+    public var authHeader: String?
+    /// `auth-header-create-users`: whether the proxy's unknown names become users.
+    public var authHeaderCreateUsers: Bool?
+    /// `auth-header-admin-group`: the group that makes such a new user an admin.
+    public var authHeaderAdminGroup: String?
     /// `max-transcodes`: ffmpeg transcodes at once.
     public var maxTranscodes: Int?
     /// `music`: the folders scans import from.

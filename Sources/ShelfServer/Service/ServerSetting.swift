@@ -174,6 +174,44 @@ enum SettingValue {
         return address
     }
 
+    static func proxies(_ texts: [String], _ name: String) throws(ConfigValueError) -> [String] {
+        for text in texts where IPNetwork(text) == nil {
+            throw ConfigValueError("\(name) expects IP addresses or CIDR ranges (127.0.0.1, 10.0.0.0/8, fd00::/8), got '\(text)'")
+        }
+        return texts
+    }
+
+    /// `/music` as given, `/music/` without its slash, `/` as empty (the root).
+    static func basePath(_ text: String, _ name: String) throws(ConfigValueError) -> String {
+        var path = text
+        while path.hasSuffix("/") { path.removeLast() }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard text.hasPrefix("/"), !segments.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+            path.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && !"?#%\\\"<>".unicodeScalars.contains($0) })
+        else {
+            throw ConfigValueError("\(name) expects a path such as /music (a slash, then plain path segments), got '\(text)'")
+        }
+        return path
+    }
+
+    static func publicURL(_ text: String, _ name: String) throws(ConfigValueError) -> String {
+        var url = text
+        while url.hasSuffix("/") { url.removeLast() }
+        guard let parsed = URLComponents(string: url), ["http", "https"].contains(parsed.scheme ?? ""), !(parsed.host ?? "").isEmpty,
+            parsed.query == nil, parsed.fragment == nil
+        else {
+            throw ConfigValueError("\(name) expects an http or https URL such as https://home.example/music, got '\(text)'")
+        }
+        return url
+    }
+
+    static func headerName(_ text: String, _ name: String) throws(ConfigValueError) -> String {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            throw ConfigValueError("\(name) expects an HTTP header name such as Remote-User, got '\(text)'")
+        }
+        return text
+    }
+
     static func logFormat(_ text: String, _ name: String) throws(ConfigValueError) -> ServerLog.Format {
         guard let format = ServerLog.Format(rawValue: text) else { throw ConfigValueError("\(name) expects \"text\" or \"json\", got '\(text)'") }
         return format
@@ -234,6 +272,65 @@ extension ServerConfig {
             help: "The PEM private key of tls-cert.", example: "\"/etc/shelf/key.pem\"", completion: .file,
             file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
             text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
+        ServerSetting(
+            "trusted-proxies", \.trustedProxies, flag: .value("ADDRS"),
+            takes: "an array of IP addresses and CIDR ranges (the flag and SHELF_TRUSTED_PROXIES: separated by commas)", default: "none",
+            reloads: false,
+            help:
+                "The reverse proxies in front of Shelf. Only from these are Forwarded, X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host believed: the client's address is then the right-most one no trusted proxy stands for, and it is what the per-address limits (counted per request behind a proxy), the sign-in throttle, the log and the sessions list use. A trusted proxy's own connections are not limited per address. From any other address those headers are ignored.",
+            example: "[\"127.0.0.1\", \"10.0.0.0/8\"]",
+            file: { (value, name) throws(ConfigValueError) in
+                switch value {
+                case .strings(let list): return try SettingValue.proxies(list, name)
+                case .string(let one): return try SettingValue.proxies([one], name)
+                default: throw ConfigValueError("\(name) expects an array of IP addresses or CIDR ranges, got \(value.kind)")
+                }
+            },
+            text: { (text, name, _) throws(ConfigValueError) in
+                try SettingValue.proxies(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }, name)
+            }),
+        ServerSetting(
+            "base-path", \.basePath, flag: .value("PATH"), takes: "a path such as /music", default: "none (the root)", reloads: false,
+            help:
+                "Serve everything under this path, as a proxy does at https://home.example/music/: the page, the native API, /rest/, shares, events, pictures and streams. Every link Shelf writes carries it, and the session cookie is limited to it.",
+            example: "\"/music\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.basePath(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.basePath(text, name) }),
+        ServerSetting(
+            "public-url", \.publicURL, flag: .value("URL"), takes: "an http or https URL", default: "from each request's host",
+            reloads: false,
+            help:
+                "The address people reach Shelf under, base path included (https://home.example/music), for the absolute links Shelf writes (share links) when the proxy does not pass the host.",
+            example: "\"https://home.example/music\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.publicURL(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.publicURL(text, name) }),
+        ServerSetting(
+            "auth-header", \.authHeader, flag: .value("HEADER"), takes: "an HTTP header name", default: "none (off)", reloads: false,
+            help:
+                "Sign the web page in as the user a trusted proxy names in this header (Remote-User from Authelia, Authentik or oauth2-proxy), believed only from trusted-proxies. Apps keep using API keys or passwords; local users and sign-in keep working.",
+            example: "\"Remote-User\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.headerName(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.headerName(text, name) }),
+        ServerSetting(
+            "auth-header-create-users", \.authHeaderCreateUsers, flag: .presence, takes: "true or false", default: "off", reloads: false,
+            help: "Make a user of a name the proxy signs in that Shelf does not know yet (with a password nobody knows: they sign in through the proxy).",
+            example: "true",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+        ServerSetting(
+            "auth-header-admin-group", \.authHeaderAdminGroup, flag: .value("GROUP"), takes: "a group name", default: "none",
+            reloads: false,
+            help: "A user made by auth-header-create-users is an admin when this group is among those the proxy lists in Remote-Groups.",
+            example: "\"admins\"",
+            file: { (value, name) throws(ConfigValueError) in
+                let group = try SettingValue.string(value, name)
+                guard !group.isEmpty else { throw ConfigValueError("\(name) expects a group name, got an empty string") }
+                return group
+            },
+            text: { (text, name, _) throws(ConfigValueError) in
+                guard !text.isEmpty else { throw ConfigValueError("\(name) expects a group name, got an empty value") }
+                return text
+            }),
         ServerSetting(
             "max-transcodes", \.maxTranscodes, flag: .value("N"), takes: "an integer from 1 to 256", default: "the number of cores", reloads: true,
             help: "The most ffmpeg transcodes at once.", example: "4",
@@ -442,6 +539,12 @@ public struct ServerSettings: Sendable, Equatable {
     public var listen = ListenAddress(host: "127.0.0.1", port: 4040)
     public var tls: TLSFiles?
     public var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
+    public var trustedProxies: [IPNetwork] = []
+    public var basePath = ""
+    public var publicURL: String?
+    public var authHeader: String?
+    public var authHeaderCreateUsers = false
+    public var authHeaderAdminGroup: String?
     public var music: [URL] = []
     public var scanInterval = ScanInterval.off
     public var purgeMissingAfter = ScanInterval.off
@@ -476,6 +579,12 @@ public struct ServerSettings: Sendable, Equatable {
         listen = config.listen ?? listen
         if let certificate = config.tlsCert, let key = config.tlsKey { tls = TLSFiles(certificate: certificate, key: key) }
         maxTranscodes = config.maxTranscodes ?? maxTranscodes
+        trustedProxies = (config.trustedProxies ?? []).compactMap(IPNetwork.init)
+        basePath = config.basePath ?? basePath
+        publicURL = config.publicURL
+        authHeader = config.authHeader
+        authHeaderCreateUsers = config.authHeaderCreateUsers ?? authHeaderCreateUsers
+        authHeaderAdminGroup = config.authHeaderAdminGroup
         music = (config.music ?? []).map { URL(fileURLWithPath: $0).standardizedFileURL }
         scanInterval = config.scanInterval ?? scanInterval
         purgeMissingAfter = config.purgeMissingAfter ?? purgeMissingAfter

@@ -85,12 +85,9 @@ extension SubsonicAPI {
         return SubsonicShare(share: share, url: Self.publicURL(call.http, path: "/share/\(share.token)"), username: maker?.name ?? "", entries: entries)
     }
 
-    /// An absolute URL on this server for `path`, by the host the client reached it under.
-    static func publicURL(_ request: HTTPRequest, path: String) -> String {
-        let host = request.headers["host"].flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
-        let scheme = request.headers["x-forwarded-proto"] == "https" ? "https" : "http"
-        return "\(scheme)://\(host)\(path)"
-    }
+    /// An absolute URL on this server for `path`: `public-url`, or the scheme and host the client
+    /// reached it under (a trusted proxy's, never a forged header's) and the base path.
+    static func publicURL(_ request: HTTPRequest, path: String) -> String { request.absoluteURL(path) }
 }
 
 /// A share as the spec shows one.

@@ -27,6 +27,8 @@ struct SubsonicCall: Sendable {
 final class SubsonicAPI: Sendable {
     let context: ServerContext
     private let report: @Sendable (String) -> Void
+    /// The trusted proxy's sign-in, for the web page's own calls (apps use keys or passwords).
+    private let headerSignIn: HeaderSignIn?
     let cursors = SubsonicCursors()
     /// What each user is playing now.
     let nowPlaying = SubsonicNowPlaying()
@@ -41,7 +43,8 @@ final class SubsonicAPI: Sendable {
     var sharing: Bool { context.sharing.withLock { $0 } }
 
     /// The API over `context`; `report` receives the details of internal errors.
-    init(context: ServerContext, report: @escaping @Sendable (String) -> Void) {
+    init(context: ServerContext, headerSignIn: HeaderSignIn? = nil, report: @escaping @Sendable (String) -> Void) {
+        self.headerSignIn = headerSignIn
         self.context = context
         self.report = report
     }
@@ -150,6 +153,14 @@ final class SubsonicAPI: Sendable {
         }
         // The web page calls the API with its own session: the cookie, plus the anti-forgery
         // header on every call (Subsonic reads change state by GET too), so no other site can.
+        // The page behind a single sign-on: the proxy's header with the page's anti-forgery header
+        // (an app never sends that one).
+        if !["u", "p", "t", "s"].contains(where: parameters.has), let headerSignIn,
+            !(request.headers[SessionAuthenticator.csrfHeader] ?? "").isEmpty,
+            let user = try await Self.subsonicErrors({ try await headerSignIn.user(for: request, library: context.library, log: report) })
+        {
+            return user
+        }
         if !["u", "p", "t", "s"].contains(where: parameters.has), let token = request.cookie(SessionAuthenticator.cookieName) {
             guard !(request.headers[SessionAuthenticator.csrfHeader] ?? "").isEmpty else {
                 throw SubsonicError(10, "a call signed in by the session cookie must carry the \(SessionAuthenticator.csrfHeader) header")
@@ -186,6 +197,11 @@ final class SubsonicAPI: Sendable {
             throw SubsonicError(40, "wrong username or password")
         }
         return user
+    }
+
+    /// `body`, with a refused header sign-in as Subsonic's "wrong credentials".
+    static func subsonicErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as HTTPError { throw SubsonicError(40, error.message) }
     }
 
     /// `p` as sent: clear, or `enc:` and the UTF-8 bytes in hex.

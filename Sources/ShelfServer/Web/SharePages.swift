@@ -52,9 +52,10 @@ struct SharePages: Sendable {
             guard let track = byID[id] else { continue }
             let title = Self.escape(track.title ?? URL(fileURLWithPath: track.path).deletingPathExtension().lastPathComponent)
             let artist = Self.escape(track.artist ?? "")
-            let cover = track.artworkID != nil ? "<img src=\"/share/\(token)/cover/\(index)?size=96\" width=\"48\" height=\"48\" alt=\"\">" : ""
+            let cover =
+                track.artworkID != nil ? "<img src=\"\(request.http.link("/share/\(token)/cover/\(index)"))?size=96\" width=\"48\" height=\"48\" alt=\"\">" : ""
             items +=
-                "<li>\(cover)<span>\(title)</span> <small>\(artist)</small><br><audio controls preload=\"none\" src=\"/share/\(token)/stream/\(index)\"></audio></li>\n"
+                "<li>\(cover)<span>\(title)</span> <small>\(artist)</small><br><audio controls preload=\"none\" src=\"\(request.http.link("/share/\(token)/stream/\(index)"))\"></audio></li>\n"
         }
         let heading = Self.escape(share.description.isEmpty ? "Shared music" : share.description)
         let html = """

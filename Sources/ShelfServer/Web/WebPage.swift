@@ -20,22 +20,25 @@ struct WebPage: Sendable {
         "media-src 'self'", "font-src 'self'", "manifest-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
     ].joined(separator: "; ")
 
-    /// The service worker as served at `/sw.js`: `sw.js` with the shell's file list and a version
-    /// from every file's ETag written in, so a changed file makes a changed worker.
+    /// The service worker as served at `/sw.js`: `sw.js` with the shell's file list, the base path
+    /// and a version from every file's ETag written in, so a changed file makes a changed worker.
     let serviceWorker: File
 
-    init() {
+    /// The page as served under `basePath` (`base-path`: empty, or `/music`). The page's own links
+    /// are relative, so only the service worker, which sees absolute paths, is told the base.
+    init(basePath: String = "") {
         var files: [String: File] = [:]
         for (name, bytes) in WebFiles.all {
             files[name] = File(bytes: Data(bytes), type: Self.mediaType(of: name), etag: Self.etag(bytes))
         }
         self.files = files
-        let shell = ["/"] + files.keys.filter { $0 != "sw.js" }.sorted().map { "/app/\($0)" }
+        let shell = [basePath + "/"] + files.keys.filter { $0 != "sw.js" }.sorted().map { "\(basePath)/app/\($0)" }
         let version = Self.etag(Array(files.keys.sorted().map { files[$0]?.etag ?? "" }.joined().utf8)).filter { $0 != "\"" }
         let list = "[" + shell.map { "'\($0)'" }.joined(separator: ", ") + "]"
         let source = String(decoding: files["sw.js"]?.bytes ?? Data(), as: UTF8.self)
             .replacingOccurrences(of: "__SHELF_VERSION__", with: version)
             .replacingOccurrences(of: "__SHELF_FILES__", with: list)
+            .replacingOccurrences(of: "__SHELF_BASE__", with: basePath)
         serviceWorker = File(bytes: Data(source.utf8), type: Self.mediaType(of: "sw.js"), etag: Self.etag(Array(source.utf8)))
     }
 

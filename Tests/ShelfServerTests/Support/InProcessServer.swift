@@ -19,7 +19,7 @@ final class InProcessServer: Sendable {
 
     /// A library of `tracks` generated tracks (`DatasetGenerator`, deterministic), with `ann`
     /// (an admin) and `bob`, served on a loopback port nobody calls.
-    init(tracks: Int = 60, seed: UInt64 = 7) async throws {
+    init(tracks: Int = 60, seed: UInt64 = 7, configure: (inout ShelfServer.Options) -> Void = { _ in }) async throws {
         fixture = try await TemporaryLibrary.seeded(tracks: tracks, seed: seed)
         let library = fixture.library
         _ = try await library.addUser(name: "ann", password: Self.annPassword, admin: true)
@@ -29,6 +29,7 @@ final class InProcessServer: Sendable {
         options.watch = false
         options.log = { _ in }
         options.accessLog = { _ in }
+        configure(&options)
         server = try ShelfServer(library: library, options: options)
     }
 

@@ -27,7 +27,7 @@ export class BackupsSection extends JobSection {
     this.button.disabled = true;
     this.state.textContent = t('admin.backups.running');
     try {
-      const report = await api('/api/backups', { method: 'POST' });
+      const report = await api('api/backups', { method: 'POST' });
       const name = String(report?.path ?? '').split('/').pop();
       this.state.replaceChildren(t('admin.backups.taken'), ' ', data(name, 'path'));
     } catch (error) {

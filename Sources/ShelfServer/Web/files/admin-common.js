@@ -40,7 +40,7 @@ export function numbers(rows) {
     )));
 }
 
-/** A section of the admin page over one server job (`/api/NAME`: loudness, backups): its
+/** A section of the admin page over one server job (`api/NAME`: loudness, backups): its
  *  start button, error and status boxes and body, loaded from the job's status. Subclasses
  *  give `start()` and `update(status)`; `hide()` stops any polling `start()` set up. */
 export class JobSection {
@@ -71,7 +71,7 @@ export class JobSection {
   async load() {
     const generation = this.page.generation;
     try {
-      const status = await api(`/api/${this.name}`);
+      const status = await api(`api/${this.name}`);
       if (generation === this.page.generation) this.update(status);
     } catch (error) {
       if (generation === this.page.generation) showError(this.error, error);

@@ -43,7 +43,7 @@ export class KeysDialog {
     const d = this.dialog;
     const name = this.user;
     try {
-      const { keys } = await api(`/api/users/${encodeURIComponent(name)}/keys`);
+      const { keys } = await api(`api/users/${encodeURIComponent(name)}/keys`);
       if (name !== this.user) return;
       keepFocus(d.dialog, () => this.render(keys ?? []));
     } catch (error) {
@@ -76,7 +76,7 @@ export class KeysDialog {
     const name = this.user;
     showError(d.error, null);
     try {
-      const answer = await api(`/api/users/${encodeURIComponent(name)}/keys`, { method: 'POST' });
+      const answer = await api(`api/users/${encodeURIComponent(name)}/keys`, { method: 'POST' });
       const copy = copyField(t('admin.keys.newKey'), answer.key);
       d.created.replaceChildren(h('p', { class: 'warning', text: t('admin.keys.once') }), copy.element);
       d.created.hidden = false;
@@ -92,7 +92,7 @@ export class KeysDialog {
     if (!window.confirm(t('admin.keys.confirmRevoke', { id: key.id }))) return;
     showError(d.error, null);
     try {
-      await api(`/api/keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' });
+      await api(`api/keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' });
       d.status.textContent = t('admin.keys.revoked', { id: key.id });
       await this.load();
     } catch (error) {

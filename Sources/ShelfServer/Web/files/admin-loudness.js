@@ -15,7 +15,7 @@ export class LoudnessSection extends JobSection {
   async start() {
     showError(this.error, null);
     try {
-      this.update(await api('/api/loudness', { method: 'POST' }));
+      this.update(await api('api/loudness', { method: 'POST' }));
       // The run starts in the background: poll until it says so and then until it ends.
       this.wait = Date.now() + 10_000;
       clearTimeout(this.timer);

@@ -44,7 +44,7 @@ export class ScanSection {
   async start() {
     showError(this.error, null);
     try {
-      this.onScan(await api('/api/import', { method: 'POST', body: { scan: true } }));
+      this.onScan(await api('api/import', { method: 'POST', body: { scan: true } }));
     } catch (error) {
       showError(this.error, error);
     }
@@ -53,7 +53,7 @@ export class ScanSection {
   async load() {
     const generation = this.page.generation;
     try {
-      const status = await api('/api/import');
+      const status = await api('api/import');
       if (generation === this.page.generation) this.onScan(status);
     } catch (error) {
       if (generation === this.page.generation) showError(this.error, error);

@@ -21,9 +21,9 @@ export class StatsSection {
     const generation = this.page.generation;
     // The album and artist counts are the totals of their views (limit 0: no rows, just the total).
     const [info, albums, artists] = await Promise.allSettled([
-      api('/api/info'),
-      api('/api/albums', { params: { limit: 0 } }),
-      api('/api/artists', { params: { limit: 0, by: 'albumArtist' } }),
+      api('api/info'),
+      api('api/albums', { params: { limit: 0 } }),
+      api('api/artists', { params: { limit: 0, by: 'albumArtist' } }),
     ]);
     if (generation !== this.page.generation) return;
     if (info.status === 'rejected') {

@@ -44,11 +44,11 @@ export async function api(path, { method = 'GET', body, signal, params } = {}) {
   const text = await response.text();
   let json = null;
   // The reviver costs on every value, so only the views whose IDs are hashes get it.
-  const reviver = /^\/api\/(albums|artists|composers|genres)/.test(path) ? keepBigIntegers : undefined;
+  const reviver = /^api\/(albums|artists|composers|genres)/.test(path) ? keepBigIntegers : undefined;
   try { json = text ? JSON.parse(text, reviver) : null; } catch { json = null; }
   if (!response.ok) {
     const error = json && json.error ? json.error : { code: 'http', message: `${response.status} ${response.statusText}` };
-    if (response.status === 401 && path !== '/api/session') listeners.forEach((handler) => handler());
+    if (response.status === 401 && path !== 'api/session') listeners.forEach((handler) => handler());
     throw new ApiError(response.status, error.code, error.message);
   }
   return json;
@@ -57,12 +57,12 @@ export async function api(path, { method = 'GET', body, signal, params } = {}) {
 /** Whether `error` is a cancelled request (a newer one replaced it). */
 export function isAbort(error) { return error && error.name === 'AbortError'; }
 
-/** `/api/artwork/ID?size=S` with S the CSS size × devicePixelRatio rounded up to a server step. */
+/** `api/artwork/ID?size=S` with S the CSS size × devicePixelRatio rounded up to a server step. */
 export const SIZE_STEPS = [16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048];
 export function artworkURL(artworkID, cssSize) {
   const wanted = Math.ceil(cssSize * (window.devicePixelRatio || 1));
   const size = SIZE_STEPS.find((step) => step >= wanted) || 2048;
-  return `/api/artwork/${artworkID}?size=${size}`;
+  return `api/artwork/${artworkID}?size=${size}`;
 }
 
 /** `m:ss` (or `h:mm:ss`) of a number of seconds. */
@@ -85,7 +85,7 @@ export async function subsonic(name, params = {}, { signal } = {}) {
     if (Array.isArray(value)) value.forEach((item) => form.append(key, String(item)));
     else if (value !== undefined && value !== null && value !== '') form.set(key, String(value));
   }
-  const response = await fetch(`/rest/${name}`, {
+  const response = await fetch(`rest/${name}`, {
     method: 'POST', signal, credentials: 'same-origin',
     headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded', 'X-Shelf-Request': '1' },
     body: form.toString(),

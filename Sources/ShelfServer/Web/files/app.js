@@ -141,14 +141,14 @@ function afterFirstRows() {
   const later = window.requestIdleCallback ?? ((callback) => setTimeout(callback, 200));
   later(() => {
     if (state.user) player.offerResume();
-    navigator.serviceWorker?.register('/sw.js').catch(() => { /* no worker: the page works without one */ });
+    navigator.serviceWorker?.register('sw.js').catch(() => { /* no worker: the page works without one */ });
   }, { timeout: 2000 });
 }
 
 async function start() {
   applyTranslations();
   try {
-    const { user } = await api('/api/me');
+    const { user } = await api('api/me');
     signedIn(user);
   } catch {
     showSignIn();
@@ -187,7 +187,7 @@ $('signin').addEventListener('submit', async (event) => {
   const form = event.target;
   $('signin-error').textContent = '';
   try {
-    const { user } = await api('/api/session', { method: 'POST', body: { name: form.elements.name.value, password: form.elements.password.value } });
+    const { user } = await api('api/session', { method: 'POST', body: { name: form.elements.name.value, password: form.elements.password.value } });
     form.elements.password.value = '';
     signedIn(user);
   } catch (error) {
@@ -199,7 +199,7 @@ $('signin').addEventListener('submit', async (event) => {
 $('signout').addEventListener('click', async () => {
   // The player saves the queue and ends the listen while the session still works.
   await player.signOut();
-  try { await api('/api/session', { method: 'DELETE' }); } catch { /* signed out either way */ }
+  try { await api('api/session', { method: 'DELETE' }); } catch { /* signed out either way */ }
   showSignIn();
 });
 
@@ -287,7 +287,7 @@ async function selectedTracks() {
   }
   // Rows selected but not loaded (a shift-click over far rows): fetched, a few at a time.
   for (let i = 0; i < missing.length && i < 500; i += 20) {
-    const fetched = await Promise.all(missing.slice(i, i + 20).map((id) => api(`/api/tracks/${id}`).catch(() => null)));
+    const fetched = await Promise.all(missing.slice(i, i + 20).map((id) => api(`api/tracks/${id}`).catch(() => null)));
     tracks.push(...fetched.filter(Boolean));
   }
   return { ids, tracks };
@@ -319,7 +319,7 @@ async function movePlaylistRow(event) {
   const up = event.key === 'ArrowUp';
   const to = track.position + (up ? -1 : 2);
   if (to < 1 || to > table.total + 1) return;
-  await api(`/api/playlists/${state.list.id}/move`, { method: 'POST', body: { positions: [track.position], to } });
+  await api(`api/playlists/${state.list.id}/move`, { method: 'POST', body: { positions: [track.position], to } });
   table.active += up ? -1 : 1;
   refreshAll();
 }
@@ -381,7 +381,7 @@ function showView(view) {
     $('groups-view').setAttribute('aria-label', title);
     $('list-count').textContent = '';
     grid.show(path, params, kind);
-    groupsJumpBar.load(params, `/api/${path}/sections`).catch(showError);
+    groupsJumpBar.load(params, `api/${path}/sections`).catch(showError);
   } else {
     groupsJumpBar.load(null);
   }
@@ -439,7 +439,7 @@ async function openPage(view, args = {}) {
 
 /** The artist page of a name (one of a track's several artists). */
 async function openArtistByName(name) {
-  const { id } = await api('/api/artists/named', { params: { name } });
+  const { id } = await api('api/artists/named', { params: { name } });
   await openPage('artist', { id, name });
 }
 
@@ -474,7 +474,7 @@ async function openAlbum(item) {
   $('album-name').textContent = item.name || t('common.none');
   if (item.artworkID) $('album-cover').src = artworkURL(item.artworkID, 200);
   else $('album-cover').removeAttribute('src');
-  const { items } = await api(`/api/albums/${item.id}/tracks`);
+  const { items } = await api(`api/albums/${item.id}/tracks`);
   const seconds = items.reduce((sum, track) => sum + (track.duration || 0), 0);
   $('album-meta').textContent = [item.artist, item.year, tn('list.count', items.length), clock(seconds)].filter(Boolean).join(' · ');
   const list = $('album-tracks');
@@ -535,7 +535,7 @@ let relistenTimer = null;
 function listen() {
   clearTimeout(relistenTimer);
   events?.close();
-  events = new EventSource(lastEventID ? `/api/events?since=${encodeURIComponent(lastEventID)}` : '/api/events');
+  events = new EventSource(lastEventID ? `api/events?since=${encodeURIComponent(lastEventID)}` : 'api/events');
   const seen = (event) => { if (event.lastEventId) lastEventID = event.lastEventId; };
   events.addEventListener('change', (event) => { seen(event); scheduleRefresh(); });
   events.addEventListener('tokenExpired', (event) => { seen(event); scheduleRefresh(); });
@@ -548,7 +548,7 @@ function listen() {
     document.body.dataset.live = 'false';
     relistenTimer = setTimeout(async () => {
       try {
-        await api('/api/me');
+        await api('api/me');
         listen();
       } catch {
         // A 401 has already signed the page out (api() reports it); anything else tries again.

@@ -92,7 +92,7 @@ export class EditDialog {
     }
     this.report.textContent = t('edit.saving');
     try {
-      const result = await api('/api/edit', { method: 'POST', body });
+      const result = await api('api/edit', { method: 'POST', body });
       // The reasons and errors are the server's words (and paths), shown as they are.
       const lines = [t('edit.report.updated', { count: formatNumber(result.updated.length) })];
       if (result.skipped.length) {

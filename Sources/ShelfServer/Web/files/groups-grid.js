@@ -33,7 +33,7 @@ export class GroupsGrid {
     });
   }
 
-  /** Shows `/api/{path}` (albums, artists, composers, genres) with `params`. */
+  /** Shows `api/{path}` (albums, artists, composers, genres) with `params`. */
   show(path, params, kind) {
     this.inflight?.abort();
     this.inflight = null;
@@ -149,7 +149,7 @@ export class GroupsGrid {
     const generation = this.generation;
     try {
       const limit = Math.min(10_000, missing - from + (last - first) + 50);
-      const page = await api(`/api/${this.path}`, { params: { ...this.params, after: this.cursors.get(from) || undefined, limit }, signal: controller.signal });
+      const page = await api(`api/${this.path}`, { params: { ...this.params, after: this.cursors.get(from) || undefined, limit }, signal: controller.signal });
       if (generation !== this.generation) return;
       page.items.forEach((item, i) => this.items.set(from + i, item));
       for (const index of this.items.keys()) if (index < first - 2000 || index > last + 2000) this.items.delete(index);

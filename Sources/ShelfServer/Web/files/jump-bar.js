@@ -27,7 +27,7 @@ export function sectionOfKey(key) {
 
 /** A jump bar in `element` for lists described by `params()` ({sort, sortTags, filter}). */
 export class JumpBar {
-  constructor(element, { onJump, path = '/api/sections', anchorPath = '/api/anchor' }) {
+  constructor(element, { onJump, path = 'api/sections', anchorPath = 'api/anchor' }) {
     // anchorPath null: jump to the section's firstIndex from the sections themselves.
     this.element = element;
     this.onJump = onJump;

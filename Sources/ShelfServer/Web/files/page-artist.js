@@ -73,7 +73,7 @@ export class ArtistPage extends Page {
     try {
       let after;
       do {
-        const page = await api(`/api/artists/${encodeURIComponent(id)}/albums`, { params: { limit: 500, after }, signal });
+        const page = await api(`api/artists/${encodeURIComponent(id)}/albums`, { params: { limit: 500, after }, signal });
         if (generation !== this.generation) return;
         this.albums.push(...(page.items ?? []));
         after = page.nextCursor ?? undefined;
@@ -107,8 +107,8 @@ export class ArtistPage extends Page {
       if (signal.aborted) return;
       try {
         let track;
-        if (album.firstTrack) track = await api(`/api/tracks/${album.firstTrack}`, { signal });
-        else track = (await api(`/api/albums/${album.id}/tracks`, { signal })).items?.[0];
+        if (album.firstTrack) track = await api(`api/tracks/${album.firstTrack}`, { signal });
+        else track = (await api(`api/albums/${album.id}/tracks`, { signal })).items?.[0];
         if (track) this.details.set(String(album.id), track);
       } catch (error) {
         if (isAbort(error)) return;

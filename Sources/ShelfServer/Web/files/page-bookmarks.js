@@ -69,7 +69,7 @@ export class BookmarksPage extends Page {
     const id = trackNumber(bookmark.entry?.id);
     if (id === null) return;
     try {
-      const track = await api(`/api/tracks/${id}`);
+      const track = await api(`api/tracks/${id}`);
       const seconds = (bookmark.position ?? 0) / 1000;
       const player = this.deps.player;
       if (typeof player.playAt === 'function') {

@@ -34,7 +34,7 @@ export class MissingPage extends Page {
     try {
       const params = { filter: 'missing:yes', sort: 'artist', limit: 500 };
       if (this.cursor) params.after = this.cursor;
-      const page = await api('/api/tracks', { params });
+      const page = await api('api/tracks', { params });
       if (generation !== this.generation) return;
       for (const track of page.items ?? []) {
         this.tbody.append(h('tr', {},

@@ -203,10 +203,10 @@ export class Player {
    *  (`offset` only for the element, whose transcode is a pipe seeking cannot jump in). */
   streamURL(track, offset = 0) {
     const format = this.el.transcode.value;
-    if (!format) return `/api/stream/${track.id}`;
+    if (!format) return `api/stream/${track.id}`;
     const params = new URLSearchParams({ format, bitRate: String(BIT_RATES[format] ?? 128) });
     if (offset > 0) params.set('timeOffset', offset.toFixed(1));
-    return `/api/stream/${track.id}?${params}`;
+    return `api/stream/${track.id}?${params}`;
   }
 
   // MARK: Transport
@@ -411,7 +411,7 @@ export class Player {
     if ('mediaSession' in navigator && window.MediaMetadata) {
       navigator.mediaSession.metadata = track ? new MediaMetadata({
         title: track.title ?? '', artist: track.artist ?? '', album: track.album ?? '',
-        artwork: track.artworkID ? [96, 256, 512].map((size) => ({ src: `/api/artwork/${track.artworkID}?size=${size}`, sizes: `${size}x${size}`, type: 'image/jpeg' })) : [],
+        artwork: track.artworkID ? [96, 256, 512].map((size) => ({ src: `api/artwork/${track.artworkID}?size=${size}`, sizes: `${size}x${size}`, type: 'image/jpeg' })) : [],
       }) : null;
     }
     this.showState();
@@ -643,7 +643,7 @@ export class Player {
       else if (value !== undefined && value !== null && value !== '') form.set(key, String(value));
     }
     const body = form.toString();
-    fetch(`/rest/${name}`, {
+    fetch(`rest/${name}`, {
       method: 'POST', credentials: 'same-origin', keepalive: body.length < KEEPALIVE_LIMIT,
       headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded', 'X-Shelf-Request': '1' },
       body,
@@ -716,7 +716,7 @@ export class Player {
         const index = next;
         next += 1;
         try {
-          tracks[index] = await api(`/api/tracks/${trackIDOf(songs[index].id)}`);
+          tracks[index] = await api(`api/tracks/${trackIDOf(songs[index].id)}`);
         } catch {
           tracks[index] = trackOfSong(songs[index]);
         }

@@ -25,7 +25,7 @@ export class Playlists {
       if (form.limit.value) body.limit = form.limit.value;
       if (form.by.value) body.by = form.by.value;
       try {
-        const created = await api('/api/smart', { method: 'POST', body });
+        const created = await api('api/smart', { method: 'POST', body });
         smartDialog.close();
         smartForm.reset();
         await this.load();
@@ -38,7 +38,7 @@ export class Playlists {
   }
 
   async load() {
-    const { playlists } = await api('/api/playlists');
+    const { playlists } = await api('api/playlists');
     this.playlists = playlists;
     this.render();
   }
@@ -113,10 +113,10 @@ export class Playlists {
   async create() {
     const name = window.prompt(t('playlists.newName'));
     if (!name) return;
-    const { id } = await api('/api/playlists', { method: 'POST', body: { name } });
+    const { id } = await api('api/playlists', { method: 'POST', body: { name } });
     const ids = this.selectedIDs();
     if (ids.length && window.confirm(tn('playlists.addSelected', ids.length, { name }))) {
-      await api(`/api/playlists/${id}/items`, { method: 'POST', body: { tracks: ids } });
+      await api(`api/playlists/${id}/items`, { method: 'POST', body: { tracks: ids } });
     }
     await this.load();
   }
@@ -125,7 +125,7 @@ export class Playlists {
     const name = window.prompt(t('playlists.renamePrompt'), playlist.name);
     if (!name || name === playlist.name) return;
     try {
-      await api(`/api/playlists/${playlist.id}/rename`, { method: 'POST', body: { name } });
+      await api(`api/playlists/${playlist.id}/rename`, { method: 'POST', body: { name } });
     } catch (error) {
       window.alert(errorText(error));
     }
@@ -135,7 +135,7 @@ export class Playlists {
 
   async remove(playlist) {
     if (!window.confirm(t('playlists.confirmDelete', { name: playlist.name }))) return;
-    await api(`/api/playlists/${playlist.id}`, { method: 'DELETE' });
+    await api(`api/playlists/${playlist.id}`, { method: 'DELETE' });
     await this.load();
   }
 
@@ -147,10 +147,10 @@ export class Playlists {
     if (!answer) return;
     let target = regular[Number(answer) - 1];
     if (!target) {
-      const { id } = await api('/api/playlists', { method: 'POST', body: { name: answer } });
+      const { id } = await api('api/playlists', { method: 'POST', body: { name: answer } });
       target = { id, name: answer };
     }
-    await api(`/api/playlists/${target.id}/items`, { method: 'POST', body: { tracks: ids } });
+    await api(`api/playlists/${target.id}/items`, { method: 'POST', body: { tracks: ids } });
     await this.load();
     this.onChanged();
   }

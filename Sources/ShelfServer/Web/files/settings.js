@@ -100,7 +100,7 @@ export class SettingsPage {
       showError(this.sessionsError, null);
       signOut.disabled = true;
       try {
-        const { ended } = await api('/api/me/sessions/others', { method: 'DELETE' });
+        const { ended } = await api('api/me/sessions/others', { method: 'DELETE' });
         this.sessionsStatus.textContent = tn('settings.sessions.ended', Number(ended) || 0);
         await this.loadSessions();
       } catch (error) {
@@ -117,7 +117,7 @@ export class SettingsPage {
 
   async loadSessions() {
     try {
-      const { sessions } = await api('/api/me/sessions');
+      const { sessions } = await api('api/me/sessions');
       this.sessionsCount.textContent = tn('settings.sessions.count', Number(sessions) || 0);
     } catch {
       // The count is a nicety: signing out elsewhere works without it.

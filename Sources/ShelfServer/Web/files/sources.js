@@ -4,7 +4,7 @@
 // (a playlist in its own order, a smart playlist, an album) from one answer kept in memory.
 import { api } from './api.js';
 
-/** The whole library, sorted and filtered: `/api/tracks` by cursor, else by offset. */
+/** The whole library, sorted and filtered: `api/tracks` by cursor, else by offset. */
 export function librarySource({ sort, sortTags, filter }) {
   return {
     kind: 'library',
@@ -13,9 +13,9 @@ export function librarySource({ sort, sortTags, filter }) {
       const params = { sort, sortTags, filter, limit };
       if (cursor) params.after = cursor;
       else params.offset = start;
-      return api('/api/tracks', { params, signal });
+      return api('api/tracks', { params, signal });
     },
-    async snapshot() { return (await api('/api/snapshot', { params: { sort, sortTags, filter } })).ids; },
+    async snapshot() { return (await api('api/snapshot', { params: { sort, sortTags, filter } })).ids; },
   };
 }
 
@@ -54,12 +54,12 @@ function cursorSource(kind, path, baseParams) {
 
 /** Search results for `q` (plain words), optionally filtered. */
 export function searchSource(q, filter) {
-  return cursorSource('search', '/api/search', { q, filter });
+  return cursorSource('search', 'api/search', { q, filter });
 }
 
 /** A playlist sorted by a column. */
 export function playlistPageSource(id, { sort, sortTags }) {
-  return cursorSource('playlist', `/api/playlists/${id}/page`, { sort, sortTags });
+  return cursorSource('playlist', `api/playlists/${id}/page`, { sort, sortTags });
 }
 
 /** A list fetched whole once (`load()` → tracks), served from memory. */
@@ -79,7 +79,7 @@ export function wholeSource(kind, load) {
 /** A playlist in its own order (its items with their positions). */
 export function playlistSource(id) {
   const source = wholeSource('playlist', async () => {
-    const document = await api(`/api/playlists/${id}`);
+    const document = await api(`api/playlists/${id}`);
     source.playlist = document.playlist;
     return document.items.map((item) => ({ ...item.track, position: item.position }));
   });
@@ -89,10 +89,10 @@ export function playlistSource(id) {
 
 /** A smart playlist's tracks. */
 export function smartSource(id) {
-  return wholeSource('smart', async () => (await api(`/api/smart/${id}`, { params: { limit: 100_000 } })).items);
+  return wholeSource('smart', async () => (await api(`api/smart/${id}`, { params: { limit: 100_000 } })).items);
 }
 
 /** An album's tracks. */
 export function albumSource(id) {
-  return wholeSource('album', async () => (await api(`/api/albums/${id}/tracks`)).items);
+  return wholeSource('album', async () => (await api(`api/albums/${id}/tracks`)).items);
 }

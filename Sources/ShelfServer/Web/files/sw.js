@@ -5,6 +5,8 @@
 // shell's, and a stale list would be worse than an error.
 const VERSION = '__SHELF_VERSION__';
 const FILES = __SHELF_FILES__;
+// The server's base path (`base-path`, empty at the root), written in as the file is served.
+const BASE = '__SHELF_BASE__';
 const CACHE = `shelf-shell-${VERSION}`;
 
 self.addEventListener('install', (event) => {
@@ -12,9 +14,9 @@ self.addEventListener('install', (event) => {
   // everything but the shell goes straight to the network: the API, audio, pictures and shares.
   try {
     event.addRoutes?.([
-      { condition: { urlPattern: '/api/*' }, source: 'network' },
-      { condition: { urlPattern: '/rest/*' }, source: 'network' },
-      { condition: { urlPattern: '/share/*' }, source: 'network' },
+      { condition: { urlPattern: `${BASE}/api/*` }, source: 'network' },
+      { condition: { urlPattern: `${BASE}/rest/*` }, source: 'network' },
+      { condition: { urlPattern: `${BASE}/share/*` }, source: 'network' },
     ]);
   } catch { /* routes this browser does not take: the fetch handler below lets them pass */ }
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)).then(() => self.skipWaiting()));
@@ -28,11 +30,11 @@ self.addEventListener('activate', (event) => {
   );
 });
 
-/** Whether a request is for one of the shell's files (the page and /app/…). */
+/** Whether a request is for one of the shell's files (the page and /app/…, under the base path). */
 function isShell(request) {
   if (request.method !== 'GET') return false;
   const url = new URL(request.url);
-  return url.origin === self.location.origin && (url.pathname === '/' || url.pathname.startsWith('/app/'));
+  return url.origin === self.location.origin && (url.pathname === `${BASE}/` || url.pathname.startsWith(`${BASE}/app/`));
 }
 
 // Network first, so a reachable server always gives the current files (a 304 when unchanged);

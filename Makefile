@@ -3,12 +3,13 @@
 
 # What building and running Shelf needs (`make demo`): its C libraries, ffmpeg, and curl and
 # python3 for the demo script.
-DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev ffmpeg libxml2-dev python3 curl
+DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev ffmpeg libxml2-dev libldap-dev python3 curl
 # What the tests need besides (`make test`, `make deps-test`): the jukebox's mpv (optional for
 # running Shelf: only jukebox=true needs it), the browser and its driver, a CJK font for the
 # screenshots, wrk, the Debian packaging tools, man's groff, ESLint for the page, and the reverse
-# proxies the proxy tests put in front of Shelf (nginx, Caddy).
-DEBIAN_TEST_PACKAGES := mpv python3-venv wrk groff-base chromium chromium-driver fonts-ipafont-gothic dpkg-dev lintian eslint nginx caddy
+# proxies the proxy tests put in front of Shelf (nginx, Caddy), and the LDAP server and tools the
+# directory sign-in tests run (slapd, ldap-utils, openssl for its certificate).
+DEBIAN_TEST_PACKAGES := mpv python3-venv wrk groff-base chromium chromium-driver fonts-ipafont-gothic dpkg-dev lintian eslint nginx caddy slapd ldap-utils openssl
 SWIFT ?= swift
 DEMO_DIR ?= demo-library
 BENCH_DIR ?= bench-library

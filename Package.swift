@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
         // EBU R128 loudness and true peak (libebur128), for measuring tracks without ReplayGain.
         .systemLibrary(name: "CEBUR128", path: "Sources/CEBUR128", providers: [.apt(["libebur128-dev"])]),
+        // OpenLDAP's client library, for `ldap-url` sign-in.
+        .systemLibrary(name: "CLDAP", path: "Sources/CLDAP", providers: [.apt(["libldap-dev"])]),
         // libjpeg-turbo and libpng behind a small C API that catches their longjmp errors.
         .target(
             name: "CImageCodecs", path: "Sources/CImageCodecs",
@@ -45,7 +47,7 @@ let package = Package(
         .target(name: "ShelfWire", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         // The web page's files are compiled into the binary (`embedInCode`), so `shelf` alone serves them.
         .target(
-            name: "ShelfServer", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "CMicroHTTPD", "CCurl"],
+            name: "ShelfServer", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "CMicroHTTPD", "CCurl", "CLDAP"],
             resources: [.embedInCode("Web/files")], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfServer", "CShelfBuild"], swiftSettings: swiftSettings),

@@ -29,6 +29,8 @@ public struct ServerContext: Sendable {
     public let loudness: LoudnessControl
     /// Backups into `backup-dir`: the schedule and the admin page's "back up now".
     public let backups: BackupControl
+    /// Sign-in through an LDAP directory (`ldap-url`); nil: local users only.
+    public let directory: DirectorySignIn?
     /// The music folders (`shelf serve --music`, the config's `music`): what a scan imports.
     public var musicRoots: [URL] { scans.roots }
 }
@@ -56,6 +58,8 @@ public final class ShelfServer: Sendable {
         public var publicURL: String?
         /// Sign-in by a trusted proxy's header (`auth-header`); nil: off.
         public var headerSignIn: HeaderSignIn?
+        /// Sign-in through an LDAP directory (`ldap-url`); nil: off.
+        public var directory: DirectorySettings?
         /// Transcodes at once (the core count unless said).
         public var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
         /// Whether share links may be made and opened (`sharing` in the config).
@@ -151,13 +155,15 @@ public final class ShelfServer: Sendable {
                 log: log, changed: { events.poke() }),
             sharing: Locked(options.sharing),
             jukebox: options.jukebox.map { Jukebox(settings: $0, log: log) }, loudness: control,
-            backups: BackupControl(library: library, settings: options.backups, log: log))
+            backups: BackupControl(library: library, settings: options.backups, log: log),
+            directory: options.directory.map { DirectorySignIn($0, log: log) })
         self.context = context
         let base = options.basePath
         let headerSignIn = options.headerSignIn
         let router = Router(
             routes: NativeAPI(context: context).routes + WebPage(basePath: base).routes + SharePages(context: context).routes,
-            authenticator: SessionAuthenticator(library: library, throttle: context.throttle, headerSignIn: headerSignIn, log: log), report: log)
+            authenticator: SessionAuthenticator(
+                library: library, throttle: context.throttle, headerSignIn: headerSignIn, directory: context.directory, log: log), report: log)
         let subsonic = SubsonicAPI(context: context, headerSignIn: headerSignIn, report: log)
         let publicURL = options.publicURL
         // `/rest/` is the OpenSubsonic API, with its own parameters, credentials and errors.

@@ -119,7 +119,7 @@ import Testing
             found == [
                 "f.toml:1:11: library expects an absolute directory path, got 'relative'",
                 "f.toml:2:10: listen expects ADDR:PORT with an IP address (127.0.0.1:4040, [::1]:4040, 0.0.0.0:4040), got 'localhost:4040'",
-                "f.toml:3:1: unknown key 'listen-address' (known: library, listen, tls-cert, tls-key, trusted-proxies, base-path, public-url, auth-header, auth-header-create-users, auth-header-admin-group, max-transcodes, music, scan-interval, purge-missing-after, watch, loudness, log-format, log-file, sharing, podcast-dir, podcast-allow-private, podcast-max-episode-size, podcast-refresh, jukebox, jukebox-audio-output, backup-dir, backup-keep, backup-every; presets go under [presets])",
+                "f.toml:3:1: unknown key 'listen-address' (known: library, listen, tls-cert, tls-key, trusted-proxies, base-path, public-url, auth-header, auth-header-create-users, auth-header-admin-group, ldap-url, ldap-starttls, ldap-user-dn, ldap-base, ldap-filter, ldap-bind-dn, ldap-bind-password, ldap-admin-group, ldap-ca-file, max-transcodes, music, scan-interval, purge-missing-after, watch, loudness, log-format, log-file, sharing, podcast-dir, podcast-allow-private, podcast-max-episode-size, podcast-refresh, jukebox, jukebox-audio-output, backup-dir, backup-keep, backup-every; presets go under [presets])",
                 "f.toml:4:18: max-transcodes expects an integer from 1 to 256, got 0",
                 "f.toml:5:9: music expects an array of directory paths, got a string",
                 "f.toml:6:14: log-format expects \"text\" or \"json\", got 'xml'",

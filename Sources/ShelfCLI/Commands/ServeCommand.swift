@@ -121,6 +121,16 @@ struct ServeCommand: Command {
             options.headerSignIn = HeaderSignIn(
                 header: header, createUsers: settings.authHeaderCreateUsers, adminGroup: settings.authHeaderAdminGroup)
         }
+        if var ldap = settings.directory {
+            guard ldap.userDN != nil || ldap.base != nil else {
+                throw UsageError("ldap-url needs ldap-user-dn (a DN with {user}) or ldap-base (where to search with ldap-filter)")
+            }
+            // A tuning knob for the tests: how long a checked password and an account stay good.
+            if let text = ProcessInfo.processInfo.environment["SHELF_LDAP_CACHE_SECONDS"], let seconds = Double(text), seconds >= 0 {
+                ldap.cacheSeconds = seconds
+            }
+            options.directory = ldap
+        }
         var podcasts = PodcastSettings(
             folder: settings.podcastDir.map { URL(fileURLWithPath: $0) } ?? library.directory.appendingPathComponent("podcasts"))
         podcasts.allowPrivate = settings.podcastAllowPrivate

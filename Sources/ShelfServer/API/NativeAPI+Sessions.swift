@@ -27,7 +27,11 @@ extension NativeAPI {
     func signIn(_ request: RouteRequest) async throws -> HTTPResponse {
         let body = try request.json(SignInBody.self)
         try context.throttle.check(request.http.remoteAddress)
-        guard let user = try await library.authenticate(name: body.name, password: body.password) else {
+        var found = try await library.authenticate(name: body.name, password: body.password)
+        if found == nil, let directory = context.directory {
+            found = try await directory.signIn(name: body.name, password: body.password, library: library)
+        }
+        guard let user = found else {
             context.throttle.fail(request.http.remoteAddress)
             throw HTTPError.unauthorized("wrong name or password")
         }

@@ -14,15 +14,26 @@ public struct SessionAuthenticator: Authenticating {
     let library: Library
     let throttle: LoginThrottle
     let headerSignIn: HeaderSignIn?
+    let directory: DirectorySignIn?
     let log: @Sendable (String) -> Void
 
     /// Credentials checked against `library`'s users; failures counted by `throttle`; a trusted
     /// proxy's header believed when `headerSignIn` is set.
-    public init(library: Library, throttle: LoginThrottle, headerSignIn: HeaderSignIn? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        library: Library, throttle: LoginThrottle, headerSignIn: HeaderSignIn? = nil, directory: DirectorySignIn? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.library = library
         self.throttle = throttle
         self.headerSignIn = headerSignIn
+        self.directory = directory
         self.log = log
+    }
+
+    /// Refuses a directory user whose account the directory no longer has (their sessions end).
+    static func inDirectory(_ user: User, _ directory: DirectorySignIn?, _ library: Library) async throws {
+        guard let directory, try await !directory.stillAllowed(user, library: library) else { return }
+        throw HTTPError.unauthorized("\(user.name)'s account is no longer in the directory; the session has ended")
     }
 
     /// A state-changing request signed in by something the browser sends by itself (the cookie,
@@ -50,12 +61,14 @@ public struct SessionAuthenticator: Authenticating {
                 throttle.fail(request.remoteAddress)
                 throw HTTPError.unauthorized("the API key is not valid (revoked, or never issued)")
             }
+            try await Self.inDirectory(user, directory, library)
             return user
         }
         guard let token = request.cookie(Self.cookieName) else { return nil }
         guard let user = try await library.user(forSession: token) else {
             throw HTTPError.unauthorized("the session has ended; sign in again")
         }
+        try await Self.inDirectory(user, directory, library)
         try Self.requireForgeryHeader(request)
         return user
     }

@@ -25,6 +25,24 @@ public struct ServerConfig: Sendable, Equatable {
     public var authHeaderCreateUsers: Bool?
     /// `auth-header-admin-group`: the group that makes such a new user an admin.
     public var authHeaderAdminGroup: String?
+    /// `ldap-url`: the directory people may sign in through.
+    public var ldapURL: String?
+    /// `ldap-starttls`: whether an `ldap://` connection is upgraded with StartTLS (true unless false).
+    public var ldapStartTLS: Bool?
+    /// `ldap-user-dn`: the DN template with `{user}`.
+    public var ldapUserDN: String?
+    /// `ldap-base`: where the search for a name starts.
+    public var ldapBase: String?
+    /// `ldap-filter`: the search filter with `{user}`.
+    public var ldapFilter: String?
+    /// `ldap-bind-dn`: the service account the search binds as.
+    public var ldapBindDN: String?
+    /// `ldap-bind-password`: its password.
+    public var ldapBindPassword: String?
+    /// `ldap-admin-group`: the DN of the group whose members are admins.
+    public var ldapAdminGroup: String?
+    /// `ldap-ca-file`: the CA certificates the directory's certificate is checked against.
+    public var ldapCAFile: String?
     /// `max-transcodes`: ffmpeg transcodes at once.
     public var maxTranscodes: Int?
     /// `music`: the folders scans import from.

@@ -212,6 +212,27 @@ enum SettingValue {
         return text
     }
 
+    static func ldapURL(_ text: String, _ name: String) throws(ConfigValueError) -> String {
+        let lower = text.lowercased()
+        guard lower.hasPrefix("ldap://") || lower.hasPrefix("ldaps://"), text.count > 8 else {
+            throw ConfigValueError("\(name) expects ldap://HOST[:PORT] or ldaps://HOST[:PORT], got '\(text)'")
+        }
+        return text
+    }
+
+    static func withUser(_ text: String, _ name: String, filter: Bool) throws(ConfigValueError) -> String {
+        guard text.contains("{user}"), !filter || (text.hasPrefix("(") && text.hasSuffix(")")) else {
+            throw ConfigValueError(
+                "\(name) expects \(filter ? "an LDAP filter in parentheses" : "a DN") with {user} where the name goes, got '\(text)'")
+        }
+        return text
+    }
+
+    static func nonEmpty(_ text: String, _ name: String, expects: String) throws(ConfigValueError) -> String {
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ConfigValueError("\(name) expects \(expects), got an empty value") }
+        return text
+    }
+
     static func logFormat(_ text: String, _ name: String) throws(ConfigValueError) -> ServerLog.Format {
         guard let format = ServerLog.Format(rawValue: text) else { throw ConfigValueError("\(name) expects \"text\" or \"json\", got '\(text)'") }
         return format
@@ -331,6 +352,69 @@ extension ServerConfig {
                 guard !text.isEmpty else { throw ConfigValueError("\(name) expects a group name, got an empty value") }
                 return text
             }),
+        ServerSetting(
+            "ldap-url", \.ldapURL, flag: .value("URL"), takes: "ldap://HOST[:PORT] or ldaps://HOST[:PORT]", default: "none (off)", reloads: false,
+            help:
+                "Sign people in through this LDAP directory as well as the local users: a name the directory vouches for becomes a Shelf user at its first sign-in and is refreshed at each. Subsonic apps sign such users in with an API key or a plain or enc: password (checked by a bind, kept a minute); the t+s token cannot work without the password in Shelf. An admin can always sign in locally.",
+            example: "\"ldaps://ldap.example.org\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.ldapURL(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.ldapURL(text, name) }),
+        ServerSetting(
+            "ldap-starttls", \.ldapStartTLS, flag: .value("on|off"), takes: "true or false (the flag and variable: on or off)", default: "on",
+            reloads: false, help: "Upgrade an ldap:// connection with StartTLS before any password is sent; off only for a directory on the same host.",
+            example: "false", completion: .choices(["on", "off"]),
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+        ServerSetting(
+            "ldap-user-dn", \.ldapUserDN, flag: .value("TEMPLATE"), takes: "a DN with {user}", default: "none (search with ldap-base and ldap-filter)",
+            reloads: false,
+            help:
+                "The entry a name signs in as, without a search: {user} is replaced by the name (escaped). With ldap-base too, the filter must also find the entry.",
+            example: "\"uid={user},ou=people,dc=example,dc=org\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.withUser(SettingValue.string(value, name), name, filter: false) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.withUser(text, name, filter: false) }),
+        ServerSetting(
+            "ldap-base", \.ldapBase, flag: .value("DN"), takes: "a DN", default: "none", reloads: false,
+            help:
+                "Where the search for a name starts (with ldap-filter).",
+            example: "\"ou=people,dc=example,dc=org\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.nonEmpty(SettingValue.string(value, name), name, expects: "a DN") },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.nonEmpty(text, name, expects: "a DN") }),
+        ServerSetting(
+            "ldap-filter", \.ldapFilter, flag: .value("FILTER"), takes: "an LDAP filter with {user}", default: "(uid={user})", reloads: false,
+            help:
+                "The search that finds a name's entry; an account it leaves out (a disabled one, by the attribute your directory marks it with) cannot sign in, and its sessions end at their next use.",
+            example: "\"(&(objectClass=inetOrgPerson)(uid={user})(!(employeeType=disabled)))\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.withUser(SettingValue.string(value, name), name, filter: true) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.withUser(text, name, filter: true) }),
+        ServerSetting(
+            "ldap-bind-dn", \.ldapBindDN, flag: .value("DN"), takes: "a DN", default: "none (an anonymous search)", reloads: false,
+            help:
+                "The service account the search binds as.",
+            example: "\"cn=shelf,ou=services,dc=example,dc=org\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.nonEmpty(SettingValue.string(value, name), name, expects: "a DN") },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.nonEmpty(text, name, expects: "a DN") }),
+        ServerSetting(
+            "ldap-bind-password", \.ldapBindPassword, takes: "a password", default: "none", reloads: false,
+            help:
+                "The service account's password (in a container, SHELF_LDAP_BIND_PASSWORD).",
+            example: "\"service-secret\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.string(value, name) },
+            text: { (text, name, _) throws(ConfigValueError) in text }),
+        ServerSetting(
+            "ldap-admin-group", \.ldapAdminGroup, flag: .value("DN"), takes: "a group's DN", default: "none", reloads: false,
+            help:
+                "Members of this group are admins, by the group's member, uniqueMember or memberUid values or the user's memberOf; checked at each sign-in.",
+            example: "\"cn=admins,ou=groups,dc=example,dc=org\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.nonEmpty(SettingValue.string(value, name), name, expects: "a DN") },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.nonEmpty(text, name, expects: "a DN") }),
+        ServerSetting(
+            "ldap-ca-file", \.ldapCAFile, flag: .value("FILE"), takes: "an absolute file path", default: "the system's certificates", reloads: false,
+            help:
+                "The CA certificate(s) the directory's certificate must be signed by (StartTLS and ldaps://).",
+            example: "\"/etc/ssl/certs/ldap-ca.pem\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
+            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
         ServerSetting(
             "max-transcodes", \.maxTranscodes, flag: .value("N"), takes: "an integer from 1 to 256", default: "the number of cores", reloads: true,
             help: "The most ffmpeg transcodes at once.", example: "4",
@@ -545,6 +629,7 @@ public struct ServerSettings: Sendable, Equatable {
     public var authHeader: String?
     public var authHeaderCreateUsers = false
     public var authHeaderAdminGroup: String?
+    public var directory: DirectorySettings?
     public var music: [URL] = []
     public var scanInterval = ScanInterval.off
     public var purgeMissingAfter = ScanInterval.off
@@ -585,6 +670,18 @@ public struct ServerSettings: Sendable, Equatable {
         authHeader = config.authHeader
         authHeaderCreateUsers = config.authHeaderCreateUsers ?? authHeaderCreateUsers
         authHeaderAdminGroup = config.authHeaderAdminGroup
+        if let url = config.ldapURL {
+            var ldap = DirectorySettings(url: url)
+            ldap.startTLS = config.ldapStartTLS ?? true
+            ldap.userDN = config.ldapUserDN
+            ldap.base = config.ldapBase
+            ldap.filter = config.ldapFilter ?? ldap.filter
+            ldap.bindDN = config.ldapBindDN
+            ldap.bindPassword = config.ldapBindPassword
+            ldap.adminGroup = config.ldapAdminGroup
+            ldap.caFile = config.ldapCAFile
+            directory = ldap
+        }
         music = (config.music ?? []).map { URL(fileURLWithPath: $0).standardizedFileURL }
         scanInterval = config.scanInterval ?? scanInterval
         purgeMissingAfter = config.purgeMissingAfter ?? purgeMissingAfter

@@ -149,6 +149,7 @@ final class SubsonicAPI: Sendable {
                 context.throttle.fail(address)
                 throw SubsonicError(44, "the API key is not valid (revoked, or never issued)")
             }
+            try await Self.subsonicErrors { try await SessionAuthenticator.inDirectory(user, context.directory, context.library) }
             return user
         }
         // The web page calls the API with its own session: the cookie, plus the anti-forgery
@@ -168,6 +169,7 @@ final class SubsonicAPI: Sendable {
             guard let user = try await context.library.user(forSession: token) else {
                 throw SubsonicError(40, "the session has ended; sign in again")
             }
+            try await Self.subsonicErrors { try await SessionAuthenticator.inDirectory(user, context.directory, context.library) }
             return user
         }
         guard let name = parameters.value("u") else { throw SubsonicError.missing("u") }
@@ -182,6 +184,9 @@ final class SubsonicAPI: Sendable {
                 throw error
             }
             user = try await context.library.authenticate(name: name, password: clear)
+            if user == nil, let directory = context.directory {
+                user = try await directory.signIn(name: name, password: clear, library: context.library, cached: true)
+            }
         } else if let token = parameters.value("t") {
             guard let salt = parameters.value("s") else { throw SubsonicError.missing("s") }
             if let found = try await context.library.user(named: name),

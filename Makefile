@@ -20,7 +20,7 @@ DESTDIR ?=
 SHELF_BIN ?= .build/release/shelf
 BUILD_COMMIT_HEADER := Sources/CShelfBuild/build_commit.h
 
-.PHONY: deps deps-test install-packages build-info build release test test-full tsan demo bench clean subsonic-client install uninstall snapshots lint format deb static-release docs generated-docs coverage
+.PHONY: deps deps-test install-packages build-info build release test test-full tsan demo bench clean subsonic-client install uninstall snapshots lint format deb static-release docs generated-docs coverage image test-image
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -228,6 +228,19 @@ DEB_BIN ?=
 DEB_DIR ?= dist
 deb: deps-test $(if $(DEB_BIN),,static-release)
 	scripts/make-deb.sh $(or $(DEB_BIN),.build/release/shelf) $(DEB_DIR)
+
+# dist/shelf-VERSION.oci.tar: an OCI image built from Debian's packages (mmdebstrap) and the .deb
+# above, pulling from no registry (scripts/make-image.sh); `podman load -i` it, or see
+# contrib/compose.yaml. `make test-image` builds it and runs it with podman (scripts/image-test.sh):
+# minutes, for it downloads a Debian root, so it is not part of `make test`.
+IMAGE_PACKAGES := mmdebstrap podman runc uidmap
+image: deb
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(IMAGE_PACKAGES)"
+	scripts/make-image.sh $$(ls -t $(DEB_DIR)/shelf_*.deb | head -1) $(DEB_DIR)
+
+test-image: image
+	$(SWIFT) build --product shelf-bench $(DEBUG_FLAGS)
+	scripts/image-test.sh $$(ls -t $(DEB_DIR)/shelf-*.oci.tar | head -1) .build/debug/shelf-bench
 
 # The release `shelf` with the Swift runtime linked in, at the path of the dynamically linked one
 # `make release` builds (whichever was built last is there).

@@ -93,11 +93,25 @@ struct ServeCommand: Command {
             throw CommandFailure(code: "logFile", message: (error as NSError).localizedDescription)
         }
         if try await library.users().isEmpty {
-            throw CommandFailure(
-                code: "noUsers",
-                message:
-                    "no users yet; create the first (it becomes the library's owner and an admin) with: shelf --library \(library.directory.path) user add NAME --admin"
-            )
+            let command = "shelf --library \(library.directory.path) user add NAME --admin"
+            if let name = settings.adminUser, let file = settings.adminPasswordFile {
+                guard let text = FileManager.default.contents(atPath: file).map({ String(decoding: $0, as: UTF8.self) }) else {
+                    throw CommandFailure(code: "adminPasswordFile", message: "admin-password-file: cannot read '\(file)'")
+                }
+                let password = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                    .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+                guard !password.isEmpty else {
+                    throw CommandFailure(code: "adminPasswordFile", message: "admin-password-file: the first line of '\(file)' is empty")
+                }
+                let user = try await library.addUser(name: name, password: password, admin: true)
+                log.message("shelf: made the first user, \(user.name) (the owner and an admin), from admin-user and admin-password-file")
+            } else if settings.startWithoutUsers {
+                log.message(
+                    "shelf: no users yet; make the first (the library's owner and an admin) with: \(command) (in a container: podman exec -it CONTAINER shelf user add NAME --admin)",
+                    level: "warning")
+            } else {
+                throw CommandFailure(code: "noUsers", message: "no users yet; create the first (it becomes the library's owner and an admin) with: \(command)")
+            }
         }
         var options = ShelfServer.Options()
         options.address = settings.listen.host

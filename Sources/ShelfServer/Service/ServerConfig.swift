@@ -43,6 +43,12 @@ public struct ServerConfig: Sendable, Equatable {
     public var ldapAdminGroup: String?
     /// `ldap-ca-file`: the CA certificates the directory's certificate is checked against.
     public var ldapCAFile: String?
+    /// `admin-user`: the first user made when the library has none (with `admin-password-file`).
+    public var adminUser: String?
+    /// `admin-password-file`: the file whose first line is that user's password.
+    public var adminPasswordFile: String?
+    /// `start-without-users`: whether serve starts on a library with no user (logging how to make one).
+    public var startWithoutUsers: Bool?
     /// `max-transcodes`: ffmpeg transcodes at once.
     public var maxTranscodes: Int?
     /// `music`: the folders scans import from.

@@ -416,6 +416,26 @@ extension ServerConfig {
             file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
             text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
         ServerSetting(
+            "admin-user", \.adminUser, flag: .value("NAME"), takes: "a user name", default: "none", reloads: false,
+            help:
+                "On a library with no user yet, make this one (the owner and an admin) with the password in admin-password-file, then serve: how a new container gets its first admin (SHELF_ADMIN_USER, SHELF_ADMIN_PASSWORD_FILE). Ignored once there is a user.",
+            example: "\"admin\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.nonEmpty(SettingValue.string(value, name), name, expects: "a user name") },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.nonEmpty(text, name, expects: "a user name") }),
+        ServerSetting(
+            "admin-password-file", \.adminPasswordFile, flag: .value("FILE"), takes: "an absolute file path", default: "none", reloads: false,
+            help: "The file whose first line is admin-user's password (a container secret, such as /run/secrets/shelf-admin).",
+            example: "\"/run/secrets/shelf-admin\"", completion: .file,
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
+            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
+        ServerSetting(
+            "start-without-users", \.startWithoutUsers, flag: .presence, takes: "true or false", default: "off", reloads: false,
+            help:
+                "Serve a library that has no user yet, logging the command that makes the first, instead of stopping with that command (the container image turns this on).",
+            example: "true",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+        ServerSetting(
             "max-transcodes", \.maxTranscodes, flag: .value("N"), takes: "an integer from 1 to 256", default: "the number of cores", reloads: true,
             help: "The most ffmpeg transcodes at once.", example: "4",
             file: { (value, name) throws(ConfigValueError) in try SettingValue.integer(value, name, in: 1...256, expects: "an integer from 1 to 256") },
@@ -630,6 +650,9 @@ public struct ServerSettings: Sendable, Equatable {
     public var authHeaderCreateUsers = false
     public var authHeaderAdminGroup: String?
     public var directory: DirectorySettings?
+    public var adminUser: String?
+    public var adminPasswordFile: String?
+    public var startWithoutUsers = false
     public var music: [URL] = []
     public var scanInterval = ScanInterval.off
     public var purgeMissingAfter = ScanInterval.off
@@ -670,6 +693,9 @@ public struct ServerSettings: Sendable, Equatable {
         authHeader = config.authHeader
         authHeaderCreateUsers = config.authHeaderCreateUsers ?? authHeaderCreateUsers
         authHeaderAdminGroup = config.authHeaderAdminGroup
+        adminUser = config.adminUser
+        adminPasswordFile = config.adminPasswordFile
+        startWithoutUsers = config.startWithoutUsers ?? startWithoutUsers
         if let url = config.ldapURL {
             var ldap = DirectorySettings(url: url)
             ldap.startTLS = config.ldapStartTLS ?? true

@@ -101,6 +101,33 @@ public struct ServerSetting: Sendable {
     }
 }
 
+extension ServerSetting {
+    /// A true-or-false setting (`on`/`off` and the like from a flag or a variable).
+    init(
+        _ key: String, _ keyPath: any WritableKeyPath<ServerConfig, Bool?> & Sendable, flag: FlagForm = .none, takes: String, default defaultText: String,
+        reloads: Bool, help: String, example: String, exampleActive: Bool = false, completion: Completion = .none
+    ) {
+        self.init(
+            key, keyPath, flag: flag, takes: takes, default: defaultText, reloads: reloads, help: help, example: example, exampleActive: exampleActive,
+            completion: completion,
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) })
+    }
+
+    /// An absolute path setting: a `directory`, or a file.
+    init(
+        _ key: String, _ keyPath: any WritableKeyPath<ServerConfig, String?> & Sendable, flag: FlagForm = .none, takes: String, default defaultText: String,
+        reloads: Bool, help: String, example: String, exampleActive: Bool = false, completion: Completion = .none, directory: Bool
+    ) {
+        self.init(
+            key, keyPath, flag: flag, takes: takes, default: defaultText, reloads: reloads, help: help, example: example, exampleActive: exampleActive,
+            completion: completion,
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: directory, origin: nil)
+            },
+            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: directory, origin: origin) })
+    }
+}
+
 // MARK: - Value kinds
 
 /// The checks shared by settings of one kind, each with the message the file's mistakes have
@@ -273,9 +300,7 @@ extension ServerConfig {
             default: "$SHELF_LIBRARY, else $XDG_DATA_HOME/shelf, else ~/.local/share/shelf", reloads: false,
             help:
                 "The library directory (the global --library flag and SHELF_LIBRARY win over it). The service unit makes /var/lib/shelf its one writable path.",
-            example: "\"/var/lib/shelf\"", exampleActive: true,
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: true, origin: nil) },
-            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: true, origin: origin) }),
+            example: "\"/var/lib/shelf\"", exampleActive: true, directory: true),
         ServerSetting(
             "listen", \.listen, flag: .value("ADDR:PORT"), takes: "ADDR:PORT (an IPv4 literal, or IPv6 in brackets)", default: "127.0.0.1:4040",
             reloads: false, help: "The address to listen on: an IP literal and a port (use the LAN address for phones).",
@@ -285,14 +310,10 @@ extension ServerConfig {
         ServerSetting(
             "tls-cert", \.tlsCert, flag: .value("FILE"), takes: "an absolute file path", default: "none (plain HTTP)", reloads: false,
             help: "Serve HTTPS with this PEM certificate; tls-cert and tls-key go together (files the service user can read).",
-            example: "\"/etc/shelf/cert.pem\"", completion: .file,
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
-            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
+            example: "\"/etc/shelf/cert.pem\"", completion: .file, directory: false),
         ServerSetting(
             "tls-key", \.tlsKey, flag: .value("FILE"), takes: "an absolute file path", default: "none", reloads: false,
-            help: "The PEM private key of tls-cert.", example: "\"/etc/shelf/key.pem\"", completion: .file,
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
-            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
+            help: "The PEM private key of tls-cert.", example: "\"/etc/shelf/key.pem\"", completion: .file, directory: false),
         ServerSetting(
             "trusted-proxies", \.trustedProxies, flag: .value("ADDRS"),
             takes: "an array of IP addresses and CIDR ranges (the flag and SHELF_TRUSTED_PROXIES: separated by commas)", default: "none",
@@ -335,9 +356,7 @@ extension ServerConfig {
         ServerSetting(
             "auth-header-create-users", \.authHeaderCreateUsers, flag: .presence, takes: "true or false", default: "off", reloads: false,
             help: "Make a user of a name the proxy signs in that Shelf does not know yet (with a password nobody knows: they sign in through the proxy).",
-            example: "true",
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
-            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+            example: "true"),
         ServerSetting(
             "auth-header-admin-group", \.authHeaderAdminGroup, flag: .value("GROUP"), takes: "a group name", default: "none",
             reloads: false,
@@ -362,9 +381,7 @@ extension ServerConfig {
         ServerSetting(
             "ldap-starttls", \.ldapStartTLS, flag: .value("on|off"), takes: "true or false (the flag and variable: on or off)", default: "on",
             reloads: false, help: "Upgrade an ldap:// connection with StartTLS before any password is sent; off only for a directory on the same host.",
-            example: "false", completion: .choices(["on", "off"]),
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
-            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+            example: "false", completion: .choices(["on", "off"])),
         ServerSetting(
             "ldap-user-dn", \.ldapUserDN, flag: .value("TEMPLATE"), takes: "a DN with {user}", default: "none (search with ldap-base and ldap-filter)",
             reloads: false,
@@ -412,9 +429,7 @@ extension ServerConfig {
             "ldap-ca-file", \.ldapCAFile, flag: .value("FILE"), takes: "an absolute file path", default: "the system's certificates", reloads: false,
             help:
                 "The CA certificate(s) the directory's certificate must be signed by (StartTLS and ldaps://).",
-            example: "\"/etc/ssl/certs/ldap-ca.pem\"",
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
-            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
+            example: "\"/etc/ssl/certs/ldap-ca.pem\"", directory: false),
         ServerSetting(
             "admin-user", \.adminUser, flag: .value("NAME"), takes: "a user name", default: "none", reloads: false,
             help:
@@ -425,16 +440,12 @@ extension ServerConfig {
         ServerSetting(
             "admin-password-file", \.adminPasswordFile, flag: .value("FILE"), takes: "an absolute file path", default: "none", reloads: false,
             help: "The file whose first line is admin-user's password (a container secret, such as /run/secrets/shelf-admin).",
-            example: "\"/run/secrets/shelf-admin\"", completion: .file,
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
-            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
+            example: "\"/run/secrets/shelf-admin\"", completion: .file, directory: false),
         ServerSetting(
             "start-without-users", \.startWithoutUsers, flag: .presence, takes: "true or false", default: "off", reloads: false,
             help:
                 "Serve a library that has no user yet, logging the command that makes the first, instead of stopping with that command (the container image turns this on).",
-            example: "true",
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
-            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+            example: "true"),
         ServerSetting(
             "max-transcodes", \.maxTranscodes, flag: .value("N"), takes: "an integer from 1 to 256", default: "the number of cores", reloads: true,
             help: "The most ffmpeg transcodes at once.", example: "4",
@@ -478,16 +489,12 @@ extension ServerConfig {
             "watch", \.watch, flag: .value("on|off"), takes: "true or false (the flag and variable: on or off)", default: "on", reloads: true,
             help:
                 "Watch the music folders (inotify) and bring files added, changed, moved or deleted into the library within seconds. Needs fs.inotify.max_user_watches above the number of folders (the log says so, with the sysctl line, when it is not; unwatched folders wait for the scans).",
-            example: "false", completion: .choices(["on", "off"]),
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
-            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+            example: "false", completion: .choices(["on", "off"])),
         ServerSetting(
             "loudness", \.loudness, flag: .presence, takes: "true or false", default: "off", reloads: true,
             help:
                 "Measure the loudness (EBU R128, through ffmpeg and libebur128) of tracks without ReplayGain in the background, one at a time and niced, and store it as ReplayGain.",
-            example: "true",
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
-            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+            example: "true"),
         ServerSetting(
             "log-format", \.logFormat, flag: .value("text|json"), takes: "\"text\" or \"json\"", default: "text", reloads: true,
             help: "\"text\": one plain line per event; \"json\": one object per line.", example: "\"text\"", exampleActive: true,
@@ -498,28 +505,20 @@ extension ServerConfig {
             "log-file", \.logFile, flag: .value("FILE"), takes: "an absolute file path", default: "stderr (the journal)", reloads: true,
             help:
                 "Append the log to a file (created 0640) instead of stderr; reopened on SIGHUP, after a rotation. The service can only write under its writable paths.",
-            example: "\"/var/lib/shelf/shelf.log\"", completion: .file,
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: false, origin: nil) },
-            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: false, origin: origin) }),
+            example: "\"/var/lib/shelf/shelf.log\"", completion: .file, directory: false),
         ServerSetting(
             "sharing", \.sharing, flag: .value("on|off"), takes: "true or false (the flag and variable: on or off)", default: "on", reloads: true,
             help: "Whether users may make public share links (/share/TOKEN); off also closes the existing ones.", example: "false",
-            completion: .choices(["on", "off"]),
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
-            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+            completion: .choices(["on", "off"])),
         ServerSetting(
             "podcast-dir", \.podcastDir, flag: .value("DIR"), takes: "an absolute directory path", default: "podcasts in the library directory",
             reloads: false, help: "Where podcast episodes and channel pictures are downloaded (one folder per channel).",
-            example: "\"/var/lib/shelf/podcasts\"", completion: .directory,
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: true, origin: nil) },
-            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: true, origin: origin) }),
+            example: "\"/var/lib/shelf/podcasts\"", completion: .directory, directory: true),
         ServerSetting(
             "podcast-allow-private", \.podcastAllowPrivate, flag: .presence, takes: "true or false", default: "off", reloads: false,
             help:
                 "Fetch podcast feeds and episodes from private, loopback and link-local addresses too (a feed on the LAN). Refused by default, so a subscribed URL cannot reach the server's own network.",
-            example: "true",
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
-            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+            example: "true"),
         ServerSetting(
             "podcast-max-episode-size", \.podcastMaxEpisodeSize, takes: "bytes, an integer of 1 or more", default: "2147483648 (2 GiB)",
             reloads: false, help: "The largest podcast episode downloaded, in bytes.", example: "536870912",
@@ -541,9 +540,7 @@ extension ServerConfig {
             "jukebox", \.jukebox, flag: .presence, takes: "true or false", default: "off", reloads: false,
             help:
                 "The jukebox: jukeboxControl plays on this machine's audio output through mpv (an optional Debian package), for admins and the users with the jukebox role.",
-            example: "true",
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.boolean(value, name) },
-            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.boolean(text, name) }),
+            example: "true"),
         ServerSetting(
             "jukebox-audio-output", \.jukeboxAudioOutput, takes: "an mpv audio output name (pulse, alsa, pipewire, null, …)",
             default: "mpv's own choice", reloads: false,
@@ -554,9 +551,7 @@ extension ServerConfig {
             "backup-dir", \.backupDir, takes: "an absolute directory path", default: "none (no scheduled backups)", reloads: false,
             help:
                 "Back the library up into this folder on a schedule: one file per backup, named shelf-YYYYMMDD-HHMMSS.shelfbackup (UTC), mode 0600 because the library's secret key is inside (restore one with `shelf restore FILE`). The folder is made (mode 0700) if it is missing; under the service unit it must be writable (under /var/lib/shelf, or added to ReadWritePaths). The admin page lists the backups and takes one on request.",
-            example: "\"/var/lib/shelf/backups\"",
-            file: { (value, name) throws(ConfigValueError) in try SettingValue.path(SettingValue.string(value, name), name, directory: true, origin: nil) },
-            text: { (text, name, origin) throws(ConfigValueError) in try SettingValue.path(text, name, directory: true, origin: origin) }),
+            example: "\"/var/lib/shelf/backups\"", directory: true),
         ServerSetting(
             "backup-keep", \.backupKeep, takes: "an integer of 1 or more", default: "7", reloads: false,
             help:

@@ -122,6 +122,14 @@ public struct HTTPResult: Sendable {
     public var text: String { String(decoding: body, as: UTF8.self) }
     /// The body parsed as JSON.
     public var json: Any? { try? JSONSerialization.jsonObject(with: body) }
+
+    /// An exchange from its parts (an in-process client's answer, in the same shape as curl's).
+    public init(status: Int, headers: [String: String], body: Data, exitCode: Int32 = 0) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.exitCode = exitCode
+    }
 }
 
 /// Runs `curl` against a server, keeping cookies in a jar so a session persists between calls.

@@ -9,12 +9,29 @@ import Testing
 
 /// A Subsonic client of a running `shelf serve`: credentials as query parameters, answers parsed.
 struct SubsonicClient {
-    let curl: Curl
+    /// Over a socket with curl, or straight into an in-process server's handlers.
+    enum Transport {
+        case curl(Curl)
+        case inProcess(InProcessServer)
+    }
+    let transport: Transport
     /// Credentials sent with every call (`u`+`p`, `u`+`t`+`s` or `apiKey`).
     var auth: [(String, String)]
 
     init(_ server: ServerProcess, auth: [(String, String)] = [("u", "ann"), ("p", ServedLibrary.annPassword)]) {
-        curl = Curl(base: server.base)
+        transport = .curl(Curl(base: server.base))
+        self.auth = auth
+    }
+
+    /// The curl client of a socket transport (what only a real client can send: a POSTed form).
+    var curl: Curl {
+        guard case .curl(let curl) = transport else { preconditionFailure("an in-process client has no curl") }
+        return curl
+    }
+
+    /// A client of an in-process server, for handler-level tests (no socket, no curl).
+    init(_ server: InProcessServer, auth: [(String, String)] = [("u", "ann"), ("p", ServedLibrary.annPassword)]) {
+        transport = .inProcess(server)
         self.auth = auth
     }
 
@@ -26,7 +43,16 @@ struct SubsonicClient {
 
     /// `/rest/NAME.view?…` raw.
     func raw(_ name: String, _ parameters: [(String, String)] = [], headers: [String: String] = [:]) throws -> HTTPResult {
-        try curl.request("GET", "/rest/\(name).view?" + Self.encode(auth + [("v", "1.2.0"), ("c", "test")] + parameters), headers: headers)
+        let query = auth + [("v", "1.2.0"), ("c", "test")] + parameters
+        switch transport {
+        case .curl(let curl):
+            return try curl.request("GET", "/rest/\(name).view?" + Self.encode(query), headers: headers)
+        case .inProcess(let server):
+            let answer = server.blocking(
+                "GET", "/rest/\(name).view", query: query, headers: Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { a, _ in a })
+            let fields = Dictionary(answer.headers.map { ($0.0.lowercased(), $0.1) }) { a, b in "\(a), \(b)" }
+            return HTTPResult(status: answer.status, headers: fields, body: answer.body, exitCode: 0)
+        }
     }
 
     /// The `subsonic-response` object of a JSON call.
@@ -124,8 +150,7 @@ func normalized(_ value: Any) -> Any {
             defer { fixture.remove() }
             let deleted = try fixture.shelf(["delete"] + (1...10).map { String($0 * 3) })
             try #require(deleted.status == 0, "\(deleted.stderr)")
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
+            let server = try InProcessServer(directory: fixture.library)
             let ann = SubsonicClient(server)
             var counts: [String: Int] = [:]
             for _ in 0..<200 {
@@ -157,8 +182,7 @@ func normalized(_ value: Any) -> Any {
             defer { fixture.remove() }
             let edited = try fixture.shelf(["edit", "1", "--set", "artist= ", "--set", "albumArtist= ", "--set", "album= "])
             try #require(edited.status == 0, "\(edited.stderr)")
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
+            let server = try InProcessServer(directory: fixture.library)
             let ann = SubsonicClient(server)
             let indexes = (try ann.ok("getArtists")["artists"] as? [String: Any])?["index"] as? [[String: Any]] ?? []
             let names = indexes.flatMap { ($0["artist"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
@@ -192,8 +216,7 @@ func normalized(_ value: Any) -> Any {
                 "--set", "labels=Columbia;Daft Life", "--set", "releaseTypes=album;soundtrack",
             ])
             try #require(edited.status == 0, "\(edited.stderr)")
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
+            let server = try InProcessServer(directory: fixture.library)
             let client = SubsonicClient(server)
             let song = try #require(try client.ok("getSong", [("id", "tr-1")])["song"] as? [String: Any])
             let artists = try #require(song["artists"] as? [[String: Any]])
@@ -234,8 +257,7 @@ func normalized(_ value: Any) -> Any {
             defer { fixture.remove() }
             let edited = try fixture.shelf(["edit", "1", "--set", "lyrics=[ti:Song]\n[la:ja]\n[offset:+250]\n[00:01.50]光\n[00:03.00]影"])
             try #require(edited.status == 0, "\(edited.stderr)")
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
+            let server = try InProcessServer(directory: fixture.library)
             let list = try #require(try SubsonicClient(server).ok("getLyricsBySongId", [("id", "tr-1")])["lyricsList"] as? [String: Any])
             let structured = try #require((list["structuredLyrics"] as? [[String: Any]])?.first)
             #expect(structured["lang"] as? String == "ja" && structured["offset"] as? Int == 250 && structured["synced"] as? Bool == true)
@@ -255,8 +277,7 @@ func normalized(_ value: Any) -> Any {
                 "lyrics=[00:01.00]<00:01.00>目を <00:01.50>開けて<00:02.40>\n[00:03.00]<00:03.00>Hello <00:03.40>world\n[00:05.00]Oh <00:05.50>love <00:nan>x\n[00:1e300]y",
             ])
             try #require(edited.status == 0, "\(edited.stderr)")
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
+            let server = try InProcessServer(directory: fixture.library)
             let client = SubsonicClient(server)
             func structured(_ extra: [(String, String)]) throws -> [String: Any] {
                 let list = try #require(try client.ok("getLyricsBySongId", [("id", "tr-1")] + extra)["lyricsList"] as? [String: Any])
@@ -373,8 +394,7 @@ func normalized(_ value: Any) -> Any {
         try await offCooperativePool {
             let fixture = try Self.fixture()
             defer { fixture.remove() }
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
+            let server = try InProcessServer(directory: fixture.library)
             let ann = SubsonicClient(server)
 
             let artists = try #require(try ann.ok("getArtists")["artists"] as? [String: Any])
@@ -696,8 +716,7 @@ func normalized(_ value: Any) -> Any {
         try await offCooperativePool {
             let fixture = try Self.fixture()
             defer { fixture.remove() }
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
+            let server = try InProcessServer(directory: fixture.library)
             let ann = SubsonicClient(server)
             let bob = SubsonicClient(server, auth: [("u", "bob"), ("p", ServedLibrary.bobPassword)])
 
@@ -813,8 +832,7 @@ func normalized(_ value: Any) -> Any {
         try await offCooperativePool {
             let fixture = try ServedLibrary(tracks: 12)
             defer { fixture.remove() }
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
+            let server = try InProcessServer(directory: fixture.library)
             let ann = SubsonicClient(server)
             let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
             func allIDs() throws -> Set<String> {

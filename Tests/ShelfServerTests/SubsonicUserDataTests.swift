@@ -10,8 +10,7 @@ import Testing
         try await offCooperativePool {
             let fixture = try ServedLibrary(tracks: 4)
             defer { fixture.remove() }
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
+            let server = try InProcessServer(directory: fixture.library)
             let ann = SubsonicClient(server)
             let bob = SubsonicClient(server, auth: [("u", "bob"), ("p", ServedLibrary.bobPassword)])
 
@@ -157,8 +156,7 @@ import Testing
         try await offCooperativePool {
             let fixture = try ServedLibrary(tracks: 4)
             defer { fixture.remove() }
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
+            let server = try InProcessServer(directory: fixture.library)
             let bob = SubsonicClient(server, auth: [("u", "bob"), ("p", ServedLibrary.bobPassword)])
             let ann = SubsonicClient(server)
             func plays(_ id: String) throws -> Int? { (try bob.ok("getSong", [("id", id)])["song"] as? [String: Any])?["playCount"] as? Int }

@@ -11,23 +11,37 @@ import Testing
 /// suite can share one fixture and each test checks one behaviour. Real processes stay for what
 /// only they show: signals, power cuts, the real clients, the browser, the package.
 final class InProcessServer: Sendable {
-    let fixture: TemporaryLibrary
-    var library: Library { fixture.library }
+    /// The temporary library, when this server made it.
+    let fixture: TemporaryLibrary?
+    let library: Library
     let server: ShelfServer
+    /// What the server logged (its own lines, not request lines: no request crosses a socket).
+    let log = Locked<[String]>([])
     static let annPassword = "ann's secret"
     static let bobPassword = "bob-pass"
 
     /// A library of `tracks` generated tracks (`DatasetGenerator`, deterministic), with `ann`
     /// (an admin) and `bob`, served on a loopback port nobody calls.
-    init(tracks: Int = 60, seed: UInt64 = 7, configure: (inout ShelfServer.Options) -> Void = { _ in }) async throws {
-        fixture = try await TemporaryLibrary.seeded(tracks: tracks, seed: seed)
-        let library = fixture.library
-        _ = try await library.addUser(name: "ann", password: Self.annPassword, admin: true)
-        _ = try await library.addUser(name: "bob", password: Self.bobPassword)
+    convenience init(tracks: Int = 60, seed: UInt64 = 7, configure: (inout ShelfServer.Options) -> Void = { _ in }) async throws {
+        let fixture = try await TemporaryLibrary.seeded(tracks: tracks, seed: seed)
+        _ = try await fixture.library.addUser(name: "ann", password: Self.annPassword, admin: true)
+        _ = try await fixture.library.addUser(name: "bob", password: Self.bobPassword)
+        try self.init(library: fixture.library, fixture: fixture, configure: configure)
+    }
+
+    /// The library in `directory` (one `ServedLibrary` made of real files, say), served in-process.
+    convenience init(directory: String, configure: (inout ShelfServer.Options) -> Void = { _ in }) throws {
+        try self.init(library: Library(directory: URL(fileURLWithPath: directory)), fixture: nil, configure: configure)
+    }
+
+    private init(library: Library, fixture: TemporaryLibrary?, configure: (inout ShelfServer.Options) -> Void) throws {
+        self.fixture = fixture
+        self.library = library
         var options = ShelfServer.Options()
         options.port = 0
         options.watch = false
-        options.log = { _ in }
+        let log = log
+        options.log = { line in log.withLock { $0.append(line) } }
         options.accessLog = { _ in }
         configure(&options)
         server = try ShelfServer(library: library, options: options)
@@ -45,6 +59,21 @@ final class InProcessServer: Sendable {
         let response = await server.respond(
             HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) }, headers: headers, body: body))
         return Answer(status: response.status, headers: response.headers, body: await Self.bytes(of: response.body))
+    }
+
+    /// `request`'s answer for code that cannot await (a test body on a thread of its own): the
+    /// thread waits while the handler runs on the cooperative pool.
+    func blocking(_ method: String, _ path: String, query: [(String, String)], headers: [String: String] = [:]) -> Answer {
+        let answer = Locked<Answer?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let pairs = query.map { ($0.0, $0.1) }
+        Task {
+            let value = await self.request(method, path, query: pairs, headers: headers)
+            answer.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return answer.withLock { $0! }
     }
 
     /// A Subsonic call as `user` (password authentication), in `format` ("json" or "xml").

@@ -61,20 +61,11 @@ import Testing
     @Test func atASubPathBehindNginxAndCaddy() async throws {
         try await offCooperativePool {
             guard let python = Self.python() else { return }
-            let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-proxy-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: root) }
-            let library = root.appendingPathComponent("library").path
-            let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
             // Three seconds a track, so the page is seen to play.
-            let written = try ChildProcess.run(bench, ["sample-files", "--tracks", "8", "--dir", root.appendingPathComponent("music").path, "--seconds", "3"])
-            try #require(written.status == 0, "\(written.stderr)")
+            let fixture = try ServedLibrary(tracks: 8, seconds: 3)
+            defer { fixture.remove() }
+            let library = fixture.library
             let shelf = ServedLibrary.shelfBinary()
-            try #require(try ChildProcess.run(shelf, ["--library", library, "import", root.appendingPathComponent("music").path]).status == 0)
-            try #require(
-                try ChildProcess.run(
-                    shelf, ["--library", library, "user", "add", "ann", "--admin", "--password-stdin"], stdin: Data((ServedLibrary.annPassword + "\n").utf8)
-                ).status == 0)
             let server = try ServerProcess(library: library, arguments: ["--trusted-proxies", "127.0.0.1", "--base-path", "/music"])
             defer { server.stop() }
             var web: [String] = []
@@ -84,7 +75,7 @@ import Testing
                     WebPageTests.artifacts.path,
                 ]
             }
-            let result = try Self.run("subpath", python: python, server: server, work: root, web: web)
+            let result = try Self.run("subpath", python: python, server: server, work: fixture.root, web: web)
             print(result.stdout)
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr.suffix(3000))")
             for check in [

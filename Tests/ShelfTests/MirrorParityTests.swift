@@ -151,7 +151,9 @@ struct Engines {
     }
 }
 
-@Suite(.serialized) struct MirrorParityTests {
+// Not serialized: every test builds its own library, and run one after another they were the
+// longest chain of the suite.
+@Suite struct MirrorParityTests {
     static func makeLibrary() async throws -> (TemporaryDirectory, Library) {
         let dir = try TemporaryDirectory()
         let library = Library(directory: dir.url)

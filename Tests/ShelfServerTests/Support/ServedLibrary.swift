@@ -15,11 +15,13 @@ struct ServedLibrary {
 
     static func shelfBinary() -> URL { ChildProcess.productsDirectory().appendingPathComponent("shelf") }
 
-    init(tracks: Int = 12) throws {
+    /// `tracks` sample files of `seconds` each (long enough, at 3, for a page to be seen playing).
+    init(tracks: Int = 12, seconds: Double? = nil) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
-        let written = try ChildProcess.run(bench, ["sample-files", "--tracks", "\(tracks)", "--dir", music])
+        let written = try ChildProcess.run(
+            bench, ["sample-files", "--tracks", "\(tracks)", "--dir", music] + (seconds.map { ["--seconds", "\($0)"] } ?? []))
         try #require(written.status == 0, "\(written.stderr)")
         let imported = try shelf(["import", music])
         try #require(imported.status == 0, "\(imported.stderr)")

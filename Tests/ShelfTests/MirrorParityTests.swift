@@ -151,9 +151,7 @@ struct Engines {
     }
 }
 
-// Not serialized: every test builds its own library, and run one after another they were the
-// longest chain of the suite.
-@Suite struct MirrorParityTests {
+@Suite(.serialized) struct MirrorParityTests {
     static func makeLibrary() async throws -> (TemporaryDirectory, Library) {
         let dir = try TemporaryDirectory()
         let library = Library(directory: dir.url)

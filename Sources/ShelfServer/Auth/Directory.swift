@@ -152,22 +152,25 @@ struct Directory: Sendable {
         // An empty password would be an unauthenticated bind, which succeeds for any DN.
         guard !password.isEmpty, !name.isEmpty else { return nil }
         let connection = try LDAPConnection(settings)
-        guard let dn = try entry(of: name, on: connection) else { return nil }
+        guard let dn = try entry(of: name, on: connection, signingIn: true) else { return nil }
         let result = connection.bind(dn, password)
         if result == LDAP_INVALID_CREDENTIALS { return nil }
         guard result == LDAP_SUCCESS else { throw DirectoryError(reason: "binding as \(dn): \(LDAPConnection.message(result, connection.handle))") }
         return DirectoryAccount(dn: dn, admin: try isAdmin(name: name, dn: dn, on: connection))
     }
 
-    /// Whether the account `name` (once found as `dn`) is still in the directory and found by the filter.
+    /// Whether the account `name` (once found as `dn`) is still in the directory and found by the
+    /// filter. With only a DN template and no service account there is no way to ask without the
+    /// password (many directories refuse anonymous reads), so the account counts as there.
     func stillThere(_ name: String, dn: String) throws(DirectoryError) -> Bool {
+        if settings.userDN != nil, settings.base == nil, settings.bindDN == nil { return true }
         let connection = try LDAPConnection(settings)
-        return try entry(of: name, on: connection)?.lowercased() == dn.lowercased()
+        return try entry(of: name, on: connection, signingIn: false)?.lowercased() == dn.lowercased()
     }
 
-    /// The DN `name` signs in as: the template's, when it names an entry, or the one entry the
-    /// search finds.
-    private func entry(of name: String, on connection: LDAPConnection) throws(DirectoryError) -> String? {
+    /// The DN `name` signs in as: the template's, or the one entry the search finds. Signing in
+    /// with a template alone needs no search: the bind itself says whether the entry is there.
+    private func entry(of name: String, on connection: LDAPConnection, signingIn: Bool) throws(DirectoryError) -> String? {
         if let bindDN = settings.bindDN {
             let result = connection.bind(bindDN, settings.bindPassword ?? "")
             guard result == LDAP_SUCCESS else {
@@ -181,6 +184,7 @@ struct Directory: Sendable {
                 let filter = settings.filter.replacingOccurrences(of: "{user}", with: Self.escapeFilter(name))
                 return try connection.search(base, scope: LDAP_SCOPE_SUBTREE, filter).contains { $0.dn.lowercased() == dn.lowercased() } ? dn : nil
             }
+            if signingIn { return dn }
             return try connection.search(dn, scope: LDAP_SCOPE_BASE, "(objectClass=*)").isEmpty ? nil : dn
         }
         let filter = settings.filter.replacingOccurrences(of: "{user}", with: Self.escapeFilter(name))

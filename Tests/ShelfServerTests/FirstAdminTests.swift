@@ -46,6 +46,11 @@ import Testing
                 ChildProcess.productsDirectory().appendingPathComponent("shelf"),
                 ["--library", root.path("library").path, "serve", "--listen", "127.0.0.1:0", "--admin-user", "boss", "--admin-password-file", secret])
             #expect(result.status == 2 && result.stderr.contains("the first line of '\(secret)' is empty"), "\(result.status) \(result.stderr)")
+            // One without the other is a mistake, said at once.
+            let half = try ChildProcess.run(
+                ChildProcess.productsDirectory().appendingPathComponent("shelf"),
+                ["--library", root.path("library").path, "serve", "--listen", "127.0.0.1:0", "--admin-user", "boss"])
+            #expect(half.status == 1 && half.stderr.contains("admin-user and admin-password-file go together"), "\(half.status) \(half.stderr)")
         }
     }
 }

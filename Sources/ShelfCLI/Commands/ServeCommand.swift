@@ -92,6 +92,9 @@ struct ServeCommand: Command {
         } catch {
             throw CommandFailure(code: "logFile", message: (error as NSError).localizedDescription)
         }
+        if (settings.adminUser == nil) != (settings.adminPasswordFile == nil) {
+            throw UsageError("admin-user and admin-password-file go together: the name, and the file that holds its password")
+        }
         if try await library.users().isEmpty {
             let command = "shelf --library \(library.directory.path) user add NAME --admin"
             if let name = settings.adminUser, let file = settings.adminPasswordFile {

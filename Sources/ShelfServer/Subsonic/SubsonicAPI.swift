@@ -152,8 +152,6 @@ final class SubsonicAPI: Sendable {
             try await Self.subsonicErrors { try await SessionAuthenticator.inDirectory(user, context.directory, context.library) }
             return user
         }
-        // The web page calls the API with its own session: the cookie, plus the anti-forgery
-        // header on every call (Subsonic reads change state by GET too), so no other site can.
         // The page behind a single sign-on: the proxy's header with the page's anti-forgery header
         // (an app never sends that one).
         if !["u", "p", "t", "s"].contains(where: parameters.has), let headerSignIn,
@@ -162,6 +160,8 @@ final class SubsonicAPI: Sendable {
         {
             return user
         }
+        // The web page calls the API with its own session: the cookie, plus the anti-forgery
+        // header on every call (Subsonic reads change state by GET too), so no other site can.
         if !["u", "p", "t", "s"].contains(where: parameters.has), let token = request.cookie(SessionAuthenticator.cookieName) {
             guard !(request.headers[SessionAuthenticator.csrfHeader] ?? "").isEmpty else {
                 throw SubsonicError(10, "a call signed in by the session cookie must carry the \(SessionAuthenticator.csrfHeader) header")

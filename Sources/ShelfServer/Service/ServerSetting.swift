@@ -319,7 +319,7 @@ extension ServerConfig {
             takes: "an array of IP addresses and CIDR ranges (the flag and SHELF_TRUSTED_PROXIES: separated by commas)", default: "none",
             reloads: false,
             help:
-                "The reverse proxies in front of Shelf. Only from these are Forwarded, X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host believed: the client's address is then the right-most one no trusted proxy stands for, and it is what the per-address limits (counted per request behind a proxy), the sign-in throttle, the log and the sessions list use. A trusted proxy's own connections are not limited per address. From any other address those headers are ignored.",
+                "The reverse proxies in front of Shelf. Only from these are Forwarded, X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host believed: the client's address is then the right-most one no trusted proxy stands for, and it is what the per-address limits (counted per request behind a proxy), the sign-in throttle and the log use. A trusted proxy's own connections are not limited per address. From any other address those headers are ignored.",
             example: "[\"127.0.0.1\", \"10.0.0.0/8\"]",
             file: { (value, name) throws(ConfigValueError) in
                 switch value {

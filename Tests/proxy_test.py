@@ -217,6 +217,13 @@ def many_clients(port, prefix, clients=200, each=10):
     assert not errors, f"{len(errors)} failures, e.g. {errors[:3]}"
 
 
+def through_the_proxy(label, port, prefix):
+    """What every proxy must pass: a stream and a range, a whole sync, the live events."""
+    check(f"{label}: a stream and a range", streams_and_ranges, port, prefix)
+    check(f"{label}: an OpenSubsonic client syncs", a_client_syncs, port, prefix)
+    check(f"{label}: events arrive", events_arrive, port, prefix)
+
+
 # MARK: MODE root
 
 def wrk_through(port):
@@ -310,9 +317,7 @@ def root_mode():
         try:
             check(f"{label}: 200 clients, each from its own address, none refused", many_clients, port, "")
             check(f"{label}: wrk's 200 connections, no error", wrk_through, port)
-            check(f"{label}: a stream and a range", streams_and_ranges, port, "")
-            check(f"{label}: an OpenSubsonic client syncs", a_client_syncs, port, "")
-            check(f"{label}: events arrive", events_arrive, port, "")
+            through_the_proxy(label, port, "")
             if keepalive:
                 check("nginx: the sign-in throttle locks out one client, not the next", the_throttle_is_per_client, port)
                 check("nginx: requests in flight are limited per client", requests_in_flight_are_limited_per_client, port)
@@ -367,9 +372,7 @@ def subpath_mode():
     proxy = Proxy("nginx", config, [port])
     try:
         check("nginx at /music/: the page, sign-in, cookie and links under the base", the_page_lives_under_the_base, port)
-        check("nginx at /music/: a stream and a range", streams_and_ranges, port, "/music")
-        check("nginx at /music/: an OpenSubsonic client syncs", a_client_syncs, port, "/music")
-        check("nginx at /music/: events arrive", events_arrive, port, "/music")
+        through_the_proxy("nginx at /music/", port, "/music")
         check("nginx at /music/: 200 clients, none refused", many_clients, port, "/music")
         if WEB:
             web = subprocess.run(WEB[:1] + [WEB[1], "proxy", f"http://127.0.0.1:{port}/music"] + WEB[2:], capture_output=True, text=True)
@@ -400,9 +403,7 @@ http://127.0.0.1:{port} {{
     proxy = Proxy("caddy", config, [port])
     try:
         check("caddy handle_path /music/*: the page, sign-in, cookie and links under the base", the_page_lives_under_the_base, port)
-        check("caddy handle_path /music/*: a stream and a range", streams_and_ranges, port, "/music")
-        check("caddy handle_path /music/*: an OpenSubsonic client syncs", a_client_syncs, port, "/music")
-        check("caddy handle_path /music/*: events arrive", events_arrive, port, "/music")
+        through_the_proxy("caddy handle_path /music/*", port, "/music")
         check("caddy handle_path /music/*: 200 clients, none refused", many_clients, port, "/music")
     finally:
         proxy.stop()

@@ -51,15 +51,9 @@ public final class DirectorySignIn: Sendable {
                 log("shelf: ldap: \(name) is \(account.admin ? "now" : "no longer") an admin (ldap-admin-group)")
             }
         } else {
-            var secret = [UInt8](repeating: 0, count: 32)
-            for index in secret.indices { secret[index] = UInt8.random(in: 0...255) }
-            do {
-                user = try await library.addUser(name: name, password: secret.map { String(format: "%02x", $0) }.joined(), admin: account.admin)
-            } catch let error as LibraryError where error.kind == .conflict {
-                guard let made = try await library.user(named: name) else { throw error }
-                user = made
-            }
-            log("shelf: ldap: created user \(name) (\(account.dn))\(account.admin ? ", an admin" : "") at their first sign-in")
+            let made: Bool
+            (user, made) = try await library.externalUser(named: name, admin: account.admin)
+            if made { log("shelf: ldap: created user \(name) (\(account.dn))\(account.admin ? ", an admin" : "") at their first sign-in") }
         }
         try await library.setDirectoryEntry(account.dn, of: user.id)
         let until = Date().addingTimeInterval(directory.settings.cacheSeconds)

@@ -36,16 +36,10 @@ public struct HeaderSignIn: Sendable {
         }
         let groups = (request.headers[groupsHeader] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let admin = adminGroup.map { groups.contains($0) } ?? false
-        // A password nobody knows: this user signs in through the proxy, or with an API key.
-        var secret = [UInt8](repeating: 0, count: 32)
-        for index in secret.indices { secret[index] = UInt8.random(in: 0...255) }
-        do {
-            let user = try await library.addUser(name: name, password: secret.map { String(format: "%02x", $0) }.joined(), admin: admin)
+        let (user, made) = try await library.externalUser(named: name, admin: admin)
+        if made {
             log("shelf: auth-header: created user \(name)\(admin ? " (admin, in group \(adminGroup ?? ""))" : "") at their first sign-in through the proxy")
-            return user
-        } catch let error as LibraryError where error.kind == .conflict {
-            // Two first requests at once: the other one created it.
-            return try await library.user(named: name)
         }
+        return user
     }
 }

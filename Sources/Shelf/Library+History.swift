@@ -65,10 +65,42 @@ extension Library {
     public func changes(since token: ChangeToken, scope: Set<PlaylistID>? = nil, limit: Int? = nil) async throws -> ChangeFeed {
         if let limit, limit < 1 { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 1") }
         let storeID = try await openedStore().storeID
+        let visible = LibraryScope.current
         return try await read { db in
             let history = ChangeHistory(db: db, storeID: storeID)
-            if let scope { return try history.scopedChanges(since: token, playlists: scope, limit: limit) }
-            return try history.changes(since: token, limit: limit)
+            var feed =
+                if let scope { try history.scopedChanges(since: token, playlists: scope, limit: limit) } else {
+                    try history.changes(since: token, limit: limit)
+                }
+            if !visible.isAll { try Self.narrow(&feed, to: visible, db: db) }
+            return feed
+        }
+    }
+
+    /// A feed as a reader limited to some libraries sees it: a track outside them does not exist
+    /// for them, so its insertion is left out and an update (a move out of their libraries, or an
+    /// edit of a track they never saw) is a deletion. Deletions pass as they are: the store no
+    /// longer knows where a deleted track was, and deleting an ID a client never had changes
+    /// nothing for it.
+    static func narrow(_ feed: inout ChangeFeed, to scope: LibraryScope, db: Connection) throws {
+        var paths: [Int64: String] = [:]
+        for change in feed.changes {
+            for key in change.tracks.inserted + change.tracks.updated.map(\.id) {
+                guard case .track(let id) = key, paths[id.rawValue] == nil else { continue }
+                paths[id.rawValue] = try db.scalar(String.self, "SELECT path FROM track WHERE id = ?", [id.rawValue]) ?? ""
+            }
+        }
+        func visible(_ key: ObjectKey) -> Bool {
+            guard case .track(let id) = key else { return true }
+            return scope.contains(path: paths[id.rawValue] ?? "")
+        }
+        for index in feed.changes.indices {
+            var tracks = feed.changes[index].tracks
+            let movedOut = tracks.updated.filter { !visible($0.id) }.map(\.id)
+            tracks.inserted.removeAll { !visible($0) }
+            tracks.updated.removeAll { !visible($0.id) }
+            tracks.deleted += movedOut.filter { !tracks.deleted.contains($0) }
+            feed.changes[index].tracks = tracks
         }
     }
 

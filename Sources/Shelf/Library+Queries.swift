@@ -64,14 +64,14 @@ extension Library {
     /// its string form is stable: `PageCursor(_:)` parses it back.
     public func list(_ query: LibraryQuery, after cursor: PageCursor? = nil, limit: Int = 50) async throws -> ListPage {
         try Self.checkLimit(limit)
-        return try await withEngine(direct: query.filter.mentionsMissing) { try $0.page(query, after: cursor, limit: limit) }
+        return try await withEngine(direct: query.filter.mentionsMissing) { [query = query.within(.current)] in try $0.page(query, after: cursor, limit: limit) }
     }
 
     /// Up to `limit` list rows from row `offset`.
     public func list(_ query: LibraryQuery, offset: Int, limit: Int = 50) async throws -> ListPage {
         try Self.checkLimit(limit)
         guard offset >= 0 else { throw LibraryError.invalidValue(field: "offset", value: String(offset), reason: "must be ≥ 0") }
-        return try await withEngine(direct: query.filter.mentionsMissing) { try $0.page(query, offset: offset, limit: limit) }
+        return try await withEngine(direct: query.filter.mentionsMissing) { [query = query.within(.current)] in try $0.page(query, offset: offset, limit: limit) }
     }
 
     /// A page of whole tracks (every field) by offset, in `query`'s order.
@@ -83,22 +83,22 @@ extension Library {
 
     /// Every matching track ID, in order.
     public func snapshot(_ query: LibraryQuery) async throws -> [TrackID] {
-        try await withEngine(direct: query.filter.mentionsMissing) { try $0.snapshot(query) }
+        try await withEngine(direct: query.filter.mentionsMissing) { [query = query.within(.current)] in try $0.snapshot(query) }
     }
 
     /// Each section's name, first index and count, in list order.
     public func sections(_ query: LibraryQuery) async throws -> [SectionInfo] {
-        try await withEngine(direct: query.filter.mentionsMissing) { try $0.sections(query) }
+        try await withEngine(direct: query.filter.mentionsMissing) { [query = query.within(.current)] in try $0.sections(query) }
     }
 
     /// The index and an inclusive cursor of a section's first row; nil when the list has none.
     public func anchor(_ section: String, _ query: LibraryQuery) async throws -> SectionAnchor? {
-        try await withEngine(direct: query.filter.mentionsMissing) { try $0.anchor(section, query) }
+        try await withEngine(direct: query.filter.mentionsMissing) { [query = query.within(.current)] in try $0.anchor(section, query) }
     }
 
     /// Whether the list has any visible row.
     public func hasRows(_ query: LibraryQuery) async throws -> Bool {
-        try await withEngine(direct: query.filter.mentionsMissing) { try $0.hasRows(query) }
+        try await withEngine(direct: query.filter.mentionsMissing) { [query = query.within(.current)] in try $0.hasRows(query) }
     }
 
     /// The mirror's state, progress, applied change-log position and size.
@@ -161,31 +161,35 @@ extension Library {
 
 extension Library {
     /// A page of a playlist's items: in its own order, or sorted like `sortedBy` (with its
-    /// sections); `filter` narrows either. A track listed twice appears twice.
+    /// sections); `filter` narrows either. A track listed twice appears twice. Within `scope`,
+    /// only the scope's items, and a smart playlist is evaluated within it.
     public func playlistList(
-        _ id: PlaylistID, sortedBy query: LibraryQuery? = nil, filter: Filter = .all, after cursor: PageCursor? = nil, limit: Int = 50
+        _ id: PlaylistID, sortedBy query: LibraryQuery? = nil, filter: Filter = .all, after cursor: PageCursor? = nil, limit: Int = 50,
+        scope: LibraryScope = .current
     ) async throws -> ListPage {
         guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
         let kind = try await requirePlaylist(id)
         var effective = query ?? LibraryQuery()
-        effective.filter = query.map { .and([$0.filter, filter]) } ?? filter
+        effective.filter = scope.narrowing(query.map { .and([$0.filter, filter]) } ?? filter)
         let sorted = query != nil
         if kind == .smart {
             // A smart playlist's contents are evaluated now (they follow every write); only then
             // are the stored rules read.
-            let context = try await smartContext()
+            let context = try await smartContext(scope: scope)
             return try await withEngine { [effective] in try $0.smartPage(id, context, effective, sorted: sorted, after: cursor, limit: limit) }
         }
         return try await withEngine { [effective] in try $0.playlistPage(id, effective, sorted: sorted, after: cursor, limit: limit) }
     }
 
     /// The sections (A–Z, kana rows, #) of a playlist sorted like `query`, narrowed by `filter`.
-    public func playlistSections(_ id: PlaylistID, sortedBy query: LibraryQuery, filter: Filter = .all) async throws -> [SectionInfo] {
+    public func playlistSections(
+        _ id: PlaylistID, sortedBy query: LibraryQuery, filter: Filter = .all, scope: LibraryScope = .current
+    ) async throws -> [SectionInfo] {
         let kind = try await requirePlaylist(id)
         var effective = query
-        effective.filter = .and([query.filter, filter])
+        effective.filter = scope.narrowing(.and([query.filter, filter]))
         if kind == .smart {
-            let context = try await smartContext()
+            let context = try await smartContext(scope: scope)
             return try await withEngine { [effective] in try $0.smartSections(id, context, effective) }
         }
         return try await withEngine { [effective] in try $0.playlistSections(id, effective) }
@@ -218,7 +222,8 @@ extension Library {
         guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
         if let playlist = scope.playlist { try await requirePlaylist(playlist) }
         let query = SearchQuery(text)
-        return try await withEngine { try $0.search(query, scope: scope, after: cursor, limit: limit) }
+        let visible = scope.within(.current)
+        return try await withEngine { try $0.search(query, scope: visible, after: cursor, limit: limit) }
     }
 }
 
@@ -237,17 +242,33 @@ extension Library {
     ///     print(tracks.count)
     /// }
     /// ```
-    public func groups(_ query: GroupQuery, after cursor: PageCursor? = nil, limit: Int = 50, artwork: Bool = true) async throws -> GroupPage {
+    /// Within `scope`, the views hold only the scope's tracks (their counts and pictures too).
+    public func groups(
+        _ query: GroupQuery, after cursor: PageCursor? = nil, limit: Int = 50, artwork: Bool = true, scope: LibraryScope = .current
+    ) async throws -> GroupPage {
         guard limit >= 0 else { throw LibraryError.invalidValue(field: "limit", value: String(limit), reason: "must be ≥ 0") }
-        return try await withArtwork(try await withEngine { try $0.groups(query, after: cursor, limit: limit) }, artwork: artwork)
+        return try await withArtwork(
+            try await withGroups(scope, { try $0.groups(query, after: cursor, limit: limit) }, { table, _ in table.page(query, after: cursor, limit: limit) }),
+            artwork: artwork)
+    }
+
+    /// `body` on the engine for everything, or `scoped` on the table of `scope`'s views.
+    func withGroups<T: Sendable>(
+        _ scope: LibraryScope, _ body: @escaping @Sendable (any QueryEngine) throws -> T, _ scoped: @escaping @Sendable (GroupTable, any QueryEngine) throws -> T
+    ) async throws -> T {
+        guard !scope.isAll else { return try await withEngine(body) }
+        let cache = scopedGroups
+        return try await withEngine { try scoped(try cache.table(scope, engine: $0), $0) }
     }
 
     /// Up to `limit` rows of an aggregation view from row `offset`: a deep page costs what the
     /// first does (the mirror seeks by its maintained section counts, never over the rows before).
-    public func groups(_ query: GroupQuery, offset: Int, limit: Int = 50, artwork: Bool = true) async throws -> GroupPage {
+    public func groups(_ query: GroupQuery, offset: Int, limit: Int = 50, artwork: Bool = true, scope: LibraryScope = .current) async throws -> GroupPage {
         try Self.checkLimit(limit)
         guard offset >= 0 else { throw LibraryError.invalidValue(field: "offset", value: String(offset), reason: "must be ≥ 0") }
-        return try await withArtwork(try await withEngine { try $0.groups(query, offset: offset, limit: limit) }, artwork: artwork)
+        return try await withArtwork(
+            try await withGroups(scope, { try $0.groups(query, offset: offset, limit: limit) }, { table, _ in table.page(query, offset: offset, limit: limit) }),
+            artwork: artwork)
     }
 
     /// `page` with each row's representative `artworkID` read from the store, unless `artwork` is false.
@@ -277,15 +298,20 @@ extension Library {
     }
 
     /// The sections (A–Z, kana rows, #) of an aggregation view.
-    public func groupSections(_ query: GroupQuery) async throws -> [SectionInfo] {
-        try await withEngine { try $0.groupSections(query) }
+    public func groupSections(_ query: GroupQuery, scope: LibraryScope = .current) async throws -> [SectionInfo] {
+        try await withGroups(scope, { try $0.groupSections(query) }, { table, _ in table.sections(query) })
     }
 
-    /// An album's tracks in disc and track order (the drill-down's last step).
-    public func albumTracks(_ album: GroupID) async throws -> [TrackListItem] {
-        guard let items = try await withEngine({ try $0.albumTracks(album) }) else {
-            throw LibraryError.invalidValue(field: "album", value: album.description, reason: "no such album")
-        }
+    /// An album's tracks in disc and track order (the drill-down's last step); within `scope`,
+    /// only the scope's tracks, and an album with none there is no album.
+    public func albumTracks(_ album: GroupID, scope: LibraryScope = .current) async throws -> [TrackListItem] {
+        let items = try await withGroups(
+            scope, { try $0.albumTracks(album) },
+            { table, engine in
+                guard let members = table.albumMembers[album] else { return nil }
+                return try engine.albumTracks(album)?.filter { members.contains($0.id.rawValue) }
+            })
+        guard let items else { throw LibraryError.invalidValue(field: "album", value: album.description, reason: "no such album") }
         return items
     }
 }
@@ -300,19 +326,29 @@ extension Library {
 
     /// A smart playlist's tracks as of now, in its selection order (by ID without one): evaluated
     /// live on every call, so its contents follow every write.
-    public func smartPlaylistTracks(_ id: PlaylistID) async throws -> [TrackID] {
-        let context = try await smartContext()
+    public func smartPlaylistTracks(_ id: PlaylistID, scope: LibraryScope = .current) async throws -> [TrackID] {
+        let context = try await smartContext(scope: scope)
         guard context.rules[id] != nil else { throw LibraryError.invalidValue(field: "playlist", value: id.description, reason: "not a smart playlist") }
         return try await withEngine { try $0.smartTracks(id, context) }
     }
 
-    /// Every smart playlist's rules, read from the store.
-    package func smartContext() async throws -> SmartContext {
+    /// Every smart playlist's rules, read from the store; within a limited `scope`, each rule
+    /// (and so every limit and selection, and every playlist a rule refers to) applies to the
+    /// scope's tracks alone.
+    package func smartContext(scope: LibraryScope = .current) async throws -> SmartContext {
         let rules = try await read { db in
             try db.query("SELECT id, rules FROM playlist WHERE kind = ? AND rules IS NOT NULL", [Int64(Playlist.Kind.smart.rawValue)]) { row in
                 (PlaylistID(try row.int64(0)), try? SmartRules(json: try row.string(1)))
             }
         }
-        return SmartContext(rules: Dictionary(rules.compactMap { id, rules in rules.map { (id, $0) } }, uniquingKeysWith: { first, _ in first }))
+        var context = Dictionary(rules.compactMap { id, rules in rules.map { (id, $0) } }, uniquingKeysWith: { first, _ in first })
+        if !scope.isAll {
+            for (id, rules) in context {
+                var narrowed = rules
+                narrowed.condition = .all([.filter(scope.filter), rules.condition])
+                context[id] = narrowed
+            }
+        }
+        return SmartContext(rules: context)
     }
 }

@@ -58,6 +58,10 @@ public final class Library: Sendable {
     let openedReaders = Locked<OpenedStore?>(nil)
     /// The mirror's read pool while it is ready; nil sends queries to the direct path.
     let mirrorReaders = Locked<ReadPool?>(nil)
+    /// The views as readers limited to some libraries see them, per scope.
+    let scopedGroups = ScopedGroups()
+    /// The paths behind the folder IDs handed out.
+    let folderNames = FolderNames()
     /// Pictures of write batches still open, visible to artwork loaders.
     let pendingArtwork = PendingArtwork()
     private let sharedLoader = Locked<ArtworkLoader?>(nil)

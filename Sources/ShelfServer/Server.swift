@@ -23,6 +23,8 @@ public struct ServerContext: Sendable {
     public let podcasts: PodcastService
     /// Whether share links may be made and opened (`--sharing`; a reload changes it).
     public let sharing: Locked<Bool>
+    /// Whether Subsonic's getIndexes and getMusicDirectory walk folders (`subsonic-browse`; a reload changes it).
+    public let browseFolders = Locked(true)
     /// The server's own audio output (nil: the jukebox is off).
     public let jukebox: Jukebox?
     /// The loudness measurement: the background job and the admin page's one-off runs.
@@ -64,12 +66,17 @@ public final class ShelfServer: Sendable {
         public var maxTranscodes = ProcessInfo.processInfo.activeProcessorCount
         /// Whether share links may be made and opened (`sharing` in the config).
         public var sharing = true
+        /// Whether Subsonic's getIndexes and getMusicDirectory walk folders rather than tags.
+        public var browseFolders = true
         /// Bytes that may wait for an event-stream client.
         public var eventBufferBytes = 1 << 20
         /// How long an event-stream client may leave a full buffer unread before it is dropped.
         public var eventStallLimit: Duration = .seconds(10)
         /// Music folders scans import: scheduled ones (`scanInterval`) and Subsonic startScan.
         public var musicRoots: [URL] = []
+        /// The library a root of `musicRoots` belongs to, by its path (`--music NAME=DIR`); a
+        /// root not named here joins the first library.
+        public var musicLibraries: [String: String] = [:]
         /// How long after one scheduled scan of `musicRoots` ends the next starts; nil: scans only on demand.
         public var scanInterval: Duration?
         /// How long a track may stay missing before a scan removes it; nil: never (`purge-missing-after`).
@@ -158,6 +165,7 @@ public final class ShelfServer: Sendable {
             backups: BackupControl(library: library, settings: options.backups, log: log),
             directory: options.directory.map { DirectorySignIn($0, log: log) })
         self.context = context
+        context.browseFolders.withLock { $0 = options.browseFolders }
         let base = options.basePath
         let headerSignIn = options.headerSignIn
         let router = Router(
@@ -194,11 +202,28 @@ public final class ShelfServer: Sendable {
         imports.setPurgeMissingAfter(options.purgeMissingAfter)
         events.start()
         let roots = options.musicRoots
-        Task { try? await library.rememberRoots(roots, evenIfAbsent: true) }
+        let named = options.musicLibraries
+        Task { await Self.remember(roots, named: named, library: library, log: log) }
         context.scans.start()
         context.podcasts.start()
         context.backups.start()
         apply(watch: options.watch, roots: options.musicRoots, loudness: options.loudness)
+    }
+
+    /// Remembers the configured roots, each in the library its entry names (made when there is
+    /// none); a root that belongs to another library already is reported and left there.
+    public static func remember(_ roots: [URL], named: [String: String], library: Library, log: @escaping @Sendable (String) -> Void) async {
+        for root in roots {
+            do {
+                if let name = named[root.standardizedFileURL.path] {
+                    try await library.addLibrary(name: name, roots: [root], evenIfAbsent: true)
+                } else {
+                    try await library.rememberRoots([root], evenIfAbsent: true)
+                }
+            } catch {
+                log("shelf: music: \(root.path): \(error)")
+            }
+        }
     }
 
     /// Turns the folder watcher (over `roots`) and the loudness job on or off (at start and on SIGHUP).

@@ -68,3 +68,58 @@ public enum Documents {
         return ChangesDocument(changes: feed.changes.map { $0.seen(by: viewer) }, token: feed.token, hasMore: feed.hasMore)
     }
 }
+
+/// A folder as the command line and `/api/folders` show it.
+public struct FolderEntry: Encodable, Sendable {
+    public let id: FolderID
+    public let name: String
+    @NullWhenNil public var parent: FolderID?
+    @NullWhenNil public var artworkId: ArtworkID?
+    /// Its path under its library's root ("" for the root).
+    public let path: String
+    /// The library whose root holds it.
+    public let library: Int
+
+    /// The entry of `folder`.
+    public init(_ folder: Folder) {
+        id = folder.id
+        name = folder.name
+        parent = folder.parent
+        artworkId = folder.artworkID
+        path = folder.relativePath
+        library = folder.library
+    }
+}
+
+/// `/api/folders/{id}` and `shelf folders PATH --json`: `{"folder":{…},"folders":[…],"tracks":[…]}`.
+public struct FolderDocument: Encodable, Sendable {
+    public let folder: FolderEntry
+    public let folders: [FolderEntry]
+    /// Whole tracks, in file-name order.
+    public let tracks: [ListedTrack]
+
+    /// A document from its parts.
+    public init(folder: FolderEntry, folders: [FolderEntry], tracks: [ListedTrack]) {
+        self.folder = folder
+        self.folders = folders
+        self.tracks = tracks
+    }
+}
+
+/// `/api/folders` and `shelf folders --json`: the roots of every library the reader sees.
+public struct FoldersDocument: Encodable, Sendable {
+    public let folders: [FolderEntry]
+
+    /// A document of these folders.
+    public init(folders: [FolderEntry]) { self.folders = folders }
+}
+
+extension Documents {
+    /// One folder opened, its tracks read whole.
+    public static func folder(_ contents: FolderContents, _ library: Library) async throws -> FolderDocument {
+        let tracks = try await library.tracks(ids: contents.tracks).tracks
+        return FolderDocument(
+            folder: FolderEntry(contents.folder), folders: contents.folders.map(FolderEntry.init),
+            tracks: tracks.map { ListedTrack(track: $0, section: "#") })
+    }
+}

@@ -218,7 +218,7 @@ import Testing
                     SubsonicUser(
                         user: User(
                             id: UserID(2), name: "bob <b>", isAdmin: false, isOwner: false, created: played, email: "bob@example.org",
-                            roles: [.stream, .share], maxBitRate: 128)))
+                            roles: [.stream, .share], maxBitRate: 128), folders: [1, 3]))
             }
         ),
         (

@@ -89,6 +89,7 @@ import Testing
         for (playlist, items) in before.items { #expect(try await library.playlistItems(PlaylistID(playlist)).map(\.rawValue) == items) }
 
         try await Self.expectUsersAndTheirData(library, facts: facts, version: version, users: before.users)
+        try await Self.expectOneLibrary(library, version: version, tracks: before.texts.count)
         try await Self.expectMirrorParity(library, facts: facts)
         if version >= 2 { try await Self.expectCompaction(library, facts: facts) }
     }
@@ -171,6 +172,23 @@ import Testing
         #expect(try await library.bookmarks(of: guest.id).count == (version >= 8 ? 1 : 0))
         #expect(try await library.radioStations().count == (version >= 8 ? 1 : 0))
         #expect(try await library.shares(of: nil).count == (version >= 8 ? 1 : 0))
+    }
+
+    /// Libraries came with schema 11: an older store's remembered roots (schema 10 remembers
+    /// `/fixture/music`) become one library, Music, which every user sees, and a reader limited
+    /// to it sees every track the store had.
+    static func expectOneLibrary(_ library: Library, version: Int, tracks: Int) async throws {
+        let libraries = try await library.libraries()
+        #expect(libraries.map(\.name) == ["Music"] && libraries.first?.id == 1, "schema \(version): \(libraries)")
+        #expect(libraries.first?.roots == (version >= 10 ? ["/fixture/music"] : []), "schema \(version)")
+        for user in try await library.users() {
+            #expect(user.libraries == nil && user.seesAllLibraries, "\(user.name) at schema \(version)")
+        }
+        if version >= 10 {
+            let scope = try await library.scope(libraries: [1])
+            let visible = try await LibraryScope.$current.withValue(scope) { try await library.list(LibraryQuery(), limit: 1_000).total }
+            #expect(visible == tracks, "schema \(version): the Music library holds every track")
+        }
     }
 
     /// The mirror builds over the migrated store and answers lists, sections, views and the smart
@@ -438,7 +456,9 @@ import Testing
             for table in tables where table != "meta" && sourceTables.contains(table) {
                 let theirs = Set(try columns(db, "src", table))
                 let common = try columns(db, "main", table).filter(theirs.contains).map { "\"\($0)\"" }.joined(separator: ", ")
-                try db.execute(script: "INSERT INTO main.\"\(table)\" (\(common)) SELECT \(common) FROM src.\"\(table)\";")
+                // `library` holds the row the 10 → 11 step made (Music): the source's replaces it.
+                let verb = table == "library" ? "INSERT OR REPLACE" : "INSERT"
+                try db.execute(script: "\(verb) INTO main.\"\(table)\" (\(common)) SELECT \(common) FROM src.\"\(table)\";")
             }
             try db.execute(script: "INSERT OR REPLACE INTO main.meta (key, value) SELECT key, value FROM src.meta WHERE key IN ('store_id', 'created');")
             if version == 1 {

@@ -55,12 +55,16 @@ public struct ImportOptions: Sendable {
     /// How tags split into lists and which pictures and lyrics come first; nil: the library's own
     /// (`Library.importSettings()`), which is what every import should use unless it is testing one.
     public var settings: ImportSettings?
+    /// The library (by ID) whose roots the imported folders become; nil: the first library.
+    public var library: Int?
 
-    /// Chunks of 500 files; duplicates reported, not imported; the library's settings.
-    public init(chunkSize: Int = 500, importDuplicates: Bool = false, settings: ImportSettings? = nil) {
+    /// Chunks of 500 files; duplicates reported, not imported; the library's settings; folders
+    /// remembered as roots of the first library.
+    public init(chunkSize: Int = 500, importDuplicates: Bool = false, settings: ImportSettings? = nil, library: Int? = nil) {
         self.chunkSize = chunkSize
         self.importDuplicates = importDuplicates
         self.settings = settings
+        self.library = library
     }
 }
 
@@ -112,7 +116,7 @@ extension Library {
         let settings: ImportSettings
         if let given = options.settings { settings = given } else { settings = try await importSettings() }
         report.settings = settings
-        try await rememberRoots(paths)
+        try await rememberRoots(paths, into: options.library)
         // First pass: count, for progress (directory entries and stat only; a file is opened
         // only when its extension says nothing).
         let total = AudioScanner.count(paths)

@@ -47,11 +47,14 @@ public struct ScanReport: Sendable, Codable, Equatable {
 }
 
 extension Library {
-    /// Remembers `urls` (folders; files, and folders inside a known root on the same file system,
-    /// are skipped) as music roots, so that scans judge them and an unmounted one is told apart
-    /// from deleted files. `evenIfAbsent` remembers folders that are not there now (a server's
-    /// configured roots: a share not mounted yet is then offline, not a library of missing files).
-    public func rememberRoots(_ urls: [URL], evenIfAbsent: Bool = false) async throws {
+    /// Remembers `urls` (folders; files, and folders inside a known root of the same library on
+    /// the same file system, are skipped) as music roots of the library `into` (by ID; nil: the
+    /// first library, "Music" made when there is none), so that scans judge them and an unmounted
+    /// one is told apart from deleted files. `evenIfAbsent` remembers folders that are not there
+    /// now (a server's configured roots: a share not mounted yet is then offline, not a library of
+    /// missing files). A folder inside, or holding, another library's root is refused: a root
+    /// belongs to one library.
+    public func rememberRoots(_ urls: [URL], evenIfAbsent: Bool = false, into library: Int? = nil) async throws {
         let folders = urls.compactMap { url -> String? in
             var isFolder: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
@@ -59,23 +62,34 @@ extension Library {
             return Self.rootPath(url)
         }
         guard !folders.isEmpty else { return }
-        let known = try await musicRoots()
-        // A root inside another is kept only when it is another file system (a disk mounted in
-        // the library's folder): it is then judged on its own.
-        func nested(_ inner: String, in outer: String) -> Bool {
-            Self.isPath(inner, under: outer) && (inner == outer || Self.device(of: inner) == nil || Self.device(of: inner) == Self.device(of: outer))
-        }
-        let added = folders.filter { folder in !known.contains { nested(folder, in: $0) } }
-        guard !added.isEmpty else { return }
         try await write { batch in
-            for folder in added {
+            let known = try batch.db.query("SELECT path, coalesce(library_id, 0) FROM music_root", []) { (try $0.string(0), Int(try $0.int64(1))) }
+            // Without a library named, a folder in a known root (of any library) is already there.
+            let candidates = library != nil ? folders : folders.filter { folder in !known.contains { Self.isPath(folder, under: $0.0) } }
+            guard !candidates.isEmpty else { return }
+            let target = try library ?? batch.defaultLibraryID()
+            // A root inside another is kept only when it is another file system (a disk mounted in
+            // the library's folder): it is then judged on its own.
+            func nested(_ inner: String, in outer: String) -> Bool {
+                Self.isPath(inner, under: outer) && (inner == outer || Self.device(of: inner) == nil || Self.device(of: inner) == Self.device(of: outer))
+            }
+            for folder in candidates {
+                for (path, owner) in known where owner != target && (Self.isPath(folder, under: path) || Self.isPath(path, under: folder)) {
+                    let name = try batch.db.scalar(String.self, "SELECT name FROM library WHERE id = ?", [Int64(owner)]) ?? "#\(owner)"
+                    throw LibraryError.invalidValue(
+                        field: "music root", value: folder,
+                        reason: path == folder ? "belongs to library '\(name)'" : "overlaps \(path) of library '\(name)'; a root belongs to one library")
+                }
+            }
+            let mine = known.filter { $0.1 == target }.map(\.0)
+            for folder in candidates where !mine.contains(where: { nested(folder, in: $0) }) {
                 // A new root holding known ones on its own file system replaces them.
-                for old in known where old != folder && nested(old, in: folder) {
+                for old in mine where old != folder && nested(old, in: folder) {
                     try batch.db.execute("DELETE FROM music_root WHERE path = ?", [old])
                 }
                 try batch.db.execute(
-                    "INSERT OR IGNORE INTO music_root (path, device, added) VALUES (?, ?, ?)",
-                    [folder, Self.device(of: folder), batch.now.timeIntervalSince1970])
+                    "INSERT OR IGNORE INTO music_root (path, device, added, library_id) VALUES (?, ?, ?, ?)",
+                    [folder, Self.device(of: folder), batch.now.timeIntervalSince1970, Int64(target)])
             }
         }
     }

@@ -20,8 +20,9 @@ public struct TrackGroupIDs: Sendable, Hashable {
 
 extension Library {
     /// One row of an aggregation view by its ID, with its picture; nil when the view has none.
-    public func group(_ id: GroupID, kind: GroupKind) async throws -> GroupItem? {
-        guard var item = try await withEngine({ try $0.group(id, kind: kind) }) else { return nil }
+    /// Within `scope`, a group with no track there is none, and its counts are the scope's.
+    public func group(_ id: GroupID, kind: GroupKind, scope: LibraryScope = .current) async throws -> GroupItem? {
+        guard var item = try await withGroups(scope, { try $0.group(id, kind: kind) }, { table, _ in table.group(id, kind: kind) }) else { return nil }
         if let picture = try await artistPictures([id], kind: kind)[id] {
             item.artworkID = picture
         } else if let track = item.artworkTrack {
@@ -51,16 +52,16 @@ extension Library {
 
     /// The rows of a view with these IDs, in the order asked (gone ones left out), in one read and
     /// without their artwork lookups (a row still names the track whose picture it shows).
-    public func groups(ids: [GroupID], kind: GroupKind) async throws -> [GroupItem] {
-        try await withEngine { try $0.groups(ids, kind: kind) }
+    public func groups(ids: [GroupID], kind: GroupKind, scope: LibraryScope = .current) async throws -> [GroupItem] {
+        try await withGroups(scope, { try $0.groups(ids, kind: kind) }, { table, _ in table.groups(ids, kind: kind) })
     }
 
     /// Up to `count` distinct rows of a view drawn uniformly at random (each as likely as any
     /// other), without their artwork lookups.
-    public func randomGroups(kind: GroupKind, count: Int) async throws -> [GroupItem] {
+    public func randomGroups(kind: GroupKind, count: Int, scope: LibraryScope = .current) async throws -> [GroupItem] {
         guard count > 0 else { return [] }
-        let all = try await withEngine { try $0.groupIDs(kind: kind) }
-        return try await groups(ids: all.randomSample(count), kind: kind)
+        let all = try await withGroups(scope, { try $0.groupIDs(kind: kind) }, { table, _ in table.ids(kind: kind) })
+        return try await groups(ids: all.randomSample(count), kind: kind, scope: scope)
     }
 
     /// The group IDs of `track`, computed with the same keys and hash as the views (default

@@ -204,70 +204,30 @@ extension MirrorQueryEngine: GroupEngine {
 }
 
 extension DirectQueryEngine: GroupEngine {
-    /// Every group of one view computed from all canonical tracks, in the view's order.
-    func groupRows(_ query: GroupQuery) throws -> [GroupRow] {
+    /// Every group computed from all canonical tracks (the direct path is the slow one anyway).
+    func groupTable() throws -> GroupTable {
         let tracks = try db.transaction(.deferred) { try db.query(TrackRow.selectWithoutTexts + TrackRow.present, [], TrackRow.decode) }
-        var rows = GroupRow.all(tracks, options: options).filter { $0.kind == query.kind && (query.artist == nil || $0.artistID == query.artist) }
-        rows.sort { a, b in
-            let (x, y) = query.useSortTags ? (a.sName, b.sName) : (a.kName, b.kName)
-            return x != y ? x.lexicographicallyPrecedes(y) : a.id < b.id
-        }
-        return query.descending ? rows.reversed() : rows
+        return GroupTable(members: tracks.map { GroupMember($0, options: options) })
     }
 
+    /// Every group of one view computed from all canonical tracks, in the view's order.
+    func groupRows(_ query: GroupQuery) throws -> [GroupRow] { try groupTable().rows(query) }
+
     package func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
-        let rows = try groupRows(query)
-        var start = 0
-        if let cursor, case .bytes(let key)? = cursor.key.first {
-            start =
-                rows.firstIndex { row in
-                    let own = query.useSortTags ? row.sName : row.kName
-                    let after = own != key ? key.lexicographicallyPrecedes(own) : cursor.id.rawValue < row.id.rawValue
-                    return query.descending ? (own != key ? own.lexicographicallyPrecedes(key) : row.id.rawValue < cursor.id.rawValue) : after
-                } ?? rows.count
-        }
-        let slice = Array(rows[start..<min(rows.count, start + limit)])
-        let more = start + slice.count < rows.count
-        return GroupPage(
-            items: slice.map { $0.item(useSortTags: query.useSortTags) },
-            nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
+        try groupTable().page(query, after: cursor, limit: limit)
     }
 
     package func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
-        let rows = try groupRows(query)
-        let slice = Array(rows.dropFirst(offset).prefix(limit))
-        let more = offset + slice.count < rows.count
-        return GroupPage(
-            items: slice.map { $0.item(useSortTags: query.useSortTags) },
-            nextCursor: more ? slice.last?.cursor(useSortTags: query.useSortTags) : nil, total: rows.count)
+        try groupTable().page(query, offset: offset, limit: limit)
     }
 
-    package func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
-        var sections: [SectionInfo] = []
-        for (index, row) in try groupRows(query).enumerated() {
-            let name = SortKey.section(ofKey: query.useSortTags ? row.sName : row.kName)
-            if sections.last?.name == name {
-                sections[sections.count - 1].count += 1
-            } else {
-                sections.append(SectionInfo(name: name, firstIndex: index, count: 1))
-            }
-        }
-        return sections
-    }
+    package func groupSections(_ query: GroupQuery) throws -> [SectionInfo] { try groupTable().sections(query) }
 
-    /// Every group of the kind computed, then the one asked for (the direct path is the slow one anyway).
-    package func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? {
-        try groupRows(GroupQuery(kind: kind)).first { $0.id == id }?.item(useSortTags: true)
-    }
+    package func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? { try groupTable().group(id, kind: kind) }
 
-    package func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem] {
-        let byID = Dictionary(try groupRows(GroupQuery(kind: kind)).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return ids.compactMap { byID[$0]?.item(useSortTags: true) }
-    }
+    package func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem] { try groupTable().groups(ids, kind: kind) }
 
-    package func groupIDs(kind: GroupKind) throws -> [GroupID] {
-        try groupRows(GroupQuery(kind: kind)).map(\.id)
-    }
+    package func groupIDs(kind: GroupKind) throws -> [GroupID] { try groupTable().ids(kind: kind) }
 
     package func roleCredits(_ role: String) throws -> [GroupItem] {
         guard let code = MirrorLists.code(role: role) else { return [] }

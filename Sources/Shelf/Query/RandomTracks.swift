@@ -8,8 +8,17 @@ extension Library {
     /// when a track has that ID: each track is as likely as any other whatever the gaps that
     /// deletions left, and a draw costs one primary-key probe. A library whose IDs are mostly
     /// gaps (or smaller than `count`) is listed and sampled instead.
-    public func randomTracks(_ count: Int) async throws -> [TrackID] {
+    /// Within a limited `scope`, drawn from the scope's tracks.
+    public func randomTracks(_ count: Int, scope: LibraryScope = .current) async throws -> [TrackID] {
         guard count > 0 else { return [] }
+        if !scope.isAll {
+            let roots = scope.roots ?? []
+            return try await read { db in
+                let (condition, arguments) = Self.underRoots(roots)
+                return try db.query("SELECT id FROM track WHERE missing_since IS NULL AND \(condition)", arguments) { try $0.int64(0) }
+                    .randomSample(count).map { TrackID($0) }
+            }
+        }
         return try await read { db in
             try db.transaction(.deferred) {
                 guard let highest = try db.queryOne("SELECT max(id) FROM track", [], { $0.optionalInt64(0) }) ?? nil, highest > 0 else { return [] }

@@ -45,6 +45,11 @@ enum Migrations {
         Step(name: "addMissingTracksAndRoots", from: 9, to: 10) { db in
             try db.execute(script: Schema.version10Additions)
         },
+        Step(name: "addLibraries", from: 10, to: 11) { db in
+            try db.execute(script: Schema.version11Additions)
+            try db.execute("INSERT INTO library (id, name, created) VALUES (1, 'Music', ?)", [Date().timeIntervalSince1970])
+            try db.execute("UPDATE music_root SET library_id = 1")
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

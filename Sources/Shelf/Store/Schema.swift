@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 10
+    static let currentVersion = 11
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -300,6 +300,20 @@ enum Schema {
           added      REAL    NOT NULL,
           last_seen  REAL
         ) WITHOUT ROWID;
+        """
+
+    /// Version 11: libraries — a name and the music roots it holds (a root belongs to one); a
+    /// user's access, NULL for every library or a JSON array of library IDs. The upgrade makes one
+    /// library, "Music", of the roots already remembered, and leaves every user seeing all of it.
+    static let version11Additions = """
+        CREATE TABLE library (
+          id      INTEGER PRIMARY KEY AUTOINCREMENT,
+          name    TEXT    NOT NULL UNIQUE COLLATE NOCASE,
+          created REAL    NOT NULL
+        );
+        ALTER TABLE music_root ADD COLUMN library_id INTEGER REFERENCES library(id);
+        CREATE INDEX music_root_library ON music_root(library_id);
+        ALTER TABLE user ADD COLUMN libraries TEXT;
         """
 
     /// Version 7: what each track took from beside its file (`SidecarStamp`), so a rescan notices

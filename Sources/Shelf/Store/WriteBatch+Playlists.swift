@@ -107,6 +107,7 @@ extension WriteBatch {
 
     /// Inserts `tracks` before the item at `index` (0-based; the count appends).
     public func insertIntoPlaylist(_ id: PlaylistID, _ tracks: [TrackID], at index: Int) throws {
+        try requireVisible(tracks)
         try editItems(id) { items in
             guard (0...items.count).contains(index) else { throw Self.badIndex(index, count: items.count) }
             items.insert(contentsOf: tracks, at: index)
@@ -156,6 +157,7 @@ extension WriteBatch {
     }
 
     private func insertItems(_ id: PlaylistID, _ tracks: [TrackID], from first: Int64) throws {
+        try requireVisible(tracks)
         for (offset, track) in tracks.enumerated() {
             do {
                 try db.execute(

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfDatabase
 
 /// Who may see and change a playlist: one rule for every front end (the native API, Subsonic,
 /// the page). The library's own playlists are everyone's to read; a user's are theirs, or
@@ -52,7 +53,20 @@ extension Library {
         switch playlist.kind {
         case .smart: try await smartPlaylistTracks(playlist.id)
         case .folder: []
-        case .regular: try await playlistItems(playlist.id)
+        case .regular: try await visible(try await playlistItems(playlist.id))
         }
+    }
+
+    /// `ids` without the tracks the current reader may not see (`LibraryScope.current`), in order.
+    public func visible(_ ids: [TrackID]) async throws -> [TrackID] {
+        let scope = LibraryScope.current
+        guard !scope.isAll, !ids.isEmpty else { return ids }
+        let roots = scope.roots ?? []
+        let list = "[" + Set(ids.map(\.rawValue)).map(String.init).joined(separator: ",") + "]"
+        let shown = try await read { db in
+            let (condition, arguments) = Self.underRoots(roots)
+            return Set(try db.query("SELECT id FROM track WHERE id IN (SELECT value FROM json_each(?)) AND \(condition)", [list as (any SQLiteBindable)?] + arguments) { try $0.int64(0) })
+        }
+        return ids.filter { shown.contains($0.rawValue) }
     }
 }

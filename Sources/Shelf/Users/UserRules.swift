@@ -5,8 +5,8 @@ import ShelfDatabase
 /// The rules names and passwords must follow, and how a `user` row becomes a `User`.
 enum UserRows {
     /// The columns `decode` reads, first in every query that returns users (extra columns follow from index `columnCount`).
-    static let columns = "user.id, user.name, user.is_admin, user.is_owner, user.created, user.email, user.roles, user.max_bit_rate"
-    static let columnCount: Int32 = 8
+    static let columns = "user.id, user.name, user.is_admin, user.is_owner, user.created, user.email, user.roles, user.max_bit_rate, user.libraries"
+    static let columnCount: Int32 = 9
     static let select = "SELECT \(columns) FROM user"
     static let maximumNameLength = 64
     static let maximumPasswordBytes = 1_024
@@ -18,7 +18,8 @@ enum UserRows {
     static func decode(_ row: Row) throws -> User {
         User(
             id: UserID(try row.int64(0)), name: try row.string(1), isAdmin: try row.get(2), isOwner: try row.get(3), created: try row.get(4),
-            email: try row.string(5), roles: UserRoles(stored: try row.string(6)), maxBitRate: Int(try row.int64(7)))
+            email: try row.string(5), roles: UserRoles(stored: try row.string(6)), maxBitRate: Int(try row.int64(7)),
+            libraries: row.optionalString(8).map(MusicLibraries.decodeIDs))
     }
 
     /// Names appear in logs, URLs and lists, and must compare the same however they are typed:

@@ -18,11 +18,14 @@ public struct User: Sendable, Hashable, Codable, CustomStringConvertible {
     public var roles: UserRoles
     /// The highest bit rate (kbit/s) the user's streams are transcoded to; 0: no limit.
     public var maxBitRate: Int
+    /// The IDs of the libraries the user may see; nil: every library (admins see all whatever
+    /// this says). An empty list sees nothing, which is what removing a user's only library leaves.
+    public var libraries: [Int]?
 
     /// Builds a value; the store creates users through `addUser`.
     public init(
         id: UserID, name: String, isAdmin: Bool, isOwner: Bool, created: Date, email: String = "",
-        roles: UserRoles = .defaults, maxBitRate: Int = 0
+        roles: UserRoles = .defaults, maxBitRate: Int = 0, libraries: [Int]? = nil
     ) {
         self.id = id
         self.name = name
@@ -32,6 +35,7 @@ public struct User: Sendable, Hashable, Codable, CustomStringConvertible {
         self.email = email
         self.roles = roles
         self.maxBitRate = maxBitRate
+        self.libraries = libraries
     }
 
     /// `admin` and `owner` in JSON, the words the command line and the API print.
@@ -40,7 +44,11 @@ public struct User: Sendable, Hashable, Codable, CustomStringConvertible {
         case isAdmin = "admin"
         case isOwner = "owner"
         case created, email, roles, maxBitRate
+        case libraries = "libraryIDs"
     }
+
+    /// Whether the user sees every library (an admin, or access to all).
+    public var seesAllLibraries: Bool { isAdmin || libraries == nil }
 
     /// Whether the user may do what `role` allows (admins may do everything).
     public func may(_ role: UserRoles) -> Bool { isAdmin || roles.isSuperset(of: role) }

@@ -214,10 +214,21 @@ extension WriteBatch {
 
     // MARK: Per-user track data
 
+    /// A track that does not exist, or that the current reader may not see (`LibraryScope.current`:
+    /// nobody stars, rates, plays, bookmarks, queues, shares or lists what they cannot see), is
+    /// `trackNotFound`, the same for both.
     func requireTrack(_ id: TrackID) throws {
-        guard try db.scalar(Int.self, "SELECT 1 FROM track WHERE id = ?", [id.rawValue]) != nil else {
+        let scope = LibraryScope.current
+        guard let path = try db.scalar(String.self, "SELECT path FROM track WHERE id = ?", [id.rawValue]), scope.contains(path: path) else {
             throw LibraryError.trackNotFound(id)
         }
+    }
+
+    /// `requireTrack` for each of `tracks` when the current reader is limited (a whole-library
+    /// reader's playlist writes check nothing more than before).
+    func requireVisible(_ tracks: [TrackID]) throws {
+        guard !LibraryScope.current.isAll else { return }
+        for track in Set(tracks) { try requireTrack(track) }
     }
 
     /// A row holding nothing is the same as no row; dropping it keeps the table to what users did.

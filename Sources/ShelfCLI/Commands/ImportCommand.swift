@@ -8,7 +8,7 @@ struct ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import audio files (tags, sort tags, lyrics, pictures); unchanged files are skipped, moves and duplicates recognised by audio."
     static let synopsis =
-        "PATH... [--chunk N] [--duplicates] [--separators LIST] [--genre-separators LIST] [--pictures embedded|files] [--lyrics embedded|files] [--json]"
+        "PATH... [--into LIBRARY] [--chunk N] [--duplicates] [--separators LIST] [--genre-separators LIST] [--pictures embedded|files] [--lyrics embedded|files] [--json]"
 
     let paths: [URL]
     let options: ImportOptions
@@ -17,9 +17,12 @@ struct ImportCommand: Command {
     let genreSeparators: [String]?
     let pictures: SidecarOrder?
     let lyrics: SidecarOrder?
+    /// `--into`: the library whose roots the folders become (the first library when not given).
+    let into: String?
 
     init(arguments: inout Arguments) throws {
         var options = ImportOptions()
+        into = try arguments.option("--into")
         options.chunkSize = try arguments.intOption("--chunk", in: 1...100_000) ?? options.chunkSize
         options.importDuplicates = arguments.flag("--duplicates")
         // Separators are given as one string, each between | (so that ';' and ' / ' can be named).
@@ -49,6 +52,7 @@ struct ImportCommand: Command {
         if settings != saved { try await library.setImportSettings(settings) }
         var options = options
         options.settings = settings
+        if let into { options.library = try await library.musicLibrary(named: into).id }
         let report = try await runInterruptible(
             label: "importing", cancelledMessage: "import stopped between chunks; what was imported stays, run it again to carry on"
         ) { [paths, options] report in
@@ -109,6 +113,7 @@ extension ImportCommand {
         kept for every later import and for the server's scans (the report's `settings` shows them).
         """
     static let flags = [
+        FlagHelp("--into", "LIBRARY", "The library (from `shelf library list`) whose music roots the folders become.", default: "the first library"),
         FlagHelp("--chunk", "N", "Files per transaction (1 to 100000).", default: "500"),
         FlagHelp("--duplicates", nil, "Import files whose audio is already in the library as tracks of their own, instead of reporting them."),
         FlagHelp(
@@ -123,7 +128,7 @@ extension ImportCommand {
             "--lyrics", "ORDER", "embedded: a file's own lyrics before NAME.lrc or NAME.txt beside it; files: the files first. Kept by the library.",
             default: "embedded"),
     ]
-    static let examples = ["shelf import ~/Music", "shelf import album1 album2/track.flac --json", "shelf import /srv/music --chunk 2000"]
+    static let examples = ["shelf import ~/Music", "shelf import album1 album2/track.flac --json", "shelf import /srv/music --chunk 2000", "shelf import /srv/audiobooks --into Audiobooks"]
     static var words: ValueKind { .file }
 }
 

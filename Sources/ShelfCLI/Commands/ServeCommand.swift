@@ -121,12 +121,14 @@ struct ServeCommand: Command {
         options.port = settings.listen.port
         options.maxTranscodes = settings.maxTranscodes
         options.musicRoots = settings.music
+        options.musicLibraries = settings.musicLibraries
         options.scanInterval = settings.scanInterval.duration
         options.purgeMissingAfter = settings.purgeMissingAfter.duration
         options.watch = settings.watch
         options.loudness = settings.loudness
         options.transcodePresets = settings.presets
         options.sharing = settings.sharing
+        options.browseFolders = settings.browseFolders
         options.proxies = TrustedProxies(settings.trustedProxies)
         options.basePath = settings.basePath
         options.publicURL = settings.publicURL
@@ -235,9 +237,13 @@ struct ServeCommand: Command {
             }
             server.context.streams.configure(maxTranscodes: settings.maxTranscodes, presets: settings.presets)
             server.context.scans.update(roots: settings.music, interval: settings.scanInterval.duration)
+            Task { [library = server.context.library, log] in
+                await ShelfServer.remember(settings.music, named: settings.musicLibraries, library: library) { log.message($0, level: "warning") }
+            }
             server.context.imports.setPurgeMissingAfter(settings.purgeMissingAfter.duration)
             server.apply(watch: settings.watch, roots: settings.music, loudness: settings.loudness)
             server.context.sharing.withLock { $0 = settings.sharing }
+            server.context.browseFolders.withLock { $0 = settings.browseFolders }
             let restart = settings.needsRestart(comparedTo: old)
             if !restart.isEmpty {
                 log.message("shelf: reload: \(restart.joined(separator: ", ")) changed; they apply after a restart", level: "warning")

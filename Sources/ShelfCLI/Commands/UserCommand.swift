@@ -7,15 +7,17 @@ import ShelfCore
 /// they are asked on the terminal without echo, or read from stdin with `--password-stdin`.
 struct UserCommand: Command {
     static let name = "user"
-    static let abstract = "Users of the server: add (the first is the owner and an admin), list, passwd, delete, key (create one, shown once, or --revoke)."
+    static let abstract =
+        "Users of the server: add (the first is the owner and an admin), list, update (which libraries they see), passwd, delete, key (create one, shown once, or --revoke)."
     static let synopsis = """
-        add NAME [--admin] [--password-stdin] | list | passwd NAME [--password-stdin] | delete NAME
-              | key NAME [--revoke KEY_ID]   [--json]
+        add NAME [--admin] [--libraries all|A,B] [--password-stdin] | list | update NAME --libraries all|A,B
+              | passwd NAME [--password-stdin] | delete NAME | key NAME [--revoke KEY_ID]   [--json]
         """
 
     enum Action {
         case add(name: String, admin: Bool)
         case list
+        case update(name: String)
         case passwd(name: String)
         case delete(name: String)
         case key(name: String, revoke: String?)
@@ -23,13 +25,22 @@ struct UserCommand: Command {
 
     let action: Action
     let passwordFromStdin: Bool
+    /// `--libraries`: nil when not given; `.some(nil)` for `all`; else the names.
+    let libraries: [String]??
 
     init(arguments: inout Arguments) throws {
         let admin = arguments.flag("--admin")
+        let libraries = try arguments.option("--libraries")
+        self.libraries = try libraries.map { text -> [String]? in
+            if text.lowercased() == "all" { return nil }
+            let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !names.isEmpty || text.isEmpty else { throw UsageError("--libraries expects all or library names separated by commas") }
+            return names
+        }
         passwordFromStdin = arguments.flag("--password-stdin")
         let revoke = try arguments.option("--revoke")
         var words = try arguments.positionals()
-        guard !words.isEmpty else { throw UsageError("user expects add, list, passwd, delete or key") }
+        guard !words.isEmpty else { throw UsageError("user expects add, list, update, passwd, delete or key") }
         let verb = words.removeFirst()
         func name() throws -> String {
             guard words.count == 1 else { throw UsageError("user \(verb) expects one NAME") }
@@ -40,13 +51,19 @@ struct UserCommand: Command {
         case "list":
             guard words.isEmpty else { throw UsageError("user list takes no arguments") }
             action = .list
+        case "update": action = .update(name: try name())
         case "passwd": action = .passwd(name: try name())
         case "delete": action = .delete(name: try name())
         case "key": action = .key(name: try name(), revoke: revoke)
-        default: throw UsageError("unknown user action '\(verb)'; expected add, list, passwd, delete or key")
+        default: throw UsageError("unknown user action '\(verb)'; expected add, list, update, passwd, delete or key")
         }
         if admin, case .add = action {} else if admin { throw UsageError("--admin applies to user add only") }
         if revoke != nil, case .key = action {} else if revoke != nil { throw UsageError("--revoke applies to user key only") }
+        switch action {
+        case .add: break
+        case .update: if libraries == nil { throw UsageError("user update expects --libraries all|A,B") }
+        default: if libraries != nil { throw UsageError("--libraries applies to user add and user update only") }
+        }
         switch action {
         case .add, .passwd: break
         default: if passwordFromStdin { throw UsageError("--password-stdin applies to user add and user passwd only") }
@@ -57,6 +74,8 @@ struct UserCommand: Command {
     struct Listed: Encodable {
         let user: User
         let keys: [Key]
+        /// The names of the libraries the user sees; nil: all of them.
+        let libraries: [String]?
 
         struct Key: Encodable {
             let id: String
@@ -68,8 +87,9 @@ struct UserCommand: Command {
             try user.encode(to: encoder)
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(keys, forKey: .keys)
+            if let libraries { try container.encode(libraries, forKey: .libraries) } else { try container.encode("all", forKey: .libraries) }
         }
-        enum CodingKeys: String, CodingKey { case keys }
+        enum CodingKeys: String, CodingKey { case keys, libraries }
     }
 
     func run(library: Library, output: Output) async throws {
@@ -77,23 +97,38 @@ struct UserCommand: Command {
         case .add(let name, let admin):
             // Checked before asking, so that nobody types a password twice for nothing.
             if let existing = try await library.user(named: name) { throw LibraryError.userExists(existing.name) }
+            let access = try await Self.libraryIDs(libraries, library)
             let password = try readPassword(confirm: true)
-            let user = try await library.addUser(name: name, password: password, admin: admin)
+            var user = try await library.addUser(name: name, password: password, admin: admin)
+            if let access {
+                try await library.setLibraries(user.id, access)
+                user.libraries = access
+            }
             if output.json { return try output.printJSON(["user": user]) }
             output.line("added \(user.name) (ID \(user.id)\(Self.roles(user)))")
         case .list:
             var listed: [Listed] = []
+            let names = Dictionary(try await library.libraries().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
             for user in try await library.users() {
                 let keys = try await library.apiKeys(of: user.id).map { Listed.Key(id: $0.id, created: $0.created, lastUsed: $0.lastUsed) }
-                listed.append(Listed(user: user, keys: keys))
+                listed.append(Listed(user: user, keys: keys, libraries: user.seesAllLibraries ? nil : (user.libraries ?? []).compactMap { names[$0] }))
             }
             if output.json { return try output.printJSON(["users": listed]) }
             if listed.isEmpty { return output.line("no users; add one with `shelf user add NAME`") }
-            output.line("ID\tNAME\tROLE\tKEYS\tCREATED")
+            output.line("ID\tNAME\tROLE\tKEYS\tLIBRARIES\tCREATED")
             for item in listed {
                 let role = item.user.isOwner ? "owner" : item.user.isAdmin ? "admin" : "user"
-                output.line("\(item.user.id)\t\(item.user.name)\t\(role)\t\(item.keys.count)\t\(Self.date(item.user.created))")
+                let access = item.libraries.map { $0.isEmpty ? "none" : $0.joined(separator: ",") } ?? "all"
+                output.line("\(item.user.id)\t\(item.user.name)\t\(role)\t\(item.keys.count)\t\(access)\t\(Self.date(item.user.created))")
             }
+        case .update(let name):
+            var user = try await Self.user(name, library)
+            let access = try await Self.libraryIDs(libraries, library)
+            try await library.setLibraries(user.id, access)
+            user.libraries = access
+            if output.json { return try output.printJSON(["user": user]) }
+            let names = try await library.libraries().filter { access?.contains($0.id) ?? true }.map(\.name)
+            output.line("\(user.name) sees \(access == nil ? "every library" : names.isEmpty ? "no library" : names.joined(separator: ", "))\(user.isAdmin ? " (an admin sees every library whatever the list)" : "")")
         case .passwd(let name):
             let user = try await Self.user(name, library)
             let password = try readPassword(confirm: true)
@@ -125,6 +160,14 @@ struct UserCommand: Command {
     private static func user(_ name: String, _ library: Library) async throws -> User {
         guard let user = try await library.user(named: name) else { throw LibraryError.userNotFound(name) }
         return user
+    }
+
+    /// The IDs `--libraries` names (nil: all, or not given); an unknown name is a typed error.
+    private static func libraryIDs(_ names: [String]??, _ library: Library) async throws -> [Int]? {
+        guard let names, let names else { return nil }
+        var ids: [Int] = []
+        for name in names { ids.append(try await library.musicLibrary(named: name).id) }
+        return ids
     }
 
     private static func roles(_ user: User) -> String {
@@ -193,10 +236,13 @@ extension UserCommand {
     static let discussion = """
         The users of `shelf serve`. The first user added is the library's owner and an admin; the last admin \
         cannot be deleted. A password is asked twice on the terminal without echo, or read as one line from \
-        stdin with --password-stdin. key creates an API key, shown only this once; --revoke removes one.
+        stdin with --password-stdin. key creates an API key, shown only this once; --revoke removes one. \
+        --libraries limits what a user sees to those libraries (`shelf library list` names them); all, the \
+        default, is every library. Admins see every library whatever their list says.
         """
     static let flags = [
         FlagHelp("--admin", nil, "With add: the user may manage users and the library."),
+        FlagHelp("--libraries", "all|A,B", "With add or update: the libraries the user sees, by name, separated by commas.", default: "all"),
         FlagHelp("--password-stdin", nil, "With add or passwd: read the password as one line from stdin instead of the terminal."),
         FlagHelp("--revoke", "KEY_ID", "With key: revoke that key (its ID from `shelf user list`) instead of creating one."),
     ]
@@ -204,6 +250,7 @@ extension UserCommand {
         "shelf user add ann --admin",
         "printf '%s\\n' \"$PASSWORD\" | shelf user passwd ann --password-stdin",
         "shelf user key ann --json",
+        "shelf user update kid --libraries Children,Audiobooks",
     ]
-    static var words: ValueKind { .choices(["add", "list", "passwd", "delete", "key"]) }
+    static var words: ValueKind { .choices(["add", "list", "update", "passwd", "delete", "key"]) }
 }

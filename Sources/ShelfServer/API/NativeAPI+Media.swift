@@ -12,6 +12,8 @@ extension NativeAPI {
                 guard let uuid = UUID(uuidString: request.parameters["artworkID"] ?? "") else {
                     throw HTTPError.badRequest("'\(request.parameters["artworkID"] ?? "")' is not an artwork ID", code: "invalidValue")
                 }
+                // A picture only another library's tracks show is none, as one that does not exist.
+                guard try await library.artworkVisible(ArtworkID(uuid)) else { throw LibraryError.artworkNotFound(ArtworkID(uuid)) }
                 return try await context.artwork.respond(
                     ArtworkID(uuid), size: try request.int("size", in: 1...100_000) ?? 300, format: try Self.imageFormat(request),
                     ifNoneMatch: request.http.headers["if-none-match"], cacheControl: "public, max-age=31536000, immutable")

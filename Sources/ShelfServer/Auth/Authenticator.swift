@@ -30,6 +30,21 @@ public struct SessionAuthenticator: Authenticating {
         self.log = log
     }
 
+    /// The header that narrows a request to one of the user's libraries (the page's library
+    /// switcher); a library the user may not see is 404, as one that does not exist.
+    public static let libraryHeader = "x-shelf-library"
+
+    /// The user's libraries, or the one `X-Shelf-Library` names among them.
+    public func scope(for user: User, request: HTTPRequest) async throws -> LibraryScope {
+        let scope = try await library.scope(for: user)
+        guard let text = request.headers[Self.libraryHeader], !text.isEmpty, text != "all" else { return scope }
+        let libraries = try await library.libraries()
+        guard let id = Int(text), scope.sees(library: id), libraries.contains(where: { $0.id == id }) else {
+            throw HTTPError.notFound("no library '\(text)' (\(Self.libraryHeader))")
+        }
+        return scope.limited(to: [id], roots: Dictionary(libraries.map { ($0.id, $0.roots) }, uniquingKeysWith: { first, _ in first }))
+    }
+
     /// Refuses a directory user whose account the directory no longer has (their sessions end).
     static func inDirectory(_ user: User, _ directory: DirectorySignIn?, _ library: Library) async throws {
         guard let directory, try await !directory.stillAllowed(user, library: library) else { return }

@@ -141,6 +141,13 @@ public protocol Authenticating: Sendable {
     /// The user the request is signed in as, nil when it carries no credentials; throws 401/429
     /// for wrong ones, and 403 for a state-changing cookie request without the anti-forgery header.
     func user(for request: HTTPRequest) async throws -> User?
+    /// What `user` may read on this request (`LibraryScope.current` while its handler runs).
+    func scope(for user: User, request: HTTPRequest) async throws -> LibraryScope
+}
+
+extension Authenticating {
+    /// Everything, for an authenticator that knows no libraries.
+    public func scope(for user: User, request: HTTPRequest) async throws -> LibraryScope { .all }
 }
 
 /// Method + path pattern → handler, with typed parameters, authentication, and the one place
@@ -201,7 +208,12 @@ public final class Router: Sendable {
         } else {
             user = try? await authenticator.user(for: request)
         }
-        return try await route.handler(RouteRequest(http: request, parameters: parameters, user: user))
+        // Everything the handler reads is within the user's libraries: the engine's reads default to this scope.
+        var scope = LibraryScope.all
+        if let user { scope = try await authenticator.scope(for: user, request: request) }
+        return try await LibraryScope.$current.withValue(scope) {
+            try await route.handler(RouteRequest(http: request, parameters: parameters, user: user))
+        }
     }
 
     /// The response for any error: HTTPError as it is, the engine's errors by their kind, and

@@ -67,6 +67,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var logFile: String?
     /// `sharing`: whether users may make public share links (and existing links open); true unless false.
     public var sharing: Bool?
+    /// `subsonic-browse`: what getIndexes and getMusicDirectory walk, `folders` (on disk) or `tags`.
+    public var subsonicBrowse: String?
     /// `podcast-dir`: the podcasts folder (absolute; `podcasts` in the library's directory by default).
     public var podcastDir: String?
     /// `podcast-allow-private`: whether podcast feeds and episodes on private or loopback addresses may be fetched.

@@ -260,6 +260,11 @@ enum SettingValue {
         return text
     }
 
+    static func browse(_ text: String, _ name: String) throws(ConfigValueError) -> String {
+        guard text == "folders" || text == "tags" else { throw ConfigValueError("\(name) expects folders or tags, got '\(text)'") }
+        return text
+    }
+
     static func logFormat(_ text: String, _ name: String) throws(ConfigValueError) -> ServerLog.Format {
         guard let format = ServerLog.Format(rawValue: text) else { throw ConfigValueError("\(name) expects \"text\" or \"json\", got '\(text)'") }
         return format
@@ -275,7 +280,16 @@ enum SettingValue {
     /// A music folder from a flag must exist now; from the file or a variable only its form is
     /// checked: a folder on a network mount may not be there yet when the server starts (or
     /// reloads), and a scan reports a folder it cannot read.
+    /// `NAME=DIR` names the library the folder belongs to (a path starts with `/`, so a name
+    /// cannot be mistaken for one); a bare DIR joins the first library.
     static func musicFolder(_ text: String, _ name: String, origin: ServerSetting.Origin?) throws(ConfigValueError) -> String {
+        let (library, folder) = splitMusic(text)
+        if let library {
+            guard !library.isEmpty, !library.contains(","), library.count <= 64 else {
+                throw ConfigValueError("\(name): '\(library)' is not a library name (1–64 characters, no ',')")
+            }
+            return library + "=" + (try musicFolder(folder, name, origin: origin))
+        }
         if origin == .flag {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -285,6 +299,12 @@ enum SettingValue {
         }
         guard text.hasPrefix("/") else { throw ConfigValueError("\(name): '\(text)' is not an absolute path") }
         return text
+    }
+
+    /// A `music` entry's library name (nil for a bare folder) and folder.
+    static func splitMusic(_ text: String) -> (library: String?, folder: String) {
+        guard !text.hasPrefix("/"), let equals = text.firstIndex(of: "=") else { return (nil, text) }
+        return (String(text[..<equals]), String(text[text.index(after: equals)...]))
     }
 }
 
@@ -452,11 +472,12 @@ extension ServerConfig {
             file: { (value, name) throws(ConfigValueError) in try SettingValue.integer(value, name, in: 1...256, expects: "an integer from 1 to 256") },
             text: { (text, name, _) throws(ConfigValueError) in try SettingValue.integer(text, name, in: 1...256, expects: "an integer from 1 to 256") }),
         ServerSetting(
-            "music", \.music, flag: .repeated("DIR"), takes: "an array of absolute directory paths (SHELF_MUSIC: separated by colons)",
+            "music", \.music, flag: .repeated("[NAME=]DIR"),
+            takes: "an array of absolute directory paths, each optionally NAME= its library (SHELF_MUSIC: separated by colons)",
             default: "none (startScan is refused)", reloads: true,
             help:
-                "The folders scans import from (startScan, the schedule and the watcher); the flag is repeatable and replaces the file's list. In the file and the variable only their form is checked: a folder not mounted yet is reported by the scan that cannot read it.",
-            example: "[\"/srv/music\", \"/srv/more-music\"]", completion: .directory,
+                "The folders scans import from (startScan, the schedule and the watcher); the flag is repeatable and replaces the file's list. NAME=DIR makes the folder a root of the library NAME (made when there is none; see `shelf library`); a bare DIR joins the first library. In the file and the variable only their form is checked: a folder not mounted yet is reported by the scan that cannot read it.",
+            example: "[\"/srv/music\", \"Audiobooks=/srv/audiobooks\"]", completion: .directory,
             file: { (value, name) throws(ConfigValueError) in
                 guard case .strings(let folders) = value else { throw ConfigValueError("\(name) expects an array of directory paths, got \(value.kind)") }
                 return try folders.map { (folder) throws(ConfigValueError) in try SettingValue.musicFolder(folder, name, origin: nil) }
@@ -510,6 +531,13 @@ extension ServerConfig {
             "sharing", \.sharing, flag: .value("on|off"), takes: "true or false (the flag and variable: on or off)", default: "on", reloads: true,
             help: "Whether users may make public share links (/share/TOKEN); off also closes the existing ones.", example: "false",
             completion: .choices(["on", "off"])),
+        ServerSetting(
+            "subsonic-browse", \.subsonicBrowse, flag: .value("folders|tags"), takes: "\"folders\" or \"tags\"", default: "folders", reloads: true,
+            help:
+                "What OpenSubsonic's getIndexes and getMusicDirectory walk: folders, the libraries' folders as they are on disk; tags, album artist → album → song. getArtists, getArtist and getAlbum are the same either way.",
+            example: "\"folders\"", completion: .choices(["folders", "tags"]),
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.browse(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.browse(text, name) }),
         ServerSetting(
             "podcast-dir", \.podcastDir, flag: .value("DIR"), takes: "an absolute directory path", default: "podcasts in the library directory",
             reloads: false, help: "Where podcast episodes and channel pictures are downloaded (one folder per channel).",
@@ -649,6 +677,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var adminPasswordFile: String?
     public var startWithoutUsers = false
     public var music: [URL] = []
+    /// The library each `NAME=DIR` entry of `music` names, by the folder's path.
+    public var musicLibraries: [String: String] = [:]
     public var scanInterval = ScanInterval.off
     public var purgeMissingAfter = ScanInterval.off
     public var watch = true
@@ -658,6 +688,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var presets: [String: TranscodePreset] = [:]
     public var library: String?
     public var sharing = true
+    /// Whether Subsonic's getIndexes and getMusicDirectory walk folders (`subsonic-browse`).
+    public var browseFolders = true
     public var podcastDir: String?
     public var podcastAllowPrivate = false
     public var podcastMaxEpisodeSize: Int?
@@ -703,7 +735,11 @@ public struct ServerSettings: Sendable, Equatable {
             ldap.caFile = config.ldapCAFile
             directory = ldap
         }
-        music = (config.music ?? []).map { URL(fileURLWithPath: $0).standardizedFileURL }
+        let entries = (config.music ?? []).map(SettingValue.splitMusic)
+        music = entries.map { URL(fileURLWithPath: $0.folder).standardizedFileURL }
+        musicLibraries = Dictionary(
+            entries.compactMap { entry in entry.library.map { (URL(fileURLWithPath: entry.folder).standardizedFileURL.path, $0) } },
+            uniquingKeysWith: { first, _ in first })
         scanInterval = config.scanInterval ?? scanInterval
         purgeMissingAfter = config.purgeMissingAfter ?? purgeMissingAfter
         watch = config.watch ?? watch
@@ -713,6 +749,7 @@ public struct ServerSettings: Sendable, Equatable {
         presets = config.presets
         library = config.library
         sharing = config.sharing ?? sharing
+        browseFolders = (config.subsonicBrowse ?? "folders") == "folders"
         podcastDir = config.podcastDir
         podcastAllowPrivate = config.podcastAllowPrivate ?? podcastAllowPrivate
         podcastMaxEpisodeSize = config.podcastMaxEpisodeSize

@@ -7,36 +7,30 @@ import ShelfCore
 extension SubsonicAPI {
     // MARK: Music folders
 
-    /// One folder: its number, its name (the root's last component) and its root (nil: everything).
-    struct MusicFolder: Sendable {
-        let id: Int
-        let name: String
-        let root: URL?
+    /// getMusicFolders: the libraries the user may see, by their IDs.
+    func getMusicFolders() async throws -> SubsonicReply {
+        let scope = LibraryScope.current
+        let visible = try await library.libraries().filter { scope.sees(library: $0.id) }
+        return .container("musicFolders", "musicFolder", visible.map { SubsonicMusicFolder(id: $0.id, name: $0.name) })
     }
 
-    /// The folders getMusicFolders lists: one per root `shelf serve --music` named, numbered
-    /// from 1 in that order; a server told of none has one folder, the whole library.
-    var musicFolders: [MusicFolder] {
-        let roots = context.musicRoots
-        guard !roots.isEmpty else { return [MusicFolder(id: 1, name: "Music", root: nil)] }
-        return roots.enumerated().map { index, root in MusicFolder(id: index + 1, name: root.lastPathComponent, root: root) }
-    }
-
-    /// getMusicFolders.
-    func getMusicFolders() -> SubsonicReply {
-        .container("musicFolders", "musicFolder", musicFolders.map { SubsonicMusicFolder(id: $0.id, name: $0.name) })
-    }
-
-    /// The filter `musicFolderId` stands for: the tracks under that folder's root (nil without the
-    /// parameter, or for the whole-library folder). An unknown folder is error 70.
-    func folderFilter(_ parameters: SubsonicParameters) throws(SubsonicError) -> Filter? {
-        guard let text = parameters.value("musicFolderId") else { return nil }
-        guard let number = Int(text), let folder = musicFolders.first(where: { $0.id == number }) else {
-            throw SubsonicError.notFound("music folder '\(text)' (musicFolderId)")
+    /// What a call by `user` may read: the user's libraries, narrowed to the `musicFolderId`
+    /// ones when the call names any (repeated for several). A library the user may not see is
+    /// error 70, exactly as one that does not exist, so that IDs cannot be probed.
+    func scope(of user: User?, _ parameters: SubsonicParameters) async throws -> LibraryScope {
+        guard let user else { return .all }
+        let scope = try await library.scope(for: user)
+        let texts = parameters.values("musicFolderId")
+        guard !texts.isEmpty else { return scope }
+        let libraries = try await library.libraries()
+        var ids: [Int] = []
+        for text in texts {
+            guard let id = Int(text), scope.sees(library: id), libraries.contains(where: { $0.id == id }) else {
+                throw SubsonicError.notFound("music folder '\(text)' (musicFolderId)")
+            }
+            ids.append(id)
         }
-        guard let root = folder.root else { return nil }
-        let path = root.standardizedFileURL.path
-        return .text(.path, .prefix(path.hasSuffix("/") ? path : path + "/"))
+        return scope.limited(to: ids, roots: Dictionary(libraries.map { ($0.id, $0.roots) }, uniquingKeysWith: { first, _ in first }))
     }
 
     // MARK: Artists, albums, songs
@@ -107,6 +101,8 @@ extension SubsonicAPI {
                 "directory",
                 SubsonicDirectory(
                     id: .artist(id), name: SubsonicPlaceholder.name(artist.name, SubsonicPlaceholder.artist), albumCount: artist.albumCount, albums: albums))
+        case .folder(let id):
+            return try await folderDirectory(id, user: user)
         case .album(let id):
             let album = try await albumItem(id)
             let ids = try await library.albumTracks(id).map(\.id)
@@ -117,7 +113,7 @@ extension SubsonicAPI {
                     songCount: album.trackCount,
                     songs: try await songs(ids, for: user)))
         default:
-            throw SubsonicError.notFound("directory '\(call.parameters.value("id") ?? "")' (an artist or album ID)")
+            throw SubsonicError.notFound("directory '\(call.parameters.value("id") ?? "")' (a folder, artist or album ID)")
         }
     }
 
@@ -196,7 +192,7 @@ extension SubsonicAPI {
         }
         let format = call.format
         let key = SubsonicIndexCache.Key(
-            element: element, transaction: token.transaction,
+            element: element, transaction: token.transaction, scope: LibraryScope.current,
             stars: stars.artists.sorted { $0.key < $1.key }.flatMap { [$0.key.rawValue, Int64($0.value.timeIntervalSince1970 * 1000)] },
             json: format.isJSON)
         if let body = indexCache.body(key) { return .binary(SubsonicRenderer.response(body, format: format)) }

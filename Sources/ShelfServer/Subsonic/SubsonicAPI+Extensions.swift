@@ -194,7 +194,7 @@ extension SubsonicAPI {
     /// `albumsOfTracks`). One pass over the list's tracks, kept per library state.
     func albumSectionsByArtist(_ filter: Filter) async throws -> [SectionInfo] {
         let query = LibraryQuery(sort: .albumArtist, filter: filter)
-        let key = "\(query)"
+        let key = "\(LibraryScope.current.roots ?? ["*"])\(query)"
         let token = try await library.currentToken()
         if let hit = albumIndexCache.withLock({ $0[key] }), hit.token == token { return hit.sections }
         let trackSections = try await library.sections(query)

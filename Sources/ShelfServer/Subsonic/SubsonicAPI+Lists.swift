@@ -11,28 +11,21 @@ extension SubsonicAPI {
         let type = try p.required("type")
         let size = try p.int("size", default: 10, in: 0...500) ?? 10
         let offset = try p.int("offset", default: 0, in: 0...Int(Int32.max)) ?? 0
-        let folder = try folderFilter(p)
+        // musicFolderId needs nothing here: the call's scope (its libraries) narrows every read,
+        // the album views included.
         let owner = try call.signedIn.isOwner
-        /// A track list's filter narrowed to the folder asked for.
-        func within(_ filter: Filter) -> Filter {
-            guard let folder else { return filter }
-            return filter == .all ? folder : .and([filter, folder])
-        }
         var items: [GroupItem]
         switch type {
-        case "alphabeticalByName" where folder != nil:
-            // Views are of the whole library: a folder's albums come from its tracks in album order.
-            items = try await albumItems(try await albumsOfTracks(LibraryQuery(sort: .album, filter: within(.all)), offset: offset, limit: size))
         case "alphabeticalByName":
             items = try await groupRows(GroupQuery(kind: .album), offset: offset, limit: size)
         case "alphabeticalByArtist":
-            let ids = try await albumsOfTracks(LibraryQuery(sort: .albumArtist, filter: within(.all)), offset: offset, limit: size)
+            let ids = try await albumsOfTracks(LibraryQuery(sort: .albumArtist, filter: .all), offset: offset, limit: size)
             items = try await albumItems(ids)
         case "frequent" where !owner, "recent" where !owner, "highest" where !owner:
             // Another user's plays and ratings are their own rows, not the track's (the owner's).
             let order: UserTrackOrder = type == "frequent" ? .mostPlayed : type == "recent" ? .recentlyPlayed : .bestRated
             let ids = try await library.userTracks(of: try call.signedIn.id, by: order)
-            items = try await albumItems(try await albumsOf(ids, folder: folder, offset: offset, limit: size))
+            items = try await albumItems(try await albumsOf(ids, offset: offset, limit: size))
         case "newest", "frequent", "recent", "highest", "byYear", "byGenre":
             let query: LibraryQuery
             switch type {
@@ -52,26 +45,11 @@ extension SubsonicAPI {
             }
             items = try await albumItems(
                 try await albumsOfTracks(
-                    LibraryQuery(sort: query.sort, descending: query.descending, filter: within(query.filter)), offset: offset, limit: size))
-        case "random" where folder == nil:
+                    LibraryQuery(sort: query.sort, descending: query.descending, filter: query.filter), offset: offset, limit: size))
+        case "random":
             // Albums drawn uniformly from the album view: its IDs from the name index, then the
             // rows of the ones drawn in one read.
             items = try await library.randomGroups(kind: .album, count: size)
-        case "random":
-            // A folder's albums: those of its tracks in random order (an album as likely as its
-            // share of the folder's tracks), read a chunk at a time.
-            let ids = try await library.snapshot(LibraryQuery(filter: within(.all))).randomSample(size * 20)
-            var seen = Set<GroupID>()
-            var albums: [GroupID] = []
-            var start = 0
-            while albums.count < size && start < min(ids.count, size * 20) {
-                let chunk = Array(ids[start..<min(ids.count, start + max(size, 50))])
-                for track in try await library.tracks(ids: chunk, texts: false).tracks where albums.count < size {
-                    if let album = Library.groupIDs(of: track).album, seen.insert(album).inserted { albums.append(album) }
-                }
-                start += chunk.count
-            }
-            items = try await library.groups(ids: albums, kind: .album)
         case "starred":
             let albums = try await library.starredGroups(of: try call.signedIn.id, kind: .album).map(\.id)
             items = try await albumItems(Array(albums.dropFirst(offset).prefix(size)))
@@ -84,8 +62,8 @@ extension SubsonicAPI {
     }
 
     /// Albums `limit` from album `offset` of those met walking `ids` in order (each album where its
-    /// first track is), reading the tracks a thousand at a time; tracks outside `folder` are skipped.
-    func albumsOf(_ ids: [TrackID], folder: Filter?, offset: Int, limit: Int) async throws -> [GroupID] {
+    /// first track is), reading the tracks a thousand at a time (those the reader cannot see are skipped).
+    func albumsOf(_ ids: [TrackID], offset: Int, limit: Int) async throws -> [GroupID] {
         var seen = Set<GroupID>()
         var albums: [GroupID] = []
         var start = 0
@@ -93,7 +71,7 @@ extension SubsonicAPI {
             let chunk = Array(ids[start..<min(ids.count, start + 1_000)])
             let byID = Dictionary(try await library.tracks(ids: chunk).tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             for id in chunk {
-                guard let track = byID[id], folder?.matches(track) ?? true, let album = Library.groupIDs(of: track).album else { continue }
+                guard let track = byID[id], let album = Library.groupIDs(of: track).album else { continue }
                 if seen.insert(album).inserted { albums.append(album) }
             }
             start += chunk.count
@@ -105,7 +83,7 @@ extension SubsonicAPI {
     func randomSongs(_ call: SubsonicCall) async throws -> SubsonicReply {
         let p = call.parameters
         let size = try p.int("size", default: 10, in: 0...500) ?? 10
-        var filters: [Filter] = try folderFilter(p).map { [$0] } ?? []
+        var filters: [Filter] = []
         if let genre = p.value("genre"), !genre.isEmpty { filters.append(.text(.genre, .equals(genre))) }
         let from = try p.int("fromYear", in: -9999...9999)
         let to = try p.int("toYear", in: -9999...9999)
@@ -129,8 +107,7 @@ extension SubsonicAPI {
         let genre = try p.required("genre")
         let count = try p.int("count", default: 10, in: 0...500) ?? 10
         let offset = try p.int("offset", default: 0, in: 0...Int(Int32.max)) ?? 0
-        let genreFilter = Filter.text(.genre, .equals(genre))
-        let filter = try folderFilter(p).map { Filter.and([genreFilter, $0]) } ?? genreFilter
+        let filter = Filter.text(.genre, .equals(genre))
         let ids = try await trackRows(LibraryQuery(sort: .albumArtist, filter: filter), offset: offset, limit: count)
         return .container("songsByGenre", "song", try await songs(ids, for: try call.signedIn))
     }

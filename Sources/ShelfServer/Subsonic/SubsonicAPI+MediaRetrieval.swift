@@ -64,6 +64,7 @@ extension SubsonicAPI {
         case .playlist(let id):
             let items = try await library.playlistTracks(try await visiblePlaylist(id, user).playlist)
             artwork = try await library.tracks(ids: Array(items.prefix(50))).tracks.lazy.compactMap(\.artworkID).first
+        case .folder(let id): artwork = try await library.folder(id)?.folder.artworkID
         }
         guard let artwork else { throw SubsonicError.notFound("cover art of '\(p.value("id") ?? "")'") }
         return .binary(

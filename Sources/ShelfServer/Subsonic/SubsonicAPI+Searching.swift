@@ -29,7 +29,7 @@ extension SubsonicAPI {
             let roles = try await artistRoles(rows)
             artists = rows.map { SubsonicArtist(item: $0, starred: stars.artists[$0.id], roles: roles[$0.id]) }
             albums = try await self.albums(try await groupRows(GroupQuery(kind: .album), offset: albumOffset, limit: albumCount), child: child, stars: stars)
-            let ids = try await trackRows(LibraryQuery(sort: .albumArtist, filter: try folderFilter(p) ?? .all), offset: songOffset, limit: songCount)
+            let ids = try await trackRows(LibraryQuery(sort: .albumArtist), offset: songOffset, limit: songCount)
             songs = try await self.songs(ids, for: user)
         } else {
             // Artists and albums: those of the best song hits, in hit order.

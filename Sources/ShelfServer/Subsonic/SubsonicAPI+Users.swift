@@ -25,12 +25,30 @@ extension SubsonicAPI {
         let me = try call.signedIn
         let user = try await namedUser(call)
         guard me.isAdmin || me.id == user.id else { throw SubsonicError(50, "only an admin may read another user") }
-        return .element("user", SubsonicUser(user: user))
+        return .element("user", SubsonicUser(user: user, folders: try await folders(of: user)))
+    }
+
+    /// The music folders (libraries) `user` sees, by ID.
+    func folders(of user: User) async throws -> [Int] {
+        let all = try await library.libraries().map(\.id)
+        return user.seesAllLibraries ? all : all.filter { user.libraries?.contains($0) ?? true }
+    }
+
+    /// The libraries `musicFolderId` names (repeated), nil when it is not sent; an unknown one is error 70.
+    func musicFolderIDs(_ call: SubsonicCall) async throws -> [Int]? {
+        let texts = call.parameters.values("musicFolderId")
+        guard !texts.isEmpty else { return nil }
+        let known = Set(try await library.libraries().map(\.id))
+        return try texts.map { text throws(SubsonicError) in
+            guard let id = Int(text), known.contains(id) else { throw SubsonicError.notFound("music folder '\(text)' (musicFolderId)") }
+            return id
+        }
     }
 
     /// getUsers: every user (admins only).
     func getUsers(_ call: SubsonicCall) async throws -> SubsonicReply {
-        let users = try await library.users().map { SubsonicUser(user: $0) }
+        var users: [SubsonicUser] = []
+        for user in try await library.users() { users.append(SubsonicUser(user: user, folders: try await folders(of: user))) }
         return .container("users", "user", users)
     }
 
@@ -58,9 +76,11 @@ extension SubsonicAPI {
         let email = p.value("email")
         let maxBitRate = try p.int("maxBitRate", in: 0...10_000)
         if try p.bool("ldapAuthenticated") == true { throw SubsonicError(0, "ldapAuthenticated: Shelf has no LDAP") }
+        let folders = try await musicFolderIDs(call)
         try await context.write { batch in
             let user = try batch.addUser(name: name, password: password, admin: admin)
             try batch.setProfile(user.id, email: email, roles: roles, maxBitRate: maxBitRate)
+            if let folders { try batch.setLibraries(user.id, folders) }
         }
         return .empty
     }
@@ -74,7 +94,9 @@ extension SubsonicAPI {
         let roles = try roles(call, from: user.roles)
         let email = p.value("email")
         let maxBitRate = try p.int("maxBitRate", in: 0...10_000)
+        let folders = try await musicFolderIDs(call)
         try await context.write { batch in
+            if let folders { try batch.setLibraries(user.id, folders) }
             if let password { try batch.setPassword(user.id, password) }
             if let admin { try batch.setAdmin(user.id, admin) }
             try batch.setProfile(user.id, email: email, roles: roles, maxBitRate: maxBitRate)
@@ -124,9 +146,11 @@ extension SubsonicAPI {
     }
 }
 
-/// A user as Subsonic shows one: name, email and every role.
+/// A user as Subsonic shows one: name, email, every role and the music folders they see.
 struct SubsonicUser: SubsonicModel {
     let user: User
+    /// The music folders (libraries) the user sees.
+    let folders: [Int]
 
     func write(to w: inout SubsonicWriter) {
         w.attribute("username", user.name)
@@ -145,5 +169,10 @@ struct SubsonicUser: SubsonicModel {
         w.attribute("jukeboxRole", user.may(.jukebox))
         w.attribute("shareRole", user.may(.share))
         w.attribute("videoConversionRole", false)
+        if !folders.isEmpty {
+            w.openList("folder")
+            for folder in folders { w.bareItem(folder) }
+            w.closeList()
+        }
     }
 }

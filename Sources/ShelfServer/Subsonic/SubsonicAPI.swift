@@ -93,7 +93,13 @@ final class SubsonicAPI: Sendable {
             }
             let user = endpoint.access == .anyone ? nil : try await authenticate(parameters, request)
             if endpoint.access == .admin, user?.isAdmin != true { throw SubsonicError(50, "only an admin may call \(name)") }
-            let reply = try await handler(self, SubsonicCall(parameters: parameters, user: user, http: request, format: format))
+            // Everything the handler reads is within the user's libraries (and the musicFolderId
+            // ones, where a call names some): the engine's reads default to this scope.
+            // createUser and updateUser's musicFolderId is the new access list, not a narrowing.
+            let scope = try await self.scope(of: user, ["createUser", "updateUser"].contains(name) ? SubsonicParameters(pairs: []) : parameters)
+            let reply = try await LibraryScope.$current.withValue(scope) {
+                try await handler(self, SubsonicCall(parameters: parameters, user: user, http: request, format: format))
+            }
             switch reply {
             case .binary(let response): return response
             case .body(let body): return SubsonicRenderer.response(format: format, capacity: 16 * 1024, body)

@@ -11,6 +11,8 @@ final class SubsonicIndexCache: Sendable {
     struct Key: Hashable, Sendable {
         let element: String
         let transaction: Int64
+        /// What the reader may see: each scope has its own index.
+        let scope: LibraryScope
         let stars: [Int64]
         let json: Bool
     }

@@ -62,6 +62,9 @@ struct SubsonicSong: SubsonicModel {
     let ids: TrackGroupIDs
     /// getNowPlaying's extra fields: who, how many minutes ago, on which client.
     var nowPlaying: (user: String, minutesAgo: Int, player: String)?
+    /// In a folder listing: the folder as `parent`, and the file's path under its library's root
+    /// as `path` (elsewhere the parent is the album and the path the file's name).
+    var folder: (parent: SubsonicID, path: String)?
 
     /// The song of `track` for a user.
     init(_ track: Track, _ data: UserTrackData?, ids: TrackGroupIDs? = nil) {
@@ -82,7 +85,7 @@ struct SubsonicSong: SubsonicModel {
         let suffix = cut ? "flac" : dot.map { file[file.utf8.index(after: $0)...].lowercased() } ?? ""
         let album = ids.album.map { SubsonicID.album($0) }
         w.attribute("id", SubsonicID.track(track.id))
-        w.attribute("parent", album)
+        w.attribute("parent", folder?.parent ?? album)
         w.attribute("isDir", false)
         w.attribute("title", track.title ?? dot.map { String(file[..<$0]) } ?? file)
         w.attribute("album", SubsonicPlaceholder.name(track.album, SubsonicPlaceholder.album))
@@ -99,7 +102,7 @@ struct SubsonicSong: SubsonicModel {
         // without a duration.
         w.attribute("duration", track.duration.map { $0 > 0 ? max(1, Int($0.rounded())) : 0 })
         w.attribute("bitRate", track.bitrate)
-        w.attribute("path", file)
+        w.attribute("path", folder?.path ?? file)
         w.attribute("discNumber", track.discNumber)
         w.attribute("created", track.dateAdded)
         w.attribute("albumId", album)
@@ -336,6 +339,65 @@ struct SubsonicIndex: SubsonicModel {
     func write(to w: inout SubsonicWriter) {
         w.attribute("name", name)
         w.list("artist", artists)
+    }
+}
+
+/// A folder as a directory entry: in getIndexes' index (`artist`) and among a getMusicDirectory's
+/// children (`isDir`).
+struct SubsonicFolderEntry: SubsonicModel {
+    let folder: Folder
+    /// Among a directory's children (the Child shape) rather than in the index (the Artist one).
+    var child = false
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("id", SubsonicID.folder(folder.id))
+        if child {
+            w.attribute("parent", folder.parent.map { SubsonicID.folder($0) })
+            w.attribute("isDir", true)
+            w.attribute("title", folder.name)
+            w.attribute("path", folder.relativePath)
+        } else {
+            w.attribute("name", folder.name)
+        }
+        if folder.artworkID != nil { w.attribute("coverArt", SubsonicID.folder(folder.id)) }
+    }
+}
+
+/// One section of getIndexes over folders.
+struct SubsonicFolderIndex: SubsonicModel {
+    let name: String
+    var folders: [SubsonicFolderEntry]
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("name", name)
+        w.list("artist", folders)
+    }
+}
+
+/// getMusicDirectory of a folder: its child folders, then its songs.
+struct SubsonicFolderDirectory: SubsonicModel {
+    let folder: Folder
+    var folders: [SubsonicFolderEntry]
+    var songs: [SubsonicSong]
+
+    func write(to w: inout SubsonicWriter) {
+        w.attribute("id", SubsonicID.folder(folder.id))
+        w.attribute("name", folder.name)
+        w.attribute("parent", folder.parent.map { SubsonicID.folder($0) })
+        if folder.artworkID != nil { w.attribute("coverArt", SubsonicID.folder(folder.id)) }
+        w.attribute("childCount", folders.count + songs.count)
+        w.openList("child")
+        for entry in folders {
+            w.item()
+            entry.write(to: &w)
+            w.close()
+        }
+        for song in songs {
+            w.item()
+            song.write(to: &w)
+            w.close()
+        }
+        w.closeList()
     }
 }
 

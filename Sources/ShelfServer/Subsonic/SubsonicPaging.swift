@@ -6,6 +6,10 @@ import ShelfCore
 /// keyset probe that neither skips nor repeats a row while the library changes between pages.
 /// Bounded: the oldest lists are forgotten first.
 final class SubsonicCursors: Sendable {
+    static func scoped(_ list: String) -> String {
+        (LibraryScope.current.roots?.joined(separator: "\u{0}") ?? "*") + "\u{1}" + list
+    }
+
     /// A remembered position: the rows before it, where the list continues, and (for album lists
     /// made from track lists) the albums already seen.
     struct Position: Sendable {
@@ -26,8 +30,10 @@ final class SubsonicCursors: Sendable {
     private let maxPerList = 512
 
     /// The remembered position of `list` nearest at or before `offset`.
+    /// Lists are kept per reader's scope: a position in one user's list is no position in another's.
     func nearest(_ list: String, atMost offset: Int) -> Position? {
-        state.withLock { state in
+        let list = Self.scoped(list)
+        return state.withLock { state in
             state.clock += 1
             state.used[list] = state.clock
             return state.lists[list]?.filter { $0.key <= offset }.max { $0.key < $1.key }?.value
@@ -36,6 +42,7 @@ final class SubsonicCursors: Sendable {
 
     /// Remembers `position` of `list`.
     func store(_ list: String, _ position: Position) {
+        let list = Self.scoped(list)
         state.withLock { state in
             state.clock += 1
             state.used[list] = state.clock

@@ -85,8 +85,11 @@ extension SubsonicAPI {
             served("getOpenSubsonicExtensions", .system, .anyone) { _, _ in .body { $0.list("openSubsonicExtensions", extensions) } },
             served("tokenInfo", .system) { api, call in try api.tokenInfo(call) },
             // Browsing
-            served("getMusicFolders", .browsing) { api, _ in api.getMusicFolders() },
-            served("getIndexes", .browsing) { api, call in try await api.artists(call, element: "indexes", lastModified: true) },
+            served("getMusicFolders", .browsing) { api, _ in try await api.getMusicFolders() },
+            served("getIndexes", .browsing) { api, call in
+                api.context.browseFolders.withLock { $0 }
+                    ? try await api.folderIndexes(call) : try await api.artists(call, element: "indexes", lastModified: true)
+            },
             served("getMusicDirectory", .browsing) { api, call in try await api.musicDirectory(call) },
             served("getGenres", .browsing) { api, _ in try await api.genres() },
             served("getArtists", .browsing) { api, call in try await api.artists(call, element: "artists", lastModified: false) },

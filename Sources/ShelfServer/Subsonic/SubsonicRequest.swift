@@ -36,14 +36,17 @@ enum SubsonicID: Sendable, Hashable, CustomStringConvertible {
     case album(GroupID)
     case artist(GroupID)
     case playlist(PlaylistID)
+    /// A folder on disk (folder browsing).
+    case folder(FolderID)
 
-    /// `tr-7`, `al-…`, `ar-…`, `pl-3`.
+    /// `tr-7`, `al-…`, `ar-…`, `pl-3`, `fo-…`.
     var description: String {
         switch self {
         case .track(let id): "tr-\(id.rawValue)"
         case .album(let id): "al-\(id.rawValue)"
         case .artist(let id): "ar-\(id.rawValue)"
         case .playlist(let id): "pl-\(id.rawValue)"
+        case .folder(let id): "fo-\(id.rawValue)"
         }
     }
 
@@ -54,6 +57,7 @@ enum SubsonicID: Sendable, Hashable, CustomStringConvertible {
         case .album(let id): ("al-", id.rawValue)
         case .artist(let id): ("ar-", id.rawValue)
         case .playlist(let id): ("pl-", id.rawValue)
+        case .folder(let id): ("fo-", id.rawValue)
         }
     }
 
@@ -66,6 +70,7 @@ enum SubsonicID: Sendable, Hashable, CustomStringConvertible {
         case "al": self = .album(GroupID(number))
         case "ar": self = .artist(GroupID(number))
         case "pl": self = .playlist(PlaylistID(number))
+        case "fo": self = .folder(FolderID(rawValue: number))
         default: return nil
         }
     }

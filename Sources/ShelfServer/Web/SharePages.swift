@@ -33,6 +33,15 @@ struct SharePages: Sendable {
         return share
     }
 
+    /// `body` within what the share's creator may see now: a share never shows more than its
+    /// creator could (a song of a library they lost is gone from it, as a deleted one).
+    private func asCreator<T: Sendable>(_ share: Share, _ body: () async throws -> T) async throws -> T {
+        let creator = try await context.library.user(id: share.user)
+        var scope = LibraryScope(libraries: [], roots: [])
+        if let creator { scope = try await context.library.scope(for: creator) }
+        return try await LibraryScope.$current.withValue(scope) { try await body() }
+    }
+
     /// The share's N-th song (from 0).
     private func track(_ request: RouteRequest, _ share: Share) throws -> TrackID {
         guard let text = request.parameters["index"], let index = Int(text), String(index) == text, share.tracks.indices.contains(index) else {
@@ -44,7 +53,7 @@ struct SharePages: Sendable {
     private func page(_ request: RouteRequest) async throws -> HTTPResponse {
         let share = try await share(request)
         try await context.library.write { batch in try batch.recordShareVisit(share.id) }
-        let tracks = try await context.library.tracks(ids: share.tracks, fields: .song).tracks
+        let tracks = try await asCreator(share) { try await context.library.tracks(ids: share.tracks, fields: .song).tracks }
         let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let token = share.token
         var items = ""
@@ -70,7 +79,7 @@ struct SharePages: Sendable {
 
     private func stream(_ request: RouteRequest) async throws -> HTTPResponse {
         let share = try await share(request)
-        var response = try await context.streams.file(try track(request, share), request: request.http)
+        var response = try await asCreator(share) { try await context.streams.file(try track(request, share), request: request.http) }
         response.headers += [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
         return response
     }
@@ -78,7 +87,9 @@ struct SharePages: Sendable {
     private func cover(_ request: RouteRequest) async throws -> HTTPResponse {
         let share = try await share(request)
         let id = try track(request, share)
-        guard let artwork = try await context.library.track(id)?.artworkID else { throw HTTPError.notFound("this song has no cover") }
+        guard let artwork = try await asCreator(share, { try await context.library.track(id)?.artworkID }) else {
+            throw HTTPError.notFound("this song has no cover")
+        }
         let size = try request.int("size", in: 1...2_000) ?? 600
         return try await context.artwork.respond(
             artwork, size: size, format: .jpeg, ifNoneMatch: request.http.headers["if-none-match"], cacheControl: "private, no-store")

@@ -64,14 +64,16 @@ extension Library {
     /// its string form is stable: `PageCursor(_:)` parses it back.
     public func list(_ query: LibraryQuery, after cursor: PageCursor? = nil, limit: Int = 50) async throws -> ListPage {
         try Self.checkLimit(limit)
-        return try await withEngine(direct: query.filter.mentionsMissing) { [query = query.within(.current)] in try $0.page(query, after: cursor, limit: limit) }
+        return try await withEngine(direct: query.filter.mentionsMissing) { [query = query.within(.current)] in try $0.page(query, after: cursor, limit: limit)
+        }
     }
 
     /// Up to `limit` list rows from row `offset`.
     public func list(_ query: LibraryQuery, offset: Int, limit: Int = 50) async throws -> ListPage {
         try Self.checkLimit(limit)
         guard offset >= 0 else { throw LibraryError.invalidValue(field: "offset", value: String(offset), reason: "must be ≥ 0") }
-        return try await withEngine(direct: query.filter.mentionsMissing) { [query = query.within(.current)] in try $0.page(query, offset: offset, limit: limit) }
+        return try await withEngine(direct: query.filter.mentionsMissing) { [query = query.within(.current)] in try $0.page(query, offset: offset, limit: limit)
+        }
     }
 
     /// A page of whole tracks (every field) by offset, in `query`'s order.
@@ -254,7 +256,8 @@ extension Library {
 
     /// `body` on the engine for everything, or `scoped` on the table of `scope`'s views.
     func withGroups<T: Sendable>(
-        _ scope: LibraryScope, _ body: @escaping @Sendable (any QueryEngine) throws -> T, _ scoped: @escaping @Sendable (GroupTable, any QueryEngine) throws -> T
+        _ scope: LibraryScope, _ body: @escaping @Sendable (any QueryEngine) throws -> T,
+        _ scoped: @escaping @Sendable (GroupTable, any QueryEngine) throws -> T
     ) async throws -> T {
         guard !scope.isAll else { return try await withEngine(body) }
         let cache = scopedGroups
@@ -267,7 +270,8 @@ extension Library {
         try Self.checkLimit(limit)
         guard offset >= 0 else { throw LibraryError.invalidValue(field: "offset", value: String(offset), reason: "must be ≥ 0") }
         return try await withArtwork(
-            try await withGroups(scope, { try $0.groups(query, offset: offset, limit: limit) }, { table, _ in table.page(query, offset: offset, limit: limit) }),
+            try await withGroups(
+                scope, { try $0.groups(query, offset: offset, limit: limit) }, { table, _ in table.page(query, offset: offset, limit: limit) }),
             artwork: artwork)
     }
 

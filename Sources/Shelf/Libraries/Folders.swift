@@ -111,8 +111,9 @@ extension Library {
         let path = given.count > 1 && given.hasSuffix("/") ? String(given.dropLast()) : given
         let scope = LibraryScope.current
         guard scope.contains(path: path) else { return nil }
-        guard let (library, root) = try await libraries().flatMap({ library in library.roots.map { (library.id, $0) } })
-            .filter({ Self.isPath(path, under: $0.1) }).max(by: { $0.1.count < $1.1.count }),
+        guard
+            let (library, root) = try await libraries().flatMap({ library in library.roots.map { (library.id, $0) } })
+                .filter({ Self.isPath(path, under: $0.1) }).max(by: { $0.1.count < $1.1.count }),
             scope.sees(library: library)
         else { return nil }
         let (tracks, children) = try await read { db in try Self.walk(path, db: db) }

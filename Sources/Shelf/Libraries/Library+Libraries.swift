@@ -101,7 +101,9 @@ extension Library {
         try MusicLibraries.checkName(newName)
         try await write { batch in
             guard let id = try batch.library(named: name, create: false) else { throw LibraryError.objectNotFound(kind: "library", id: name) }
-            if let other = try batch.library(named: newName, create: false), other != id { throw LibraryError.invalidValue(field: "library name", value: newName, reason: "another library has it") }
+            if let other = try batch.library(named: newName, create: false), other != id {
+                throw LibraryError.invalidValue(field: "library name", value: newName, reason: "another library has it")
+            }
             try batch.db.execute("UPDATE library SET name = ? WHERE id = ?", [newName, Int64(id)])
         }
     }
@@ -125,7 +127,9 @@ extension Library {
         if removal.tracks > 0 && !deleteTracks {
             throw LibraryError.invalidValue(
                 field: "library", value: library.name,
-                reason: "holds \(removal.tracks) tracks, \(removal.stars) stars, \(removal.ratings) ratings and \(removal.playlistEntries) playlist entries; remove them with it (--delete-tracks) or keep the library")
+                reason:
+                    "holds \(removal.tracks) tracks, \(removal.stars) stars, \(removal.ratings) ratings and \(removal.playlistEntries) playlist entries; remove them with it (--delete-tracks) or keep the library"
+            )
         }
         while true {
             let ids = try await read { db in

@@ -65,7 +65,9 @@ extension Library {
         let list = "[" + Set(ids.map(\.rawValue)).map(String.init).joined(separator: ",") + "]"
         let shown = try await read { db in
             let (condition, arguments) = Self.underRoots(roots)
-            return Set(try db.query("SELECT id FROM track WHERE id IN (SELECT value FROM json_each(?)) AND \(condition)", [list as (any SQLiteBindable)?] + arguments) { try $0.int64(0) })
+            return Set(
+                try db.query("SELECT id FROM track WHERE id IN (SELECT value FROM json_each(?)) AND \(condition)", [list as (any SQLiteBindable)?] + arguments)
+                { try $0.int64(0) })
         }
         return ids.filter { shown.contains($0.rawValue) }
     }

@@ -128,7 +128,10 @@ extension ImportCommand {
             "--lyrics", "ORDER", "embedded: a file's own lyrics before NAME.lrc or NAME.txt beside it; files: the files first. Kept by the library.",
             default: "embedded"),
     ]
-    static let examples = ["shelf import ~/Music", "shelf import album1 album2/track.flac --json", "shelf import /srv/music --chunk 2000", "shelf import /srv/audiobooks --into Audiobooks"]
+    static let examples = [
+        "shelf import ~/Music", "shelf import album1 album2/track.flac --json", "shelf import /srv/music --chunk 2000",
+        "shelf import /srv/audiobooks --into Audiobooks",
+    ]
     static var words: ValueKind { .file }
 }
 

@@ -75,7 +75,8 @@ struct LibraryCommand: Command {
             output.line(
                 "removed library \(removal.library)"
                     + (deleteTracks
-                        ? " with \(removal.tracks) tracks, \(removal.stars) stars, \(removal.ratings) ratings and \(removal.playlistEntries) playlist entries" : ""))
+                        ? " with \(removal.tracks) tracks, \(removal.stars) stars, \(removal.ratings) ratings and \(removal.playlistEntries) playlist entries"
+                        : ""))
         }
     }
 }

@@ -128,7 +128,9 @@ struct UserCommand: Command {
             user.libraries = access
             if output.json { return try output.printJSON(["user": user]) }
             let names = try await library.libraries().filter { access?.contains($0.id) ?? true }.map(\.name)
-            output.line("\(user.name) sees \(access == nil ? "every library" : names.isEmpty ? "no library" : names.joined(separator: ", "))\(user.isAdmin ? " (an admin sees every library whatever the list)" : "")")
+            output.line(
+                "\(user.name) sees \(access == nil ? "every library" : names.isEmpty ? "no library" : names.joined(separator: ", "))\(user.isAdmin ? " (an admin sees every library whatever the list)" : "")"
+            )
         case .passwd(let name):
             let user = try await Self.user(name, library)
             let password = try readPassword(confirm: true)

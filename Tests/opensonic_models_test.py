@@ -3,6 +3,7 @@ models (a Subsonic client from PyPI): every answer must fit its dataclasses.
 
 Usage: opensonic_models_test.py BASE_URL PORT USER PASSWORD podcasts EPISODE_ID
        opensonic_models_test.py BASE_URL PORT USER PASSWORD jukebox SONG_ID
+       opensonic_models_test.py BASE_URL PORT USER PASSWORD browse SONG_COUNT
 Exits non-zero with the failing check on the first failure."""
 import sys
 
@@ -18,7 +19,30 @@ def check(condition, what):
 
 
 conn = libopensonic.Connection(base, username=user, password=password, port=port)
-if mode == "podcasts":
+if mode == "browse":
+    # The walk a folder-browsing app makes, whichever tree the server browses (folders or tags):
+    # getIndexes, then getMusicDirectory down every directory; each song is reached exactly once.
+    # (Not getMusicFolders: this py-opensonic iterates `musicFolders` itself rather than its
+    # `musicFolder` list, which the spec and every server send.)
+    indexes = conn.get_indexes()
+    pending = [a.id for i in (indexes.index or []) for a in (i.artist or [])]
+    songs = [c.id for c in (indexes.child or [])]
+    seen = set()
+    while pending:
+        directory_id = pending.pop()
+        check(directory_id not in seen, f"directory {directory_id} reached twice")
+        seen.add(directory_id)
+        directory = conn.get_music_directory(directory_id)
+        check(directory.id == directory_id and directory.name, f"getMusicDirectory {directory_id}: {directory}")
+        for child in directory.child or []:
+            if child.is_dir:
+                pending.append(child.id)
+            else:
+                check(child.parent == directory_id, f"song {child.id} under {directory_id} has parent {child.parent}")
+                songs.append(child.id)
+    check(len(songs) == int(subject) and len(set(songs)) == len(songs), f"{len(songs)} songs reached ({len(set(songs))} distinct), {subject} expected")
+    print(f"ok   {len(seen)} directories, {len(songs)} songs, each once")
+elif mode == "podcasts":
     channels = conn.get_podcasts()
     check(channels and all(c.id and c.url and c.status for c in channels), f"getPodcasts: {channels}")
     episodes = [e for c in channels for e in (c.episode or [])]

@@ -66,6 +66,22 @@ class Proxy:
     """A running proxy: nginx or Caddy, stopped at the end."""
 
     def __init__(self, kind, config_text, ports):
+        # A port picked free can be taken by another test before the proxy binds it: the proxy is
+        # then started again on fresh ports (`self.ports` are the ones it listens on).
+        for attempt in range(5):
+            try:
+                self.start(kind, config_text, ports)
+                self.ports = ports
+                return
+            except RuntimeError as error:
+                if "address already in use" not in str(error).lower() or attempt == 4:
+                    raise
+                fresh = [free_port() for _ in ports]
+                for old, new in zip(ports, fresh):
+                    config_text = config_text.replace(f"127.0.0.1:{old}", f"127.0.0.1:{new}")
+                ports = fresh
+
+    def start(self, kind, config_text, ports):
         self.directory = tempfile.mkdtemp(prefix=f"shelf-{kind}-", dir=WORKDIR)
         os.chmod(self.directory, 0o755)
         self.log = os.path.join(self.directory, "proxy.log")
@@ -313,6 +329,7 @@ def root_mode():
         config = nginx(f"""{upstream}
   server {{ listen 127.0.0.1:{port}; location / {{ proxy_pass http://shelf; {forwarding()} {extra} }} }}""")
         proxy = Proxy("nginx", config, [port])
+        port = proxy.ports[0]
         label = "nginx with keep-alive" if keepalive else "nginx"
         try:
             check(f"{label}: 200 clients, each from its own address, none refused", many_clients, port, "")
@@ -337,6 +354,7 @@ def root_mode():
     proxy_set_header Remote-User $remote_user; proxy_set_header Remote-Groups "family,admins";
     proxy_pass http://shelf; {forwarding()} }} }}""")
     proxy = Proxy("nginx", config, [port])
+    port = proxy.ports[0]
     try:
         check("nginx auth_basic: the proxy's user is signed in and made", single_sign_on, port)
     finally:
@@ -370,6 +388,7 @@ def subpath_mode():
   server {{ listen 127.0.0.1:{port}; location /music/ {{ proxy_pass http://shelf; proxy_http_version 1.1;
     proxy_set_header Connection ""; {forwarding()} }} }}""")
     proxy = Proxy("nginx", config, [port])
+    port = proxy.ports[0]
     try:
         check("nginx at /music/: the page, sign-in, cookie and links under the base", the_page_lives_under_the_base, port)
         through_the_proxy("nginx at /music/", port, "/music")
@@ -401,6 +420,7 @@ http://127.0.0.1:{port} {{
 }}
 """
     proxy = Proxy("caddy", config, [port])
+    port = proxy.ports[0]
     try:
         check("caddy handle_path /music/*: the page, sign-in, cookie and links under the base", the_page_lives_under_the_base, port)
         through_the_proxy("caddy handle_path /music/*", port, "/music")

@@ -32,6 +32,10 @@ struct BenchMain {
             Seed 002's table at each scale: direct path, mirror and raw SQL side by side; mirror build time,
             bytes per track, and a 100-track metadata batch with the mirror on and off (--writes-only: just
             that, on the mirror already built).
+        usage: shelf-bench libraries [--tracks 100000] [--library DIR] [--runs 11]
+            Issue 40's table: the library split into three (50/30/20 %), every read of a reader limited to one
+            or two of them beside an admin's (pages by every sort and at 90 %, sections, anchor, search, the
+            views), each with its ratio and target; getMusicDirectory of 2,000 tracks and getIndexes.
         usage: shelf-bench serve --library DIR [--tracks 500500] [--connections 64] [--duration 10] [--threads 2] [--wrk PATH]
             `shelf serve` as a child driven by wrk: first page, cursor page at 90 %, sections, anchor, search, album
             tracks, artwork warm and cold; requests/s, p50/p99, non-2xx, beside the same read in-process; peak RSS.
@@ -78,6 +82,7 @@ struct BenchMain {
             case "generate": try await Generate(words).run(&report)
             case "history": try await HistoryBench(words).run(&report)
             case "mirror": try await MirrorBench(words).run(&report)
+            case "libraries": try await LibrariesBench(words).run(&report)
             case "legacy-store": try LegacyStoreCommand(words).run(&report)
             case "sample-files": try SampleFiles(words).run(&report)
             case "import": try await ImportBench(words).run(&report)

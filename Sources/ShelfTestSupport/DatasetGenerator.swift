@@ -40,6 +40,29 @@ public struct DatasetGenerator: Sendable {
     /// some. Drawn from a random stream of their own, so every other field is the same either way.
     public var tagged: Bool
 
+    /// Percentages that split the album artists' folders between libraries: with `[50, 30, 20]`
+    /// each album artist's folder is under `/music/L1/`, `/music/L2/` or `/music/L3/` by a hash of
+    /// its name (about those shares of the artists); empty, the default, keeps them all under
+    /// `/music/`. Only the paths change.
+    public var libraryShares: [Int] = []
+
+    /// The folder under `/music/` that `libraryShares` puts an album artist's folder in ("" without shares).
+    func libraryFolder(_ albumArtist: String) -> String {
+        guard !libraryShares.isEmpty else { return "" }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in albumArtist.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let point = Int(hash % 100)
+        var total = 0
+        for (index, share) in libraryShares.enumerated() {
+            total += share
+            if point < total { return "L\(index + 1)/" }
+        }
+        return "L\(libraryShares.count)/"
+    }
+
     /// A generator for `tracks` tracks from `seed`.
     public init(tracks: Int, seed: UInt64 = 1, artwork: Artwork? = nil, tagged: Bool = false) {
         self.trackCount = tracks
@@ -188,7 +211,8 @@ public struct DatasetGenerator: Sendable {
             previousHash = hash
             let albumArtistName = a.isCompilation ? "Various Artists" : a.artist.name
             var track = Track(
-                path: "/music/\(DatasetGenerator.safe(albumArtistName))/\(a.number) \(DatasetGenerator.safe(a.title))/"
+                path:
+                    "/music/\(generator.libraryFolder(albumArtistName))\(DatasetGenerator.safe(albumArtistName))/\(a.number) \(DatasetGenerator.safe(a.title))/"
                     + "\(disc)-\(number < 10 ? "0" : "")\(number) \(DatasetGenerator.safe(title)).\(a.ext)",
                 fileSize: Int64(duration * Double(a.bitrate) * 125), fileModified: a.added,
                 title: title, artist: trackArtist.name, album: a.title, albumArtist: albumArtistName,

@@ -78,7 +78,8 @@ import Testing
             #expect(listed.status == 0, "\(listed.stderr)")
             let users = try #require(try json(listed.stdout)["users"] as? [[String: Any]])
             #expect(users.map { $0["name"] as? String } == ["ann", "bob"])
-            #expect(Set(users[1].keys) == ["id", "name", "admin", "owner", "created", "email", "roles", "maxBitRate", "keys"])
+            #expect(Set(users[1].keys) == ["id", "name", "admin", "owner", "created", "email", "roles", "maxBitRate", "keys", "libraries"])
+            #expect(users.allSatisfy { $0["libraries"] as? String == "all" })
             #expect((users[0]["keys"] as? [Any])?.isEmpty == true)
             let keys = try #require(users[1]["keys"] as? [[String: Any]])
             #expect(keys.count == 1)
@@ -89,8 +90,8 @@ import Testing
 
             let text = try ChildProcess.run(products.appendingPathComponent("shelf"), ["--library", dir.url.path, "user", "list"])
             #expect(text.status == 0)
-            #expect(text.stdout.hasPrefix("ID\tNAME\tROLE\tKEYS\tCREATED\n1\tann\towner\t0\t"))
-            #expect(text.stdout.contains("\n2\tbob\tuser\t1\t"))
+            #expect(text.stdout.hasPrefix("ID\tNAME\tROLE\tKEYS\tLIBRARIES\tCREATED\n1\tann\towner\t0\tall\t"))
+            #expect(text.stdout.contains("\n2\tbob\tuser\t1\tall\t"))
         }
     }
 

@@ -16,7 +16,7 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
     @Test func createsTheCurrentVersionWithAStableStoreID() async throws {
         let dir = try TemporaryDirectory()
         let info = try await Library(directory: dir.url).info()
-        #expect(info.schemaVersion == 10)
+        #expect(info.schemaVersion == 11)
         #expect(info.trackCount == 0)
         let again = try await Library(directory: dir.url).info()
         #expect(again.storeID == info.storeID)
@@ -46,10 +46,10 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
         let path = dir.path("library.sqlite")
         do {
             let db = try Connection(path: path.path)
-            try db.execute(script: "CREATE TABLE future (x); PRAGMA user_version = 11;")
+            try db.execute(script: "CREATE TABLE future (x); PRAGMA user_version = \(Schema.currentVersion + 1);")
         }
         let before = try Data(contentsOf: path)
-        await #expect(throws: LibraryError.newerSchema(path: path.path, found: 11, supported: 10)) {
+        await #expect(throws: LibraryError.newerSchema(path: path.path, found: Schema.currentVersion + 1, supported: Schema.currentVersion)) {
             try await Library(directory: dir.url).info()
         }
         #expect(try Data(contentsOf: path) == before)

@@ -398,7 +398,7 @@ import Testing
         }
         let library = Library(directory: dir.url)
         let info = try await library.info()
-        #expect(info.schemaVersion == 10 && info.trackCount == 5)
+        #expect(info.schemaVersion == 11 && info.trackCount == 5)
         #expect(try await library.track(3)?.title == "Song 3")
         let ann = try await library.addUser(name: "ann", password: "pw")
         try await library.write { batch in try batch.setRating(3, by: ann.id, 60) }
@@ -452,7 +452,7 @@ import Testing
         let report = try await library.migrateLegacyStore()
         #expect(report.fromVersion == 1)
         let db = try raw(dir)
-        #expect(try db.scalar(Int.self, "PRAGMA user_version") == 10)
+        #expect(try db.scalar(Int.self, "PRAGMA user_version") == Schema.currentVersion)
         #expect(
             try db.scalar(
                 Int.self,
@@ -461,6 +461,6 @@ import Testing
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM pragma_table_info('track') WHERE name IN ('details', 'sidecars')") == 2)
         #expect(try await library.info().trackCount == 2)
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('podcast_channel', 'podcast_episode')") == 2)
-        #expect(try await library.migrateLegacyStore().fromVersion == 10)
+        #expect(try await library.migrateLegacyStore().fromVersion == Schema.currentVersion)
     }
 }

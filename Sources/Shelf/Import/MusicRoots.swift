@@ -62,36 +62,7 @@ extension Library {
             return Self.rootPath(url)
         }
         guard !folders.isEmpty else { return }
-        try await write { batch in
-            let known = try batch.db.query("SELECT path, coalesce(library_id, 0) FROM music_root", []) { (try $0.string(0), Int(try $0.int64(1))) }
-            // Without a library named, a folder in a known root (of any library) is already there.
-            let candidates = library != nil ? folders : folders.filter { folder in !known.contains { Self.isPath(folder, under: $0.0) } }
-            guard !candidates.isEmpty else { return }
-            let target = try library ?? batch.defaultLibraryID()
-            // A root inside another is kept only when it is another file system (a disk mounted in
-            // the library's folder): it is then judged on its own.
-            func nested(_ inner: String, in outer: String) -> Bool {
-                Self.isPath(inner, under: outer) && (inner == outer || Self.device(of: inner) == nil || Self.device(of: inner) == Self.device(of: outer))
-            }
-            for folder in candidates {
-                for (path, owner) in known where owner != target && (Self.isPath(folder, under: path) || Self.isPath(path, under: folder)) {
-                    let name = try batch.db.scalar(String.self, "SELECT name FROM library WHERE id = ?", [Int64(owner)]) ?? "#\(owner)"
-                    throw LibraryError.invalidValue(
-                        field: "music root", value: folder,
-                        reason: path == folder ? "belongs to library '\(name)'" : "overlaps \(path) of library '\(name)'; a root belongs to one library")
-                }
-            }
-            let mine = known.filter { $0.1 == target }.map(\.0)
-            for folder in candidates where !mine.contains(where: { nested(folder, in: $0) }) {
-                // A new root holding known ones on its own file system replaces them.
-                for old in mine where old != folder && nested(old, in: folder) {
-                    try batch.db.execute("DELETE FROM music_root WHERE path = ?", [old])
-                }
-                try batch.db.execute(
-                    "INSERT OR IGNORE INTO music_root (path, device, added, library_id) VALUES (?, ?, ?, ?)",
-                    [folder, Self.device(of: folder), batch.now.timeIntervalSince1970, Int64(target)])
-            }
-        }
+        try await write { batch in try batch.addRoots(folders, into: library) }
     }
 
     /// The remembered music roots, in path order.
@@ -289,5 +260,40 @@ extension Library {
     static func prefixBounds(_ folder: String) -> (String, String) {
         let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
         return (base + "/", base + "0")
+    }
+}
+
+extension WriteBatch {
+    /// `Library.rememberRoots` within this batch (`folders` as `Library.rootPath` makes them).
+    func addRoots(_ folders: [String], into library: Int?) throws {
+        let known = try db.query("SELECT path, coalesce(library_id, 0) FROM music_root", []) { (try $0.string(0), Int(try $0.int64(1))) }
+        // Without a library named, a folder in a known root (of any library) is already there.
+        let candidates = library != nil ? folders : folders.filter { folder in !known.contains { Library.isPath(folder, under: $0.0) } }
+        guard !candidates.isEmpty else { return }
+        let target = try library ?? defaultLibraryID()
+        // A root inside another is kept only when it is another file system (a disk mounted in
+        // the library's folder): it is then judged on its own.
+        func nested(_ inner: String, in outer: String) -> Bool {
+            Library.isPath(inner, under: outer)
+                && (inner == outer || Library.device(of: inner) == nil || Library.device(of: inner) == Library.device(of: outer))
+        }
+        for folder in candidates {
+            for (path, owner) in known where owner != target && (Library.isPath(folder, under: path) || Library.isPath(path, under: folder)) {
+                let name = try db.scalar(String.self, "SELECT name FROM library WHERE id = ?", [Int64(owner)]) ?? "#\(owner)"
+                throw LibraryError.invalidValue(
+                    field: "music root", value: folder,
+                    reason: path == folder ? "belongs to library '\(name)'" : "overlaps \(path) of library '\(name)'; a root belongs to one library")
+            }
+        }
+        let mine = known.filter { $0.1 == target }.map(\.0)
+        for folder in candidates where !mine.contains(where: { nested(folder, in: $0) }) {
+            // A new root holding known ones on its own file system replaces them.
+            for old in mine where old != folder && nested(old, in: folder) {
+                try db.execute("DELETE FROM music_root WHERE path = ?", [old])
+            }
+            try db.execute(
+                "INSERT OR IGNORE INTO music_root (path, device, added, library_id) VALUES (?, ?, ?, ?)",
+                [folder, Library.device(of: folder), now.timeIntervalSince1970, Int64(target)])
+        }
     }
 }

@@ -100,14 +100,16 @@ extension Library {
 
     /// The folder with this ID, its child folders and its tracks; nil when there is none the
     /// current reader may see (the same answer for both).
-    public func folder(_ id: FolderID) async throws -> FolderContents? {
+    /// Without `pictures`, the child folders' pictures are not looked up (an index of thousands
+    /// of folders shows none; each costs a probe).
+    public func folder(_ id: FolderID, pictures: Bool = true) async throws -> FolderContents? {
         if folderNames.path(id) == nil { try await walkFolders() }
         guard let path = folderNames.path(id) else { return nil }
-        return try await folder(atPath: path)
+        return try await folder(atPath: path, pictures: pictures)
     }
 
     /// The folder at `path` (absolute, or under a root), as `folder(_:)` lists it.
-    public func folder(atPath given: String) async throws -> FolderContents? {
+    public func folder(atPath given: String, pictures: Bool = true) async throws -> FolderContents? {
         let path = given.count > 1 && given.hasSuffix("/") ? String(given.dropLast()) : given
         let scope = LibraryScope.current
         guard scope.contains(path: path) else { return nil }
@@ -120,22 +122,27 @@ extension Library {
         guard path == root || !tracks.isEmpty || !children.isEmpty else { return nil }
         let folder = try await describe(path, root: root, library: library)
         var folders: [Folder] = []
-        for child in children { folders.append(try await describe(path == "/" ? "/" + child : path + "/" + child, root: root, library: library)) }
+        for child in children {
+            folders.append(try await describe(path == "/" ? "/" + child : path + "/" + child, root: root, library: library, picture: pictures))
+        }
         folderNames.remember([folder] + folders)
         return FolderContents(folder: folder, folders: folders, tracks: tracks)
     }
 
     /// A folder's description (its picture looked up among its first 200 tracks).
-    private func describe(_ path: String, root: String, library: Int) async throws -> Folder {
+    private func describe(_ path: String, root: String, library: Int, picture withPicture: Bool = true) async throws -> Folder {
         let bounds = Self.prefixBounds(path)
-        let picture = try await read { db in
-            try db.queryOne(
-                """
-                SELECT id, artwork_id FROM (SELECT id, artwork_id FROM track WHERE path >= ? AND path < ? AND missing_since IS NULL
-                  ORDER BY path LIMIT 200) WHERE artwork_id IS NOT NULL LIMIT 1
-                """, [bounds.0, bounds.1]
-            ) { (TrackID(try $0.int64(0)), ArtworkID(try $0.get(1, as: UUID.self))) }
-        }
+        let picture =
+            !withPicture
+            ? nil
+            : try await read { db in
+                try db.queryOne(
+                    """
+                    SELECT id, artwork_id FROM (SELECT id, artwork_id FROM track WHERE path >= ? AND path < ? AND missing_since IS NULL
+                      ORDER BY path LIMIT 200) WHERE artwork_id IS NOT NULL LIMIT 1
+                    """, [bounds.0, bounds.1]
+                ) { (TrackID(try $0.int64(0)), ArtworkID(try $0.get(1, as: UUID.self))) }
+            }
         let relative = path == root ? "" : String(path.dropFirst(root == "/" ? 1 : root.count + 1))
         let name = path == "/" ? "/" : String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
         return Folder(
@@ -143,7 +150,8 @@ extension Library {
             relativePath: relative, library: library, artworkTrack: picture?.0, artworkID: picture?.1)
     }
 
-    static func parentPath(_ path: String) -> String {
+    /// The folder holding `path` ("/" for a path at the top).
+    public static func parentPath(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
         return String(path[..<slash])
     }

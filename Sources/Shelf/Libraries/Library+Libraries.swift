@@ -91,8 +91,16 @@ extension Library {
     @discardableResult
     public func addLibrary(name: String, roots: [URL], evenIfAbsent: Bool = false) async throws -> MusicLibrary {
         try MusicLibraries.checkName(name)
-        let id = try await write { batch in try batch.library(named: name, create: true) }
-        if !roots.isEmpty { try await rememberRoots(roots, evenIfAbsent: evenIfAbsent, into: id) }
+        let folders = roots.compactMap { url -> String? in
+            var isFolder: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
+            return exists ? (isFolder.boolValue ? Self.rootPath(url) : nil) : (evenIfAbsent ? Self.rootPath(url) : nil)
+        }
+        // One batch: a refused root leaves no library behind.
+        try await write { batch in
+            let id = try batch.library(named: name, create: true)
+            if !folders.isEmpty { try batch.addRoots(folders, into: id) }
+        }
         return try await musicLibrary(named: name)
     }
 

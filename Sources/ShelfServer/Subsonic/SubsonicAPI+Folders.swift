@@ -23,7 +23,8 @@ extension SubsonicAPI {
         var folders: [Folder] = []
         var files: [TrackID] = []
         for root in try await library.rootFolders() {
-            guard let contents = try await library.folder(root.id) else { continue }
+            // No pictures in the index: thousands of folders, a probe each (their directories have them).
+            guard let contents = try await library.folder(root.id, pictures: false) else { continue }
             folders += contents.folders
             files += contents.tracks
         }

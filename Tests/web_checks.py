@@ -21,6 +21,7 @@ import wave
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 RATE = 44100
 # 441 Hz is exactly 100 samples a period at 44.1 kHz, and 2.1 s is not a whole number of periods:
@@ -468,6 +469,49 @@ def test_library_views(kit, driver, tracks):
     for view in ("missing", "podcasts", "radio"):
         open_view(kit, driver, view)
         kit.shot(driver, f"{view}-1280x800")
+
+
+def test_folders_and_libraries(kit, driver, tracks):
+    """The Folders view walks from the roots to the tone album's folder and plays it; a second
+    library shows the switcher, whose choice narrows the list and is kept for the next visit."""
+    open_view(kit, driver, "folders")
+    # Down from the roots, always into the folder that holds the tones (one step per level).
+    tone_path = tracks[0]["path"]
+    for _ in range(12):
+        buttons = driver.find_elements(By.CSS_SELECTOR, "#page-view .folder-list button")
+        wanted = [b for b in buttons if "/" + b.text.rstrip("/") + "/" in tone_path]
+        if not wanted:
+            break
+        wanted[0].click()
+        # show() empties the page at once; a folder's contents (or "nothing here") follow its answer.
+        kit.wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#page-view .folder-list, #page-view table, #page-view .page-empty"), "the folder")
+        kit.wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#page-view .breadcrumbs [aria-current]"), "the breadcrumbs")
+    kit.wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#page-view table tr")) >= len(tracks), "the tones' folder")
+    kit.shot(driver, "folders-1280x800")
+    play = [b for b in driver.find_elements(By.CSS_SELECTOR, "#page-view .page-toolbar button") if b.get_attribute("class") == "primary"]
+    assert play, "no play-folder button"
+    play[0].click()
+    first = sorted(tracks, key=lambda t: t["path"])[0]
+    kit.wait(driver, lambda d: (s := player_state(kit, d)) and s["track"] == first["id"], "the folder playing from its first file")
+    stop_playing(kit, driver)
+    # A second library (empty): the switcher appears after the next sign-in's page load.
+    extra = tempfile.mkdtemp(prefix="shelf-extra-")
+    done = subprocess.run([kit.SHELF, "--library", kit.LIBRARY, "library", "add", "Extra", extra], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    driver.refresh()
+    switcher = kit.wait(driver, lambda d: [e for e in d.find_elements(By.ID, "library") if e.is_displayed()], "the library switcher")[0]
+    count = lambda d: kit.js(d, "return document.getElementById('list-count').textContent")  # noqa: E731
+    kit.wait(driver, lambda d: re.sub(r"\D", "", count(d)) not in ("", "0"), "every library's count")
+    everything = count(driver)
+    Select(switcher).select_by_visible_text("Extra")
+    kit.wait(driver, lambda d: count(d) != everything and re.sub(r"\D", "", count(d)) in ("", "0"), "the empty library's list")
+    driver.refresh()
+    switcher = kit.wait(driver, lambda d: [e for e in d.find_elements(By.ID, "library") if e.is_displayed()], "the switcher again")[0]
+    assert Select(switcher).first_selected_option.text == "Extra", "the choice was not remembered"
+    Select(switcher).select_by_value("")
+    kit.wait(driver, lambda d: count(d) == everything, "every library's list again")
+    done = subprocess.run([kit.SHELF, "--library", kit.LIBRARY, "library", "remove", "Extra"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def open_view(kit, driver, view):

@@ -17,10 +17,13 @@ extension SubsonicAPI {
     /// What a call by `user` may read: the user's libraries, narrowed to the `musicFolderId`
     /// ones when the call names any (repeated for several). A library the user may not see is
     /// error 70, exactly as one that does not exist, so that IDs cannot be probed.
-    func scope(of user: User?, _ parameters: SubsonicParameters) async throws -> LibraryScope {
+    /// The web page's library switcher sends its choice as `page` (the `X-Shelf-Library` header)
+    /// instead, when the call names no folder.
+    func scope(of user: User?, _ parameters: SubsonicParameters, page: String? = nil) async throws -> LibraryScope {
         guard let user else { return .all }
         let scope = try await library.scope(for: user)
-        let texts = parameters.values("musicFolderId")
+        var texts = parameters.values("musicFolderId")
+        if texts.isEmpty, let page, !page.isEmpty, page != "all" { texts = [page] }
         guard !texts.isEmpty else { return scope }
         let libraries = try await library.libraries()
         var ids: [Int] = []

@@ -96,7 +96,9 @@ final class SubsonicAPI: Sendable {
             // Everything the handler reads is within the user's libraries (and the musicFolderId
             // ones, where a call names some): the engine's reads default to this scope.
             // createUser and updateUser's musicFolderId is the new access list, not a narrowing.
-            let scope = try await self.scope(of: user, ["createUser", "updateUser"].contains(name) ? SubsonicParameters(pairs: []) : parameters)
+            let scope = try await self.scope(
+                of: user, ["createUser", "updateUser"].contains(name) ? SubsonicParameters(pairs: []) : parameters,
+                page: request.headers[SessionAuthenticator.libraryHeader])
             let reply = try await LibraryScope.$current.withValue(scope) {
                 try await handler(self, SubsonicCall(parameters: parameters, user: user, http: request, format: format))
             }

@@ -12,6 +12,7 @@ import { ScanSection } from './admin-scan.js';
 import { LoudnessSection } from './admin-loudness.js';
 import { BackupsSection } from './admin-backups.js';
 import { StatsSection } from './admin-stats.js';
+import { LibrariesSection } from './admin-libraries.js';
 
 /** The admin page (admins only: others see a note). `show()` takes no arguments; `onScan(status)`
  *  takes a scan's status (GET /api/import's JSON, also the events stream's 'scan' events);
@@ -26,6 +27,7 @@ export class AdminPage extends Page {
     this.loudness = new LoudnessSection(this);
     this.backups = new BackupsSection(this);
     this.stats = new StatsSection(this);
+    this.libraries = new LibrariesSection(this);
   }
 
   hide() {
@@ -45,9 +47,9 @@ export class AdminPage extends Page {
       this.container.replaceChildren(heading, h('p', { class: 'page-intro', text: t('admin.notAdmin') }));
       return;
     }
-    this.container.replaceChildren(heading, this.users.build(), this.scan.build(), this.loudness.build(), this.backups.build(), this.stats.build(),
+    this.container.replaceChildren(heading, this.users.build(), this.libraries.build(), this.scan.build(), this.loudness.build(), this.backups.build(), this.stats.build(),
       this.users.buildPasswordDialog(), this.keys.build());
-    await Promise.all([this.users.load(), this.scan.load(), this.loudness.load(), this.backups.load(), this.stats.load()]);
+    await Promise.all([this.users.load(), this.libraries.load(), this.scan.load(), this.loudness.load(), this.backups.load(), this.stats.load()]);
   }
 
   /** A scan's status, from app.js's events stream: shown when the scan section is on the page. */

@@ -33,10 +33,21 @@ function keepBigIntegers(key, value, context) {
   return value;
 }
 
+let libraryID = null;
+
+/** Narrows every later call to one of the user's libraries (the switcher's choice; null: all of
+ *  them), through the `X-Shelf-Library` header both APIs read. */
+export function setLibrary(id) { libraryID = id === null || id === undefined || id === '' ? null : String(id); }
+
+/** The library the page is narrowed to, or null. */
+export function currentLibrary() { return libraryID; }
+
 /** One request; resolves to the parsed JSON, rejects with ApiError or the AbortError. */
 export async function api(path, { method = 'GET', body, signal, params } = {}) {
   const headers = { Accept: 'application/json' };
   if (method !== 'GET' && method !== 'HEAD') headers['X-Shelf-Request'] = '1';
+  // The list of libraries is asked unnarrowed (the saved choice may be one the user lost).
+  if (libraryID && path !== 'api/libraries') headers['X-Shelf-Library'] = libraryID;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(url(path, params), {
     method, headers, signal, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body),
@@ -44,7 +55,7 @@ export async function api(path, { method = 'GET', body, signal, params } = {}) {
   const text = await response.text();
   let json = null;
   // The reviver costs on every value, so only the views whose IDs are hashes get it.
-  const reviver = /^api\/(albums|artists|composers|genres)/.test(path) ? keepBigIntegers : undefined;
+  const reviver = /^api\/(albums|artists|composers|genres|folders)/.test(path) ? keepBigIntegers : undefined;
   try { json = text ? JSON.parse(text, reviver) : null; } catch { json = null; }
   if (!response.ok) {
     const error = json && json.error ? json.error : { code: 'http', message: `${response.status} ${response.statusText}` };
@@ -87,7 +98,10 @@ export async function subsonic(name, params = {}, { signal } = {}) {
   }
   const response = await fetch(`rest/${name}`, {
     method: 'POST', signal, credentials: 'same-origin',
-    headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded', 'X-Shelf-Request': '1' },
+    headers: {
+      Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded', 'X-Shelf-Request': '1',
+      ...(libraryID ? { 'X-Shelf-Library': libraryID } : {}),
+    },
     body: form.toString(),
   });
   let json = null;

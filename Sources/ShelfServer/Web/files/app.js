@@ -2,7 +2,7 @@
 // sidebar of views and playlists, the player, the edit dialog, and live updates from
 // /api/events. State flows one way: the state below → sources → the table renders; events
 // and input change the state.
-import { api, onSignedOut, artworkURL, clock, isAbort } from './api.js';
+import { api, onSignedOut, artworkURL, clock, isAbort, setLibrary, currentLibrary } from './api.js';
 import { VirtualTable } from './virtual-table.js';
 import { JumpBar, sectionOfKey } from './jump-bar.js';
 import { librarySource, searchSource, playlistSource, playlistPageSource, smartSource, albumSource } from './sources.js';
@@ -27,6 +27,7 @@ try {
 const PAGES = {
   missing: ['./page-missing.js', 'MissingPage'], podcasts: ['./page-podcasts.js', 'PodcastsPage'], radio: ['./page-radio.js', 'RadioPage'],
   bookmarks: ['./page-bookmarks.js', 'BookmarksPage'], shares: ['./page-shares.js', 'SharesPage'], artist: ['./page-artist.js', 'ArtistPage'],
+  folders: ['./page-folders.js', 'FoldersPage'],
   admin: ['./admin.js', 'AdminPage'], settings: ['./settings.js', 'SettingsPage'],
 };
 const pages = new Map();
@@ -166,8 +167,50 @@ function showSignIn() {
   $('signin').elements.name.focus();
 }
 
+/** Where the library switcher keeps each user's choice on this device. */
+function libraryKey(user) { return `shelf.library.${user.name}`; }
+
+/** The switcher, shown when the user sees more than one library: all of them, or one; the
+ *  choice is remembered per user. A remembered library the user no longer sees is forgotten. */
+async function loadLibraries(user) {
+  const select = $('library');
+  const { libraries } = await api('api/libraries');
+  if (state.user !== user) return;
+  const remembered = currentLibrary();
+  if (remembered && !libraries.some((library) => String(library.id) === remembered)) {
+    setLibrary(null);
+    try { localStorage.removeItem(libraryKey(user)); } catch { /* storage refused */ }
+    showList();
+  }
+  select.hidden = libraries.length < 2;
+  select.replaceChildren(
+    new Option(t('library.all'), ''),
+    ...libraries.map((library) => new Option(library.name, String(library.id))),
+  );
+  select.value = currentLibrary() ?? '';
+}
+
+$('library').addEventListener('change', (event) => {
+  const value = event.target.value;
+  setLibrary(value || null);
+  try {
+    if (value) localStorage.setItem(libraryKey(state.user), value);
+    else localStorage.removeItem(libraryKey(state.user));
+  } catch { /* storage refused: the choice lasts this visit */ }
+  if (PAGES[state.view]) openPage(state.view);
+  else {
+    showView(state.view === 'album' ? 'tracks' : state.view);
+    if (state.view === 'tracks') showList();
+  }
+});
+
 function signedIn(user) {
   state.user = user;
+  // The remembered library first, so that the first rows are already its own.
+  let remembered = null;
+  try { remembered = localStorage.getItem(libraryKey(user)); } catch { /* storage refused */ }
+  setLibrary(remembered);
+  loadLibraries(user).catch(() => { $('library').hidden = true; });
   $('signin').hidden = true;
   $('app').hidden = false;
   $('me').textContent = user.name;

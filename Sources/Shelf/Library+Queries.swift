@@ -261,6 +261,20 @@ extension Library {
     ) async throws -> T {
         guard !scope.isAll else { return try await withEngine(body) }
         let cache = scopedGroups
+        // A kept table outlives writes that change no view (plays, ratings, stars, pictures):
+        // listening must not make every limited reader's next view cost a pass over their tracks.
+        if let builtAt = cache.builtAt(scope), builtAt >= 0 {
+            // One snapshot: a view change committed between the two reads must not be vouched for.
+            let (changed, latest) = try await read { db in
+                try db.transaction(.deferred) {
+                    (
+                        try db.scalar(Int.self, ScopedGroups.viewChangesSQL, [builtAt]) == 1,
+                        try db.scalar(Int64.self, "SELECT coalesce(max(seq), 0) FROM change_log") ?? 0
+                    )
+                }
+            }
+            if !changed { cache.confirm(scope, through: latest) }
+        }
         return try await withEngine { try scoped(try cache.table(scope, engine: $0), $0) }
     }
 

@@ -140,6 +140,21 @@ import Testing
                 try await LibraryScope.$current.withValue(.all) { try await scoped.snapshot(LibraryQuery()) }.first { !visible.contains($0) })
             #expect(try await scoped.track(outside) == nil)
             #expect(try await scoped.tracks(ids: [outside]).missing == [outside])
+
+            // A play changes no view (the kept views answer on); a retag does, and is seen at once.
+            let mine = try #require(visible.first)
+            for library in [scoped, oracle] {
+                try await library.write { batch in _ = try batch.updateTrack(mine) { $0.playCount += 3 } }
+            }
+            #expect(
+                try await scoped.groups(GroupQuery(kind: .album), limit: 10_000).items
+                    == (try await oracle.groups(GroupQuery(kind: .album), limit: 10_000, scope: .all).items))
+            for library in [scoped, oracle] {
+                try await library.write { batch in _ = try batch.updateTrack(mine) { $0.album = "A Retagged Album" } }
+            }
+            let retagged = try await scoped.groups(GroupQuery(kind: .album), limit: 10_000).items
+            #expect(retagged.contains { $0.name == "A Retagged Album" })
+            #expect(retagged == (try await oracle.groups(GroupQuery(kind: .album), limit: 10_000, scope: .all).items))
         }
     }
 

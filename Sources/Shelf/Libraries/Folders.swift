@@ -164,38 +164,29 @@ extension Library {
         let (_, end) = prefixBounds(folder)
         var tracks: [TrackID] = []
         var children: [String] = []
-        var low = base + "/"
-        var inclusive = true
         let prefixCount = base.utf8.count + 1
+        // Stepped by hand, so that a seek stops at the first row past it (a statement run to its
+        // end would read a child folder's files only to skip them).
+        let statement = try db.cachedStatement("SELECT id, path, missing_since IS NULL FROM track WHERE path >= ? AND path < ? ORDER BY path")
+        defer { statement.reset() }
+        var low = base + "/"
         while true {
+            statement.reset()
+            try statement.bind([low, end])
             var skipTo: String?
-            var rows = 0
-            var last: String?
-            let sql =
-                "SELECT id, path, missing_since IS NULL FROM track WHERE path \(inclusive ? ">=" : ">") ? AND path < ? ORDER BY path LIMIT 256"
-            try db.forEachRow(sql, [low, end]) { row in
-                guard skipTo == nil else { return }
-                rows += 1
-                let path = try row.string(1)
-                last = path
-                let rest = path.utf8.dropFirst(prefixCount)
+            while try statement.step() {
+                let row = statement.currentRow
+                let rest = try row.string(1).utf8.dropFirst(prefixCount)
                 if let slash = rest.firstIndex(of: UInt8(ascii: "/")) {
                     let child = String(decoding: rest[rest.startIndex..<slash], as: UTF8.self)
                     children.append(child)
                     skipTo = base + "/" + child + "0"
-                } else if try row.int64(2) != 0 {
-                    tracks.append(TrackID(try row.int64(0)))
+                    break
                 }
+                if try row.int64(2) != 0 { tracks.append(TrackID(try row.int64(0))) }
             }
-            if let skipTo {
-                low = skipTo
-                inclusive = true
-            } else if let last, rows == 256 {
-                low = last
-                inclusive = false
-            } else {
-                break
-            }
+            guard let skipTo else { break }
+            low = skipTo
         }
         return (tracks, children)
     }

@@ -169,7 +169,12 @@ package struct MirrorQueryEngine: QueryEngine {
     /// The statement asks for one row more than the page to learn whether another page follows;
     /// that row is not decoded.
     private func run(_ query: LibraryQuery, cursor: PageCursor?, offset: Int?, limit: Int) throws -> ListPage {
-        let (sql, arguments) = pageSQL(query, cursor: cursor, offset: offset != nil, total: totalQuery(query))
+        // A filtered list's total is counted once per state of the mirror (a reader limited to
+        // some libraries filters every list), then rides along as a constant.
+        let state = query.filter == .all ? nil : FilteredCounts.state(db)
+        let known = state.flatMap { FilteredCounts.total(query.filter, state: $0, db: db) }
+        let totalSQL = known.map { ("SELECT ?", [Int64($0)] as [(any SQLiteBindable)?]) } ?? totalQuery(query)
+        let (sql, arguments) = pageSQL(query, cursor: cursor, offset: offset != nil, total: totalSQL)
         var items: [TrackListItem] = []
         items.reserveCapacity(limit)
         var lastKey: [SortComponent] = []
@@ -188,6 +193,7 @@ package struct MirrorQueryEngine: QueryEngine {
             if items.count == limit { lastKey = key }
         }
         let next = more ? items.last.map { PageCursor(key: lastKey, id: $0.id) } : nil
+        if known == nil, let state, let total { FilteredCounts.store(total: total, query.filter, state: state, db: db) }
         return ListPage(items: items, nextCursor: next, total: try total ?? self.total(query))
     }
 
@@ -236,8 +242,12 @@ package struct MirrorQueryEngine: QueryEngine {
 
     /// Rows in the list: the unfiltered count is kept by sync, a filtered one is counted.
     func total(_ query: LibraryQuery) throws -> Int {
+        if query.filter != .all, let known = FilteredCounts.total(query.filter, db: db) { return known }
+        let state = query.filter == .all ? nil : FilteredCounts.state(db)
         let (sql, arguments) = totalQuery(query)
-        return try db.scalar(Int.self, sql, arguments) ?? 0
+        let total = try db.scalar(Int.self, sql, arguments) ?? 0
+        if let state { FilteredCounts.store(total: total, query.filter, state: state, db: db) }
+        return total
     }
 
     private func totalQuery(_ query: LibraryQuery) -> (String, [(any SQLiteBindable)?]) {
@@ -267,13 +277,17 @@ package struct MirrorQueryEngine: QueryEngine {
             try db.forEachRow("SELECT section, count FROM mirror_section WHERE key_column = ? AND count > 0", [column]) { row in
                 counts.add(UInt8(truncatingIfNeeded: try row.int64(0)), Int(try row.int64(1)))
             }
+        } else if let known = FilteredCounts.sections(column, query.filter, db: db) {
+            counts = known
         } else {
+            let state = FilteredCounts.state(db)
             let (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
             try db.forEachRow(
                 "SELECT substr(\(column), 1, 1), count(*) FROM mirror_track WHERE \(filter) GROUP BY 1", arguments
             ) { row in
                 counts.add(row.firstByte(0), Int(try row.int64(1)))
             }
+            if let state { FilteredCounts.store(sections: counts, column, query.filter, state: state, db: db) }
         }
         return counts.infos(descending: query.descending)
     }
@@ -282,7 +296,14 @@ package struct MirrorQueryEngine: QueryEngine {
     /// with the rows before the section counted in a subquery column (from the maintained counts
     /// when unfiltered), so that index and row come from one snapshot.
     package func anchor(_ section: String, _ query: LibraryQuery) throws -> SectionAnchor? {
-        guard let (sql, arguments) = anchorSQL(section, query) else { return nil }
+        // A filtered list's rows before the section come from its sections (counted once per
+        // state of the mirror) rather than a count of them on every jump.
+        var before: Int?
+        if query.filter != .all, Self.shape(query).sectionColumn != nil {
+            guard let info = try sections(query).first(where: { $0.name == section }) else { return nil }
+            before = info.firstIndex
+        }
+        guard let (sql, arguments) = anchorSQL(section, query, before: before) else { return nil }
         let numeric = Self.shape(query).numeric
         let beforeColumn = Int32(15 + numeric.count)
         guard
@@ -297,7 +318,7 @@ package struct MirrorQueryEngine: QueryEngine {
     }
 
     /// The statement `anchor` runs (the benchmark steps it raw); nil for a section the sort has not.
-    package func anchorSQL(_ section: String, _ query: LibraryQuery) -> (sql: String, arguments: [(any SQLiteBindable)?])? {
+    package func anchorSQL(_ section: String, _ query: LibraryQuery, before known: Int? = nil) -> (sql: String, arguments: [(any SQLiteBindable)?])? {
         let shape = Self.shape(query)
         let (rest, restArguments) = MirrorFilter.compile(query.filter, db: db)
         var (filter, arguments) = (rest, restArguments)
@@ -328,6 +349,7 @@ package struct MirrorQueryEngine: QueryEngine {
         } else if section != "#" {
             return nil
         }
+        if let known { before = ("SELECT ?", [Int64(known)]) }
         let sql = "SELECT \(shape.selectList), (\(before.sql)) FROM mirror_track WHERE \(filter) ORDER BY \(shape.orderBy) LIMIT 1"
         return (sql, before.arguments + arguments)
     }
@@ -404,6 +426,55 @@ package struct MirrorQueryEngine: QueryEngine {
     package func hasRows(_ query: LibraryQuery) throws -> Bool {
         let (filter, arguments) = MirrorFilter.compile(query.filter, db: db)
         return try db.scalar(Int.self, "SELECT EXISTS (SELECT 1 FROM mirror_track WHERE \(filter))", arguments) == 1
+    }
+}
+
+/// The totals and section counts of filtered lists, kept per mirror file and state (its applied
+/// change-log position, which every write moves): a reader limited to some libraries narrows every
+/// list by a filter, and counting its rows again for each page would cost a scan each time.
+/// Bounded per file; a new state starts empty.
+enum FilteredCounts {
+    private struct Entry {
+        var state: String
+        var totals: [Filter: Int] = [:]
+        var sections: [String: MirrorQueryEngine.SectionCounts] = [:]
+    }
+
+    private static let entries = Locked<[String: Entry]>([:])
+    private static let capacity = 512
+
+    /// The mirror's state as `db` sees it now (nil when it cannot be read).
+    static func state(_ db: Connection) -> String? {
+        try? db.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'applied_seq'")
+    }
+
+    static func total(_ filter: Filter, state: String? = nil, db: Connection) -> Int? {
+        guard let state = state ?? self.state(db) else { return nil }
+        return entries.withLock { $0[db.path].flatMap { $0.state == state ? $0.totals[filter] : nil } }
+    }
+
+    static func sections(_ column: String, _ filter: Filter, db: Connection) -> MirrorQueryEngine.SectionCounts? {
+        guard let state = state(db) else { return nil }
+        return entries.withLock { $0[db.path].flatMap { $0.state == state ? $0.sections[column + "\u{0}" + "\(filter)"] : nil } }
+    }
+
+    static func store(total: Int, _ filter: Filter, state: String, db: Connection) {
+        update(db, state) { entry in entry.totals[filter] = total }
+    }
+
+    static func store(sections: MirrorQueryEngine.SectionCounts, _ column: String, _ filter: Filter, state: String, db: Connection) {
+        update(db, state) { entry in entry.sections[column + "\u{0}" + "\(filter)"] = sections }
+    }
+
+    private static func update(_ db: Connection, _ state: String, _ change: (inout Entry) -> Void) {
+        entries.withLock { entries in
+            var entry = entries[db.path] ?? Entry(state: state)
+            if entry.state != state { entry = Entry(state: state) }
+            if entry.totals.count + entry.sections.count >= capacity { entry = Entry(state: state) }
+            change(&entry)
+            if entries[db.path] == nil, entries.count >= 64 { entries.removeAll() }
+            entries[db.path] = entry
+        }
     }
 }
 

@@ -6,6 +6,10 @@ import ShelfDatabase
 /// from memory: the direct path's views (all tracks) and a reader's views within their libraries.
 struct GroupTable: Sendable {
     private let byKind: [GroupKind: [GroupRow]]
+    private let byID: [GroupKind: [GroupID: GroupRow]]
+    /// Each view's rows in ascending order, by sort names (`true`) and by display names, sorted
+    /// once when the table is made, so that a page is a slice, not a sort.
+    private let ordered: [GroupKind: [Bool: [GroupRow]]]
     /// Each album's member track IDs (an album seen within a scope lists only the scope's tracks).
     let albumMembers: [GroupID: Set<Int64>]
 
@@ -16,17 +20,26 @@ struct GroupTable: Sendable {
             accumulators.add(member)
             for key in member.groups where key.kind == .album { albums[key.id, default: []].insert(member.id) }
         }
-        byKind = Dictionary(grouping: accumulators.rows(), by: \.kind)
+        let byKind = Dictionary(grouping: accumulators.rows(), by: \.kind)
+        self.byKind = byKind
+        byID = byKind.mapValues { rows in Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
+        ordered = byKind.mapValues { rows in
+            var orders: [Bool: [GroupRow]] = [:]
+            for tags in [true, false] {
+                orders[tags] = rows.sorted { a, b in
+                    let (x, y) = tags ? (a.sName, b.sName) : (a.kName, b.kName)
+                    return x != y ? x.lexicographicallyPrecedes(y) : a.id < b.id
+                }
+            }
+            return orders
+        }
         albumMembers = albums
     }
 
     /// The rows of one view in its order.
     func rows(_ query: GroupQuery) -> [GroupRow] {
-        var rows = (byKind[query.kind] ?? []).filter { query.artist == nil || $0.artistID == query.artist }
-        rows.sort { a, b in
-            let (x, y) = query.useSortTags ? (a.sName, b.sName) : (a.kName, b.kName)
-            return x != y ? x.lexicographicallyPrecedes(y) : a.id < b.id
-        }
+        var rows = ordered[query.kind]?[query.useSortTags] ?? []
+        if let artist = query.artist { rows = rows.filter { $0.artistID == artist } }
         return query.descending ? rows.reversed() : rows
     }
 
@@ -71,12 +84,12 @@ struct GroupTable: Sendable {
     }
 
     func group(_ id: GroupID, kind: GroupKind) -> GroupItem? {
-        byKind[kind]?.first { $0.id == id }?.item(useSortTags: true)
+        byID[kind]?[id]?.item(useSortTags: true)
     }
 
     func groups(_ ids: [GroupID], kind: GroupKind) -> [GroupItem] {
-        let byID = Dictionary((byKind[kind] ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return ids.compactMap { byID[$0]?.item(useSortTags: true) }
+        let rows = byID[kind] ?? [:]
+        return ids.compactMap { rows[$0]?.item(useSortTags: true) }
     }
 
     func ids(kind: GroupKind) -> [GroupID] { (byKind[kind] ?? []).map(\.id) }
@@ -88,7 +101,11 @@ struct GroupTable: Sendable {
 /// reader pays for a table, once per change of the library.
 final class ScopedGroups: Sendable {
     private struct Entry: Sendable {
-        let state: String
+        /// The change-log position the engine was at when the table was made.
+        let builtAt: Int64
+        /// The store's change-log position up to which no change touched the views (play counts,
+        /// ratings, stars and pictures do not): the table answers for any mirror state up to it.
+        var validThrough: Int64
         let table: GroupTable
         var used: UInt64
     }
@@ -98,7 +115,25 @@ final class ScopedGroups: Sendable {
     /// Scopes kept at once; a server has a handful of distinct access lists.
     static let capacity = 8
 
-    /// The table of `scope` as of the engine's current state, made now when it is not kept.
+    /// Where the kept table of `scope` was made (nil when none is kept), for `confirm`.
+    func builtAt(_ scope: LibraryScope) -> Int64? { entries.withLock { $0[scope]?.builtAt } }
+
+    /// Notes that no change up to store position `seq` touched the views of `scope`'s table.
+    func confirm(_ scope: LibraryScope, through seq: Int64) {
+        entries.withLock { entries in
+            if let entry = entries[scope], entry.validThrough < seq { entries[scope]?.validThrough = seq }
+        }
+    }
+
+    /// The store's changes after `seq` that may change a view: tracks inserted or deleted, and
+    /// updates of their tags or files (a play, a rating, a star or a picture changes no row of
+    /// the views this table holds). The SQL for `Library.withGroups`.
+    static let viewChangesSQL = """
+        SELECT EXISTS (SELECT 1 FROM change_log WHERE seq > ? AND object_type = \(ObjectType.track.rawValue)
+          AND NOT (op = \(ChangeOperation.update.rawValue) AND (groups & ~\(PropertyGroups([.artwork, .playStats, .userData]).rawValue)) = 0))
+        """
+
+    /// The table of `scope` as of the engine's current state, made now when the kept one is stale.
     func table(_ scope: LibraryScope, engine: any QueryEngine) throws -> GroupTable {
         let state = try Self.state(engine)
         let tick = clock.withLock { value -> UInt64 in
@@ -106,7 +141,7 @@ final class ScopedGroups: Sendable {
             return value
         }
         if let found = entries.withLock({ entries -> GroupTable? in
-            guard let entry = entries[scope], entry.state == state else { return nil }
+            guard let entry = entries[scope], state >= 0, entry.builtAt == state || state <= entry.validThrough else { return nil }
             entries[scope]?.used = tick
             return entry.table
         }) {
@@ -117,20 +152,21 @@ final class ScopedGroups: Sendable {
             if entries[scope] == nil, entries.count >= Self.capacity, let oldest = entries.min(by: { $0.value.used < $1.value.used })?.key {
                 entries[oldest] = nil
             }
-            entries[scope] = Entry(state: state, table: table, used: tick)
+            entries[scope] = Entry(builtAt: state, validThrough: state, table: table, used: tick)
         }
         return table
     }
 
-    /// What the engine's answers depend on: the mirror's applied change-log position, or the store's.
-    private static func state(_ engine: any QueryEngine) throws -> String {
+    /// The change-log position the engine's answers are at: the mirror's applied one, or the
+    /// store's last (-1 when neither can be read, which no kept table matches).
+    private static func state(_ engine: any QueryEngine) throws -> Int64 {
         if let mirror = engine as? MirrorQueryEngine {
-            return "m" + (try mirror.db.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'applied_seq'") ?? "")
+            return Int64(try mirror.db.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'applied_seq'") ?? "") ?? -1
         }
         if let direct = engine as? DirectQueryEngine {
-            return "d" + String(try direct.db.scalar(Int64.self, "SELECT coalesce(max(seq), 0) FROM change_log") ?? 0)
+            return try direct.db.scalar(Int64.self, "SELECT coalesce(max(seq), 0) FROM change_log") ?? -1
         }
-        return UUID().uuidString
+        return -1
     }
 
     /// The members of every view within `scope`, from the mirror's rows or the store's.

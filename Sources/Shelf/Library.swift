@@ -62,6 +62,8 @@ public final class Library: Sendable {
     let scopedGroups = ScopedGroups()
     /// The paths behind the folder IDs handed out.
     let folderNames = FolderNames()
+    /// The folders walked lately.
+    let folderWalks = FolderWalks()
     /// Pictures of write batches still open, visible to artwork loaders.
     let pendingArtwork = PendingArtwork()
     private let sharedLoader = Locked<ArtworkLoader?>(nil)

@@ -108,6 +108,25 @@ import Testing
         }
     }
 
+    @Test func libraries() async throws {
+        try await offCooperativePool { [self] in
+            let document = try bench(["libraries", "--tracks", "1000", "--runs", "3"])
+            let rows = try rows(document, "libraries")
+            // Every sort's first page and page at 90 %, then sections, anchor, three searches and five views, for two readers.
+            let firstPages = rows.filter { ($0["measure"] as? String)?.hasPrefix("first page of 100, by ") == true }.count
+            let deepPages = rows.filter { ($0["measure"] as? String)?.hasPrefix("page of 100 at 90 %, by ") == true }.count
+            #expect(firstPages >= 2 * 15 && firstPages == deepPages && rows.count == firstPages + deepPages + 2 * 10)
+            for row in rows {
+                #expect(row["measure"] is String && row["reader"] is String && row["target"] is String)
+                #expect(row["met"] as? String == "yes" || row["met"] as? String == "no")
+                expectPositive(row, ["ms", "adminMs"])
+            }
+            let folders = try self.rows(document, "folders")
+            #expect(folders.count == 3 && folders.allSatisfy { ($0["ms"] as? Double ?? -1) >= 0 })
+            expectPositive(document, ["tracks", "mirrorBytes", "rows"])
+        }
+    }
+
     @Test func mirror() async throws {
         try await offCooperativePool { [self] in
             let document = try bench(["mirror", "--tracks", "1000", "--write-rounds", "3"])

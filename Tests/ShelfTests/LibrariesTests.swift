@@ -185,6 +185,12 @@ import Testing
         #expect(album.folders.map(\.relativePath) == ["Album/Disc 2"] && album.folder.parent == roots[0].id)
         let files = try await library.tracks(ids: album.tracks).tracks.map { URL(fileURLWithPath: $0.path).lastPathComponent }
         #expect(files == ["song0.wav", "song1.wav", "song2.wav"])
+        // A play keeps the walk; a file added is in the next listing.
+        try await library.write { batch in _ = try batch.updateTrack(album.tracks[0]) { $0.playCount += 1 } }
+        #expect(try await library.folder(album.folder.id)?.tracks == album.tracks)
+        try TestAudio.wav(seconds: 0.2, frequency: 1_700).write(to: a.appendingPathComponent("Album/song3.wav"))
+        _ = try await library.importFiles(at: [a.appendingPathComponent("Album/song3.wav")])
+        #expect(try await library.folder(album.folder.id)?.tracks.count == 4)
         // The ID is the path's: the same after a restart (a new Library learns it by walking).
         let reopened = Library(directory: fixture.directory.url)
         #expect(try await reopened.folder(album.folders[0].id)?.tracks.count == 1)

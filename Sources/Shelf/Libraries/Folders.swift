@@ -83,6 +83,36 @@ final class FolderNames: Sendable {
     }
 }
 
+/// The folders walked lately, by path, with the change-log position each walk saw: a folder
+/// browsed again (an app's index on every start) is not walked again while nothing moved files.
+final class FolderWalks: Sendable {
+    struct Walk: Sendable {
+        let tracks: [TrackID]
+        let children: [String]
+        let at: Int64
+    }
+
+    private let walks = Locked<[String: Walk]>([:])
+    /// Folders kept at once (their track IDs and child names; a big root is the one that matters).
+    static let capacity = 256
+
+    /// The changes after a position that can move a file in or out of a folder: tracks added,
+    /// deleted, or updated in their file (moved, or gone missing).
+    static let changesSQL = """
+        SELECT EXISTS (SELECT 1 FROM change_log WHERE seq > ? AND object_type = \(ObjectType.track.rawValue)
+          AND (op != \(ChangeOperation.update.rawValue) OR (groups & \(PropertyGroups.file.rawValue)) != 0))
+        """
+
+    func kept(_ path: String) -> Walk? { walks.withLock { $0[path] } }
+
+    func keep(_ path: String, tracks: [TrackID], children: [String], at: Int64) {
+        walks.withLock { walks in
+            if walks[path] == nil, walks.count >= Self.capacity { walks.removeAll() }
+            walks[path] = Walk(tracks: tracks, children: children, at: at)
+        }
+    }
+}
+
 extension Library {
     /// The roots of every library the current reader may see, as folders, by library then path.
     public func rootFolders() async throws -> [Folder] {
@@ -118,7 +148,7 @@ extension Library {
                 .filter({ Self.isPath(path, under: $0.1) }).max(by: { $0.1.count < $1.1.count }),
             scope.sees(library: library)
         else { return nil }
-        let (tracks, children) = try await read { db in try Self.walk(path, db: db) }
+        let (tracks, children) = try await walked(path)
         guard path == root || !tracks.isEmpty || !children.isEmpty else { return nil }
         let folder = try await describe(path, root: root, library: library)
         var folders: [Folder] = []
@@ -127,6 +157,24 @@ extension Library {
         }
         folderNames.remember([folder] + folders)
         return FolderContents(folder: folder, folders: folders, tracks: tracks)
+    }
+
+    /// A folder's tracks and child folder names: kept from the last walk while no change since
+    /// could move a file in or out of it (a track added, deleted, moved or gone missing; plays,
+    /// tags and pictures cannot), else walked again in one snapshot with the position it is at.
+    private func walked(_ path: String) async throws -> (tracks: [TrackID], children: [String]) {
+        if let kept = folderWalks.kept(path) {
+            let changed = try await read { db in try db.scalar(Int.self, FolderWalks.changesSQL, [kept.at]) == 1 }
+            if !changed { return (kept.tracks, kept.children) }
+        }
+        let (tracks, children, at) = try await read { db in
+            try db.transaction(.deferred) {
+                let walked = try Self.walk(path, db: db)
+                return (walked.tracks, walked.children, try db.scalar(Int64.self, "SELECT coalesce(max(seq), 0) FROM change_log") ?? 0)
+            }
+        }
+        folderWalks.keep(path, tracks: tracks, children: children, at: at)
+        return (tracks, children)
     }
 
     /// A folder's description (its picture looked up among its first 200 tracks).

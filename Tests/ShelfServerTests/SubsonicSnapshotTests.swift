@@ -114,7 +114,7 @@ import Testing
             { w in
                 w.open("artists")
                 w.attribute("ignoredArticles", "the a an")
-                w.list("index", [SubsonicIndex(name: "う", artists: [artist]), SubsonicIndex(name: "#", artists: [])])
+                w.list("index", [SubsonicIndex(name: "う", artists: [artist]), SubsonicIndex<SubsonicArtist>(name: "#", artists: [])])
                 w.close()
             }
         ),

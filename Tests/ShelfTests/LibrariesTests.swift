@@ -22,13 +22,19 @@ import Testing
         return (a.deletingLastPathComponent(), b.deletingLastPathComponent())
     }
 
-    @Test func rootsBelongToOneLibraryAndImportsJoinTheirs() async throws {
+    /// A library whose first folder is Music's and whose second is the library Kids'.
+    static func twoLibraries() async throws -> (TemporaryLibrary, URL, URL, MusicLibrary) {
         let fixture = try TemporaryLibrary()
+        let (a, b) = try folders(in: fixture.directory)
+        _ = try await fixture.library.importFiles(at: [a])
+        let kids = try await fixture.library.addLibrary(name: "Kids", roots: [b])
+        _ = try await fixture.library.importFiles(at: [b], options: ImportOptions(library: kids.id))
+        return (fixture, a, b, kids)
+    }
+
+    @Test func rootsBelongToOneLibraryAndImportsJoinTheirs() async throws {
+        let (fixture, a, b, kids) = try await Self.twoLibraries()
         let library = fixture.library
-        let (a, b) = try Self.folders(in: fixture.directory)
-        _ = try await library.importFiles(at: [a])
-        let kids = try await library.addLibrary(name: "Kids", roots: [b])
-        _ = try await library.importFiles(at: [b], options: ImportOptions(library: kids.id))
         let summaries = try await library.librarySummaries()
         #expect(summaries.map(\.name) == ["Music", "Kids"])
         #expect(summaries.map(\.tracks) == [3, 3] && summaries.allSatisfy { $0.roots.allSatisfy { $0.state == "online" } })
@@ -47,12 +53,8 @@ import Testing
     }
 
     @Test func removingALibraryRefusesWhileItHoldsTracksAndSaysWhatWent() async throws {
-        let fixture = try TemporaryLibrary()
+        let (fixture, _, _, kids) = try await Self.twoLibraries()
         let library = fixture.library
-        let (a, b) = try Self.folders(in: fixture.directory)
-        _ = try await library.importFiles(at: [a])
-        let kids = try await library.addLibrary(name: "Kids", roots: [b])
-        _ = try await library.importFiles(at: [b], options: ImportOptions(library: kids.id))
         _ = try await library.addUser(name: "admin", password: "pass-word", admin: true)  // the first user is an admin
         let user = try await library.addUser(name: "kid", password: "pass-word")
         try await library.setLibraries(user.id, [kids.id])

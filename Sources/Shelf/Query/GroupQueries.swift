@@ -205,29 +205,34 @@ extension MirrorQueryEngine: GroupEngine {
 
 extension DirectQueryEngine: GroupEngine {
     /// Every group computed from all canonical tracks (the direct path is the slow one anyway).
-    func groupTable() throws -> GroupTable {
+    func allGroupRows() throws -> [GroupRow] {
         let tracks = try db.transaction(.deferred) { try db.query(TrackRow.selectWithoutTexts + TrackRow.present, [], TrackRow.decode) }
-        return GroupTable(members: tracks.map { GroupMember($0, options: options) })
+        return GroupRow.all(tracks, options: options)
     }
 
     /// Every group of one view computed from all canonical tracks, in the view's order.
-    func groupRows(_ query: GroupQuery) throws -> [GroupRow] { try groupTable().rows(query) }
+    func groupRows(_ query: GroupQuery) throws -> [GroupRow] { GroupTable.ordered(try allGroupRows(), query) }
 
     package func groups(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) throws -> GroupPage {
-        try groupTable().page(query, after: cursor, limit: limit)
+        GroupTable.page(try groupRows(query), query, after: cursor, limit: limit)
     }
 
     package func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
-        try groupTable().page(query, offset: offset, limit: limit)
+        GroupTable.page(try groupRows(query), query, offset: offset, limit: limit)
     }
 
-    package func groupSections(_ query: GroupQuery) throws -> [SectionInfo] { try groupTable().sections(query) }
+    package func groupSections(_ query: GroupQuery) throws -> [SectionInfo] { GroupTable.sections(try groupRows(query), query) }
 
-    package func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? { try groupTable().group(id, kind: kind) }
+    package func group(_ id: GroupID, kind: GroupKind) throws -> GroupItem? {
+        try allGroupRows().first { $0.kind == kind && $0.id == id }?.item(useSortTags: true)
+    }
 
-    package func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem] { try groupTable().groups(ids, kind: kind) }
+    package func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem] {
+        let byID = Dictionary(try allGroupRows().filter { $0.kind == kind }.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return ids.compactMap { byID[$0]?.item(useSortTags: true) }
+    }
 
-    package func groupIDs(kind: GroupKind) throws -> [GroupID] { try groupTable().ids(kind: kind) }
+    package func groupIDs(kind: GroupKind) throws -> [GroupID] { try allGroupRows().filter { $0.kind == kind }.map(\.id) }
 
     package func roleCredits(_ role: String) throws -> [GroupItem] {
         guard let code = MirrorLists.code(role: role) else { return [] }

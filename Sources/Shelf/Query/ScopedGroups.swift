@@ -43,8 +43,25 @@ struct GroupTable: Sendable {
         return query.descending ? rows.reversed() : rows
     }
 
-    func page(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) -> GroupPage {
-        let rows = rows(query)
+    func page(_ query: GroupQuery, after cursor: PageCursor?, limit: Int) -> GroupPage { Self.page(rows(query), query, after: cursor, limit: limit) }
+
+    func page(_ query: GroupQuery, offset: Int, limit: Int) -> GroupPage { Self.page(rows(query), query, offset: offset, limit: limit) }
+
+    func sections(_ query: GroupQuery) -> [SectionInfo] { Self.sections(rows(query), query) }
+
+    /// `rows` of one kind in `query`'s order (what a table keeps sorted; the direct path sorts
+    /// the one view it is asked for).
+    static func ordered(_ rows: [GroupRow], _ query: GroupQuery) -> [GroupRow] {
+        var rows = rows.filter { $0.kind == query.kind && (query.artist == nil || $0.artistID == query.artist) }
+        rows.sort { a, b in
+            let (x, y) = query.useSortTags ? (a.sName, b.sName) : (a.kName, b.kName)
+            return x != y ? x.lexicographicallyPrecedes(y) : a.id < b.id
+        }
+        return query.descending ? rows.reversed() : rows
+    }
+
+    /// A page of a view's `rows` (in its order) after `cursor`.
+    static func page(_ rows: [GroupRow], _ query: GroupQuery, after cursor: PageCursor?, limit: Int) -> GroupPage {
         var start = 0
         if let cursor, case .bytes(let key)? = cursor.key.first {
             start =
@@ -57,9 +74,9 @@ struct GroupTable: Sendable {
         return Self.page(rows, from: start, limit: limit, useSortTags: query.useSortTags)
     }
 
-    func page(_ query: GroupQuery, offset: Int, limit: Int) -> GroupPage {
-        let rows = rows(query)
-        return Self.page(rows, from: min(offset, rows.count), limit: limit, useSortTags: query.useSortTags)
+    /// A page of a view's `rows` (in its order) from row `offset`.
+    static func page(_ rows: [GroupRow], _ query: GroupQuery, offset: Int, limit: Int) -> GroupPage {
+        page(rows, from: min(offset, rows.count), limit: limit, useSortTags: query.useSortTags)
     }
 
     private static func page(_ rows: [GroupRow], from start: Int, limit: Int, useSortTags: Bool) -> GroupPage {
@@ -70,9 +87,10 @@ struct GroupTable: Sendable {
             total: rows.count)
     }
 
-    func sections(_ query: GroupQuery) -> [SectionInfo] {
+    /// The sections of a view's `rows` (in its order).
+    static func sections(_ rows: [GroupRow], _ query: GroupQuery) -> [SectionInfo] {
         var sections: [SectionInfo] = []
-        for (index, row) in rows(query).enumerated() {
+        for (index, row) in rows.enumerated() {
             let name = SortKey.section(ofKey: query.useSortTags ? row.sName : row.kName)
             if sections.last?.name == name {
                 sections[sections.count - 1].count += 1

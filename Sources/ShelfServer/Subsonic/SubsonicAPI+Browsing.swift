@@ -199,7 +199,7 @@ extension SubsonicAPI {
             stars: stars.artists.sorted { $0.key < $1.key }.flatMap { [$0.key.rawValue, Int64($0.value.timeIntervalSince1970 * 1000)] },
             json: format.isJSON)
         if let body = indexCache.body(key) { return .binary(SubsonicRenderer.response(body, format: format)) }
-        var indexes: [SubsonicIndex] = []
+        var indexes: [SubsonicIndex<SubsonicArtist>] = []
         var cursor: PageCursor?
         repeat {
             // No artwork lookup: a track read per artist would be most of the index's cost (`hasPicture`).

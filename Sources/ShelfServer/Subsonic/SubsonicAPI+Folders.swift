@@ -32,11 +32,11 @@ extension SubsonicAPI {
         let keyed = folders.map { (key: SortKey.textKey($0.name), folder: $0) }.sorted { a, b in
             a.key != b.key ? a.key.lexicographicallyPrecedes(b.key) : a.folder.path < b.folder.path
         }
-        var indexes: [SubsonicFolderIndex] = []
+        var indexes: [SubsonicIndex<SubsonicFolderEntry>] = []
         for (key, folder) in keyed {
             let section = SortKey.section(ofKey: key)
-            if indexes.last?.name != section { indexes.append(SubsonicFolderIndex(name: section, folders: [])) }
-            indexes[indexes.count - 1].folders.append(SubsonicFolderEntry(folder: folder))
+            if indexes.last?.name != section { indexes.append(SubsonicIndex(name: section, artists: [])) }
+            indexes[indexes.count - 1].artists.append(SubsonicFolderEntry(folder: folder))
         }
         let songs = try await folderSongs(files, for: user)
         return .body { [indexes] w in

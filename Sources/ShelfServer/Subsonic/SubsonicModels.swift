@@ -10,6 +10,22 @@ protocol SubsonicModel: Sendable {
 }
 
 extension SubsonicWriter {
+    /// A directory's `child` list: its directories (albums or folders), then its songs.
+    mutating func children(_ directories: [some SubsonicModel], _ songs: [SubsonicSong]) {
+        openList("child")
+        for directory in directories {
+            item()
+            directory.write(to: &self)
+            close()
+        }
+        for song in songs {
+            item()
+            song.write(to: &self)
+            close()
+        }
+        closeList()
+    }
+
     /// `model` as the single element `name`.
     mutating func element(_ name: String, _ model: some SubsonicModel) {
         open(name)
@@ -331,10 +347,11 @@ struct SubsonicArtist: SubsonicModel {
     }
 }
 
-/// One letter of getArtists and getIndexes: its name and its artists.
-struct SubsonicIndex: SubsonicModel {
+/// One letter of getArtists and getIndexes: its name and its artists (or, browsing folders,
+/// its folders, which the spec lists as `artist` too).
+struct SubsonicIndex<Entry: SubsonicModel>: SubsonicModel {
     let name: String
-    var artists: [SubsonicArtist]
+    var artists: [Entry]
 
     func write(to w: inout SubsonicWriter) {
         w.attribute("name", name)
@@ -363,17 +380,6 @@ struct SubsonicFolderEntry: SubsonicModel {
     }
 }
 
-/// One section of getIndexes over folders.
-struct SubsonicFolderIndex: SubsonicModel {
-    let name: String
-    var folders: [SubsonicFolderEntry]
-
-    func write(to w: inout SubsonicWriter) {
-        w.attribute("name", name)
-        w.list("artist", folders)
-    }
-}
-
 /// getMusicDirectory of a folder: its child folders, then its songs.
 struct SubsonicFolderDirectory: SubsonicModel {
     let folder: Folder
@@ -386,18 +392,7 @@ struct SubsonicFolderDirectory: SubsonicModel {
         w.attribute("parent", folder.parent.map { SubsonicID.folder($0) })
         if folder.artworkID != nil { w.attribute("coverArt", SubsonicID.folder(folder.id)) }
         w.attribute("childCount", folders.count + songs.count)
-        w.openList("child")
-        for entry in folders {
-            w.item()
-            entry.write(to: &w)
-            w.close()
-        }
-        for song in songs {
-            w.item()
-            song.write(to: &w)
-            w.close()
-        }
-        w.closeList()
+        w.children(folders, songs)
     }
 }
 
@@ -470,18 +465,7 @@ struct SubsonicDirectory: SubsonicModel {
         w.attribute("parent", parent)
         w.attribute("albumCount", albumCount)
         w.attribute("songCount", songCount)
-        w.openList("child")
-        for album in albums {
-            w.item()
-            album.write(to: &w)
-            w.close()
-        }
-        for song in songs {
-            w.item()
-            song.write(to: &w)
-            w.close()
-        }
-        w.closeList()
+        w.children(albums, songs)
     }
 }
 

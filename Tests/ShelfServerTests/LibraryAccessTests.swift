@@ -24,7 +24,7 @@ import Testing
     }
 
     static func split() async throws -> Split {
-        let served = try await InProcessServer(tracks: 240, seed: 11)
+        let served = try await InProcessServer(tracks: 160, seed: 11)
         let library = served.library
         let all = try await library.tracks(ids: try await library.snapshot(LibraryQuery())).tracks
         // Each album artist's folder is a root: the first half of them Family's, the rest Crates'.

@@ -87,7 +87,7 @@ import Testing
         let scope: LibraryScope
     }
 
-    static func pair(tracks: Int = 400, seed: UInt64 = 5) async throws -> Pair {
+    static func pair(tracks: Int = 300, seed: UInt64 = 5) async throws -> Pair {
         let scoped = try await TemporaryLibrary.seeded(tracks: tracks, seed: seed)
         let oracle = try await TemporaryLibrary.seeded(tracks: tracks, seed: seed)
         let all = try await scoped.library.tracks(ids: try await scoped.library.snapshot(LibraryQuery())).tracks

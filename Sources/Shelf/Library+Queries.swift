@@ -269,7 +269,7 @@ extension Library {
                 try db.transaction(.deferred) {
                     (
                         try db.scalar(Int.self, ScopedGroups.viewChangesSQL, [builtAt]) == 1,
-                        try db.scalar(Int64.self, "SELECT coalesce(max(seq), 0) FROM change_log") ?? 0
+                        try MirrorStore.currentSeq(in: db)
                     )
                 }
             }

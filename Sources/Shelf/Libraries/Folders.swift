@@ -98,10 +98,7 @@ final class FolderWalks: Sendable {
 
     /// The changes after a position that can move a file in or out of a folder: tracks added,
     /// deleted, or updated in their file (moved, or gone missing).
-    static let changesSQL = """
-        SELECT EXISTS (SELECT 1 FROM change_log WHERE seq > ? AND object_type = \(ObjectType.track.rawValue)
-          AND (op != \(ChangeOperation.update.rawValue) OR (groups & \(PropertyGroups.file.rawValue)) != 0))
-        """
+    static let changesSQL = ScopedGroups.trackChangesSQL(beyond: PropertyGroups(rawValue: ~PropertyGroups.file.rawValue))
 
     func kept(_ path: String) -> Walk? { walks.withLock { $0[path] } }
 
@@ -170,7 +167,7 @@ extension Library {
         let (tracks, children, at) = try await read { db in
             try db.transaction(.deferred) {
                 let walked = try Self.walk(path, db: db)
-                return (walked.tracks, walked.children, try db.scalar(Int64.self, "SELECT coalesce(max(seq), 0) FROM change_log") ?? 0)
+                return (walked.tracks, walked.children, try MirrorStore.currentSeq(in: db))
             }
         }
         folderWalks.keep(path, tracks: tracks, children: children, at: at)
@@ -243,7 +240,7 @@ extension Library {
     /// library (a stranger's ID is then found, or known to be none).
     private func walkFolders() async throws {
         let libraries = try await libraries()
-        let seq = try await read { db in try db.scalar(Int64.self, "SELECT coalesce(max(seq), 0) FROM change_log") ?? 0 }
+        let seq = try await read { db in try MirrorStore.currentSeq(in: db) }
         guard folderNames.shouldWalk(at: seq) else { return }
         let roots = libraries.flatMap(\.roots)
         let paths = try await read { db in

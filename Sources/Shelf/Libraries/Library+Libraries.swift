@@ -79,6 +79,22 @@ extension Library {
         return LibraryScope(libraries: visible.map(\.id), roots: visible.flatMap(\.roots))
     }
 
+    /// `scope` narrowed to the libraries `texts` name by ID (as a request sends them; none: the
+    /// scope itself). One that is not a number, not a library, or not in `scope` is
+    /// `libraryNotFound` alike, so that a reader cannot tell a hidden library from none.
+    public func scope(_ scope: LibraryScope, limitedTo texts: [String]) async throws -> LibraryScope {
+        guard !texts.isEmpty else { return scope }
+        let libraries = try await libraries()
+        var ids: [Int] = []
+        for text in texts {
+            guard let id = Int(text), scope.sees(library: id), libraries.contains(where: { $0.id == id }) else {
+                throw LibraryError.objectNotFound(kind: "library", id: "'\(text)'")
+            }
+            ids.append(id)
+        }
+        return scope.limited(to: ids, roots: Dictionary(libraries.map { ($0.id, $0.roots) }, uniquingKeysWith: { first, _ in first }))
+    }
+
     /// The ID of the library whose root holds `path`; nil when none does.
     public func libraryID(ofPath path: String) async throws -> Int? {
         try await libraries().filter { $0.roots.contains { Self.isPath(path, under: $0) } }.first?.id

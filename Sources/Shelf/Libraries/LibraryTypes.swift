@@ -128,10 +128,7 @@ enum MusicLibraries {
     /// `--libraries A,B` split on).
     static func checkName(_ name: String) throws {
         func refuse(_ reason: String) -> LibraryError { .invalidValue(field: "library name", value: name.debugDescription, reason: reason) }
-        guard !name.isEmpty else { throw refuse("must not be empty") }
-        guard name.count <= 64 else { throw refuse("is longer than 64 characters") }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { throw refuse("must not contain control characters") }
-        if name.first?.isWhitespace == true || name.last?.isWhitespace == true { throw refuse("must not begin or end with a space") }
+        if let problem = UserRows.nameProblem(name) { throw refuse(problem.reason) }
         if name.contains("=") || name.contains(",") { throw refuse("must not contain '=' or ','") }
         if name.lowercased() == "all" { throw refuse("'all' stands for every library in --libraries") }
     }

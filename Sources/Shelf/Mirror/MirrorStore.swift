@@ -126,8 +126,16 @@ final class MirrorStore {
     }
 
     /// The newest change-log entry ever written (compaction never lowers it).
-    func currentSeq() throws -> Int64 {
-        try canonical.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+    func currentSeq() throws -> Int64 { try Self.currentSeq(in: canonical) }
+
+    /// The change log's last position as the store `db` has it (0 for an empty log).
+    nonisolated static func currentSeq(in db: Connection) throws -> Int64 {
+        try db.scalar(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+    }
+
+    /// The change-log position the mirror `db` has applied (nil when it cannot be read).
+    nonisolated static func appliedSeq(in db: Connection) throws -> Int64? {
+        (try db.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'applied_seq'")).flatMap { Int64($0) }
     }
 
     /// Stops answering queries and cancels a running build: the one step that disabling, purging

@@ -445,7 +445,7 @@ enum FilteredCounts {
 
     /// The mirror's state as `db` sees it now (nil when it cannot be read).
     static func state(_ db: Connection) -> String? {
-        try? db.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'applied_seq'")
+        (try? MirrorStore.appliedSeq(in: db)).flatMap { $0.map(String.init) }
     }
 
     static func total(_ filter: Filter, state: String? = nil, db: Connection) -> Int? {

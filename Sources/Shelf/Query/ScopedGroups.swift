@@ -146,10 +146,17 @@ final class ScopedGroups: Sendable {
     /// The store's changes after `seq` that may change a view: tracks inserted or deleted, and
     /// updates of their tags or files (a play, a rating, a star or a picture changes no row of
     /// the views this table holds). The SQL for `Library.withGroups`.
-    static let viewChangesSQL = """
-        SELECT EXISTS (SELECT 1 FROM change_log WHERE seq > ? AND object_type = \(ObjectType.track.rawValue)
-          AND NOT (op = \(ChangeOperation.update.rawValue) AND (groups & ~\(PropertyGroups([.artwork, .playStats, .userData]).rawValue)) = 0))
+    static let viewChangesSQL = trackChangesSQL(beyond: [.artwork, .playStats, .userData])
+
+    /// Whether the change log holds, after the bound position, a track inserted or deleted, or
+    /// updated in any group other than `ignored`: the question a cache of what tracks show asks
+    /// before it answers again.
+    static func trackChangesSQL(beyond ignored: PropertyGroups) -> String {
         """
+        SELECT EXISTS (SELECT 1 FROM change_log WHERE seq > ? AND object_type = \(ObjectType.track.rawValue)
+          AND NOT (op = \(ChangeOperation.update.rawValue) AND (groups & ~\(ignored.rawValue)) = 0))
+        """
+    }
 
     /// The table of `scope` as of the engine's current state, made now when the kept one is stale.
     func table(_ scope: LibraryScope, engine: any QueryEngine) throws -> GroupTable {
@@ -179,10 +186,10 @@ final class ScopedGroups: Sendable {
     /// store's last (-1 when neither can be read, which no kept table matches).
     private static func state(_ engine: any QueryEngine) throws -> Int64 {
         if let mirror = engine as? MirrorQueryEngine {
-            return Int64(try mirror.db.scalar(String.self, "SELECT value FROM mirror_meta WHERE key = 'applied_seq'") ?? "") ?? -1
+            return try MirrorStore.appliedSeq(in: mirror.db) ?? -1
         }
         if let direct = engine as? DirectQueryEngine {
-            return try direct.db.scalar(Int64.self, "SELECT coalesce(max(seq), 0) FROM change_log") ?? -1
+            return try MirrorStore.currentSeq(in: direct.db)
         }
         return -1
     }

@@ -25,16 +25,20 @@ enum UserRows {
     /// Names appear in logs, URLs and lists, and must compare the same however they are typed:
     /// 1–64 characters, no control characters, no spaces at either end.
     static func checkName(_ name: String) throws {
-        guard !name.isEmpty else { throw LibraryError.invalidUserName(name, reason: "must not be empty") }
-        guard name.count <= maximumNameLength else {
-            throw LibraryError.invalidUserName(name, reason: "is longer than \(maximumNameLength) characters")
-        }
+        if let problem = nameProblem(name) { throw LibraryError.invalidUserName(problem.shown, reason: problem.reason) }
+    }
+
+    /// What is wrong with a name people type and others read (a user's, a library's): empty,
+    /// longer than `maximumNameLength`, control characters, spaces at either end; nil when none.
+    /// `shown` is the name as an error should quote it.
+    static func nameProblem(_ name: String) -> (shown: String, reason: String)? {
+        if name.isEmpty { return (name, "must not be empty") }
+        if name.count > maximumNameLength { return (name, "is longer than \(maximumNameLength) characters") }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw LibraryError.invalidUserName(name.debugDescription, reason: "must not contain control characters")
+            return (name.debugDescription, "must not contain control characters")
         }
-        if name.first?.isWhitespace == true || name.last?.isWhitespace == true {
-            throw LibraryError.invalidUserName(name, reason: "must not begin or end with a space")
-        }
+        if name.first?.isWhitespace == true || name.last?.isWhitespace == true { return (name, "must not begin or end with a space") }
+        return nil
     }
 
     static func checkPassword(_ password: String) throws {

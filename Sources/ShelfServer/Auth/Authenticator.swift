@@ -38,11 +38,7 @@ public struct SessionAuthenticator: Authenticating {
     public func scope(for user: User, request: HTTPRequest) async throws -> LibraryScope {
         let scope = try await library.scope(for: user)
         guard let text = request.headers[Self.libraryHeader], !text.isEmpty, text != "all" else { return scope }
-        let libraries = try await library.libraries()
-        guard let id = Int(text), scope.sees(library: id), libraries.contains(where: { $0.id == id }) else {
-            throw HTTPError.notFound("no library '\(text)' (\(Self.libraryHeader))")
-        }
-        return scope.limited(to: [id], roots: Dictionary(libraries.map { ($0.id, $0.roots) }, uniquingKeysWith: { first, _ in first }))
+        return try await library.scope(scope, limitedTo: [text])
     }
 
     /// Refuses a directory user whose account the directory no longer has (their sessions end).

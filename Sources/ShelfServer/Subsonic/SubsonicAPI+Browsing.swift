@@ -21,19 +21,9 @@ extension SubsonicAPI {
     /// instead, when the call names no folder.
     func scope(of user: User?, _ parameters: SubsonicParameters, page: String? = nil) async throws -> LibraryScope {
         guard let user else { return .all }
-        let scope = try await library.scope(for: user)
         var texts = parameters.values("musicFolderId")
         if texts.isEmpty, let page, !page.isEmpty, page != "all" { texts = [page] }
-        guard !texts.isEmpty else { return scope }
-        let libraries = try await library.libraries()
-        var ids: [Int] = []
-        for text in texts {
-            guard let id = Int(text), scope.sees(library: id), libraries.contains(where: { $0.id == id }) else {
-                throw SubsonicError.notFound("music folder '\(text)' (musicFolderId)")
-            }
-            ids.append(id)
-        }
-        return scope.limited(to: ids, roots: Dictionary(libraries.map { ($0.id, $0.roots) }, uniquingKeysWith: { first, _ in first }))
+        return try await library.scope(try await library.scope(for: user), limitedTo: texts)
     }
 
     // MARK: Artists, albums, songs

@@ -38,11 +38,7 @@ extension SubsonicAPI {
     func musicFolderIDs(_ call: SubsonicCall) async throws -> [Int]? {
         let texts = call.parameters.values("musicFolderId")
         guard !texts.isEmpty else { return nil }
-        let known = Set(try await library.libraries().map(\.id))
-        return try texts.map { text throws(SubsonicError) in
-            guard let id = Int(text), known.contains(id) else { throw SubsonicError.notFound("music folder '\(text)' (musicFolderId)") }
-            return id
-        }
+        return try await library.scope(.all, limitedTo: texts).libraries
     }
 
     /// getUsers: every user (admins only).

@@ -185,7 +185,30 @@ int shelf_fetch(const struct shelf_fetch_options *options, struct shelf_fetch_re
         return result->status;
     }
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, options->body ? 0L : 1L);
+    struct curl_slist *headers = NULL;
+    if (options->body) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)options->body_length);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, (const char *)options->body);
+    }
+    if (options->headers) {
+        // One slist entry a line; libcurl copies each string.
+        const char *line = options->headers;
+        while (*line) {
+            const char *end = strchr(line, '\n');
+            size_t length = end ? (size_t)(end - line) : strlen(line);
+            if (length > 0 && length < 1024) {
+                char buffer[1024];
+                memcpy(buffer, line, length);
+                buffer[length] = 0;
+                struct curl_slist *next = curl_slist_append(headers, buffer);
+                if (next) headers = next;
+            }
+            if (!end) break;
+            line = end + 1;
+        }
+        if (headers) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    }
     curl_easy_setopt(curl, CURLOPT_MAXREDIRS, options->max_redirects);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT, options->timeout_seconds);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, options->connect_timeout_seconds);
@@ -241,6 +264,7 @@ int shelf_fetch(const struct shelf_fetch_options *options, struct shelf_fetch_re
         result->status = SHELF_FETCH_OK;
     }
     curl_easy_cleanup(curl);
+    curl_slist_free_all(headers);
     return result->status;
 }
 

@@ -68,6 +68,8 @@ public enum LibraryError: ClassifiedError, Equatable {
     /// A backup could not be restored; the library directory was left as it was (or the reason
     /// says where the previous library is).
     case restoreFailed(path: String, reason: String)
+    /// Another program's file (`shelf import-from`) cannot be read as what it was said to be.
+    case unreadableSource(path: String, reason: String)
 
     /// A stable machine-readable name, used as `error.code` in the command line's JSON.
     public var code: String {
@@ -101,6 +103,7 @@ public enum LibraryError: ClassifiedError, Equatable {
         case .storeDamaged: "storeDamaged"
         case .backupFailed: "backupFailed"
         case .restoreFailed: "restoreFailed"
+        case .unreadableSource: "unreadableSource"
         }
     }
 
@@ -109,7 +112,7 @@ public enum LibraryError: ClassifiedError, Equatable {
         switch self {
         case .trackNotFound, .playlistNotFound, .artworkNotFound, .userNotFound, .apiKeyNotFound, .objectNotFound: .notFound
         case .artworkInUse, .duplicatePath, .userExists: .conflict
-        case .invalidValue, .malformedToken, .invalidUserName, .invalidPassword, .lastAdmin: .invalid
+        case .invalidValue, .malformedToken, .invalidUserName, .invalidPassword, .lastAdmin, .unreadableSource: .invalid
         case .tokenExpired, .detailsUnavailable: .expired
         case .busy: .busy
         case .diskFull: .full
@@ -166,6 +169,7 @@ public enum LibraryError: ClassifiedError, Equatable {
                 + "(which moves the damaged library aside), or try `sqlite3 \(path) .recover` on a copy"
         case .backupFailed(let path, let reason): "backup to \(path) failed: \(reason)"
         case .restoreFailed(let path, let reason): "cannot restore \(path): \(reason)"
+        case .unreadableSource(let path, let reason): "cannot import from \(path): \(reason)"
         }
     }
 

@@ -33,6 +33,8 @@ public struct ServerContext: Sendable {
     public let backups: BackupControl
     /// Sign-in through an LDAP directory (`ldap-url`); nil: local users only.
     public let directory: DirectorySignIn?
+    /// The scrobble outbox's sender and the now-playing notices.
+    public let scrobbler: Scrobbler
     /// The music folders (`shelf serve --music`, the config's `music`): what a scan imports.
     public var musicRoots: [URL] { scans.roots }
 }
@@ -91,6 +93,8 @@ public final class ShelfServer: Sendable {
         public var podcasts: PodcastSettings?
         /// Scheduled backups (`backup-dir`, `backup-keep`, `backup-every`); no folder: none.
         public var backups = BackupSettings()
+        /// Where scrobbles go (`listenbrainz-url`, `lastfm-url`) and the operator's Last.fm key.
+        public var scrobbling = ScrobbleSettings()
         /// Named transcodes (the config's `[presets]`).
         public var transcodePresets: [String: TranscodePreset] = [:]
         /// Where log lines go (stderr unless said).
@@ -163,7 +167,8 @@ public final class ShelfServer: Sendable {
             sharing: Locked(options.sharing),
             jukebox: options.jukebox.map { Jukebox(settings: $0, log: log) }, loudness: control,
             backups: BackupControl(library: library, settings: options.backups, log: log),
-            directory: options.directory.map { DirectorySignIn($0, log: log) })
+            directory: options.directory.map { DirectorySignIn($0, log: log) },
+            scrobbler: Scrobbler(library: library, settings: options.scrobbling, log: log))
         self.context = context
         context.browseFolders.withLock { $0 = options.browseFolders }
         let base = options.basePath
@@ -207,6 +212,7 @@ public final class ShelfServer: Sendable {
         context.scans.start()
         context.podcasts.start()
         context.backups.start()
+        context.scrobbler.start()
         apply(watch: options.watch, roots: options.musicRoots, loudness: options.loudness)
     }
 
@@ -278,6 +284,7 @@ public final class ShelfServer: Sendable {
         context.scans.stop()
         context.podcasts.stop()
         await context.backups.stop()
+        await context.scrobbler.stop()
         context.jukebox?.stop()
         if let current = watcher.withLock({ $0 }) { await current.watcher.stop() }
         if let job = loudness.withLock({ $0 }) { await job.stop() }
@@ -294,6 +301,7 @@ extension ServerContext {
     func write<T: Sendable>(_ body: @escaping @LibraryActor @Sendable (WriteBatch) throws -> T) async throws -> T {
         let result = try await library.write(body)
         events.poke()
+        scrobbler.poke()
         return result
     }
 }

@@ -172,6 +172,10 @@ import Testing
         #expect(try await library.bookmarks(of: guest.id).count == (version >= 8 ? 1 : 0))
         #expect(try await library.radioStations().count == (version >= 8 ? 1 : 0))
         #expect(try await library.shares(of: nil).count == (version >= 8 ? 1 : 0))
+        // The listen log and scrobbling came with 12: older plays stay counted, without listens.
+        #expect(try await library.listenCount(of: guest.id) == (version >= 12 ? 1 : 0))
+        #expect(try await library.scrobbleSecret(of: guest.id, .listenbrainz) == (version >= 12 ? "fixture-token" : nil))
+        #expect(try await library.userTrackData(for: guest.id, tracks: try await library.starredTracks(of: guest.id)).isEmpty == false)
     }
 
     /// Libraries came with schema 11: an older store's remembered roots (schema 10 remembers
@@ -405,6 +409,7 @@ import Testing
             try batch.setRating(opening.id, by: owner.id, 80)
             try batch.setRating(hikari.id, by: guest.id, 60)
             try batch.setStarred([opening.id, hikari.id], by: guest.id, true)
+            try batch.linkScrobbling(guest.id, .listenbrainz, secret: "fixture-token", account: "guest", url: nil)
             try batch.recordPlay(opening.id, by: owner.id, at: playedAt)
             try batch.recordPlay(second.id, by: guest.id, at: playedAt)
             try batch.setGroupsStarred([album], kind: .album, by: guest.id, true)

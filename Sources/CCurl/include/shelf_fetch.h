@@ -1,6 +1,6 @@
 #ifndef SHELF_FETCH_H
 #define SHELF_FETCH_H
-// One HTTP(S) GET through libcurl with the limits a server that fetches strangers' URLs needs:
+// One HTTP(S) GET (or POST) through libcurl with the limits a server that fetches strangers' URLs needs:
 // http and https only (redirects too), a redirect limit, a size limit, a time limit, and no
 // connection to a private, loopback or link-local address unless allowed. <curl/curl.h> stays
 // out of this header, so its API stays out of Swift.
@@ -36,6 +36,11 @@ struct shelf_fetch_options {
     const char *user_agent;
     /// Stops the transfer at its next progress callback once set; may be NULL.
     struct shelf_fetch_cancel *cancel;
+    /// A request body to POST (NULL: a GET); POSTs follow no redirects.
+    const unsigned char *body;
+    size_t body_length;
+    /// Extra request header lines separated by '\n' ("Content-Type: application/json"), or NULL.
+    const char *headers;
 };
 
 /// Outcomes besides success.

@@ -50,6 +50,9 @@ enum Migrations {
             try db.execute("INSERT INTO library (id, name, created) VALUES (1, 'Music', ?)", [Date().timeIntervalSince1970])
             try db.execute("UPDATE music_root SET library_id = 1")
         },
+        Step(name: "addListensAndScrobbling", from: 11, to: 12) { db in
+            try db.execute(script: Schema.version12Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 11
+    static let currentVersion = 12
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -314,6 +314,72 @@ enum Schema {
         ALTER TABLE music_root ADD COLUMN library_id INTEGER REFERENCES library(id);
         CREATE INDEX music_root_library ON music_root(library_id);
         ALTER TABLE user ADD COLUMN libraries TEXT;
+        """
+
+    /// Version 12: every play kept (`listen`: when, what was heard, from which client and path,
+    /// with the track's text so that history survives the file), the services a user scrobbles
+    /// to (`scrobble_link`, the token or session key encrypted like a password), the durable
+    /// outbox of listens not yet sent (queued in the listen's own transaction), what earlier
+    /// imports from other programs applied (so a second import adds nothing), and each user's
+    /// rules for what is not scrobbled.
+    static let version12Additions = """
+        CREATE TABLE listen (
+          id             INTEGER PRIMARY KEY AUTOINCREMENT,
+          user_id        INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+          track_id       INTEGER REFERENCES track(id) ON DELETE SET NULL,
+          played_at      REAL    NOT NULL,
+          heard          REAL,
+          source         TEXT    NOT NULL,
+          client         TEXT    NOT NULL DEFAULT '',
+          artist         TEXT    NOT NULL DEFAULT '',
+          title          TEXT    NOT NULL DEFAULT '',
+          album          TEXT    NOT NULL DEFAULT '',
+          album_artist   TEXT    NOT NULL DEFAULT '',
+          duration       REAL,
+          recording_mbid TEXT,
+          release_mbid   TEXT
+        );
+        CREATE INDEX listen_user_time ON listen(user_id, played_at, id);
+        CREATE INDEX listen_track ON listen(track_id);
+        CREATE TABLE scrobble_link (
+          user_id      INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+          service      TEXT    NOT NULL,
+          secret       BLOB    NOT NULL,
+          account      TEXT    NOT NULL DEFAULT '',
+          url          TEXT,
+          linked       REAL    NOT NULL,
+          paused       REAL,
+          pause_reason TEXT,
+          sent         INTEGER NOT NULL DEFAULT 0,
+          last_sent    REAL,
+          last_error   TEXT,
+          PRIMARY KEY (user_id, service)
+        ) WITHOUT ROWID;
+        -- `sending`: a request carrying the row went out and its answer is not yet recorded; after
+        -- a crash such rows are sent again one a request, leaning on the service's own duplicate
+        -- check (a listen is keyed by its second).
+        CREATE TABLE scrobble_outbox (
+          id           INTEGER PRIMARY KEY AUTOINCREMENT,
+          user_id      INTEGER NOT NULL,
+          service      TEXT    NOT NULL,
+          listen_id    INTEGER NOT NULL REFERENCES listen(id) ON DELETE CASCADE,
+          played_at    REAL    NOT NULL,
+          attempts     INTEGER NOT NULL DEFAULT 0,
+          next_attempt REAL    NOT NULL DEFAULT 0,
+          sending      INTEGER NOT NULL DEFAULT 0,
+          refused      TEXT,
+          FOREIGN KEY (user_id, service) REFERENCES scrobble_link(user_id, service) ON DELETE CASCADE
+        );
+        CREATE INDEX scrobble_outbox_queue ON scrobble_outbox(user_id, service, played_at, id);
+        CREATE INDEX scrobble_outbox_listen ON scrobble_outbox(listen_id);
+        CREATE TABLE import_applied (
+          user_id    INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+          source     TEXT    NOT NULL,
+          item       TEXT    NOT NULL,
+          play_count INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (user_id, source, item)
+        ) WITHOUT ROWID;
+        ALTER TABLE user ADD COLUMN scrobble_rules TEXT;
         """
 
     /// Version 7: what each track took from beside its file (`SidecarStamp`), so a rescan notices

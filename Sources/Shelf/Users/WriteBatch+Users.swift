@@ -306,25 +306,6 @@ extension WriteBatch {
         if found.isOwner { try updateTrack(track) { $0.rating = rating ?? 0 } }
     }
 
-    /// Counts one play of a track by one user at `date` (`lastPlayed` never moves back, so a late
-    /// scrobble of an old play is still counted). The owner's plays are the track's own too.
-    public func recordPlay(_ track: TrackID, by user: UserID, at date: Date) throws {
-        let found = try requireUser(user)
-        try requireTrack(track)
-        try db.execute(
-            """
-            INSERT INTO user_track (user_id, track_id, play_count, last_played) VALUES (?1, ?2, 1, ?3)
-            ON CONFLICT (user_id, track_id) DO UPDATE SET play_count = play_count + 1, last_played = max(coalesce(last_played, ?3), ?3)
-            """, [user.rawValue, track.rawValue, date])
-        try recordTrackSideData(track, .userData)
-        if found.isOwner {
-            try updateTrack(track) { track in
-                track.playCount += 1
-                track.lastPlayed = max(track.lastPlayed ?? date, date)
-            }
-        }
-    }
-
     /// Gives a playlist to a user (`isPublic`: others may see it too) or, with nil, back to the
     /// library. Logged as a playlist update in the `metadata` group.
     public func setPlaylistOwner(_ playlist: PlaylistID, _ user: UserID?, public isPublic: Bool) throws {

@@ -161,6 +161,12 @@ struct ServeCommand: Command {
         backups.keep = settings.backupKeep
         backups.every = .seconds(settings.backupEvery)
         options.backups = backups
+        options.scrobbling = settings.scrobbling
+        // A tuning knob (and how tests retry a stopped scrobble server within moments).
+        if let text = ProcessInfo.processInfo.environment["SHELF_SCROBBLE_RETRY_MS"], let milliseconds = Double(text), milliseconds > 0 {
+            options.scrobbling.retryMin = milliseconds / 1000
+            options.scrobbling.retryMax = max(milliseconds / 1000, 2)
+        }
         options.log = { line in log.message(line, level: Self.level(of: line)) }
         options.accessLog = { entry in log.request(entry) }
         // A tuning knob (and how tests make a stuck reader overflow quickly).

@@ -24,7 +24,7 @@ extension NativeAPI {
                 let user = try request.signedIn
                 let id = TrackID(try request.id("id", what: "track"))
                 let at = try request.int("time", in: 0...Int(Int32.max)).map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
-                try await context.write { batch in try batch.recordPlay(id, by: user.id, at: at) }
+                _ = try await context.write { batch in try batch.recordPlay(id, by: user.id, at: at, source: .api) }
                 return try await userData(user, [id])
             },
             Route("GET", "/api/me/tracks", query: ["ids"]) { request in

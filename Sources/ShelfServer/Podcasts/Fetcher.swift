@@ -90,6 +90,45 @@ enum Fetcher {
         return .success((result.bytes, string(&result.content_type)))
     }
 
+    /// An HTTP answer of any status, with its body (an API's error document is in its body).
+    struct Answer: Sendable {
+        var status: Int
+        var body: Data
+    }
+
+    /// POSTs `body` (or GETs without one) to `url` with extra `headers`, and answers whatever the
+    /// server said; a failure is only one where no answer came (refused, timed out, cut off).
+    static func send(
+        _ url: String, body: Data?, headers: [String], limits: FetchLimits, agent: String
+    ) -> Result<Answer, FetchError> {
+        var result = shelf_fetch_result()
+        defer { shelf_fetch_free(&result) }
+        let lines = headers.filter { !$0.contains("\n") && !$0.contains("\r") }.joined(separator: "\n")
+        let status: Int32 = url.withCString { cURL in
+            agent.withCString { cAgent in
+                lines.withCString { cHeaders in
+                    (body ?? Data()).withUnsafeBytes { raw in
+                        let bytes = raw.bindMemory(to: UInt8.self).baseAddress
+                        // libcurl needs a non-NULL pointer to POST, even for an empty body.
+                        let empty: [UInt8] = [0]
+                        return empty.withUnsafeBufferPointer { zero in
+                            var options = shelf_fetch_options(
+                                url: cURL, fd: -1, max_bytes: limits.maxBytes, max_redirects: limits.maxRedirects,
+                                timeout_seconds: limits.timeoutSeconds, connect_timeout_seconds: limits.connectTimeoutSeconds,
+                                stall_seconds: limits.stallSeconds, allow_private: limits.allowPrivate ? 1 : 0, user_agent: cAgent, cancel: nil,
+                                body: body == nil ? nil : (bytes ?? zero.baseAddress), body_length: body?.count ?? 0,
+                                headers: lines.isEmpty ? nil : cHeaders)
+                            return shelf_fetch(&options, &result)
+                        }
+                    }
+                }
+            }
+        }
+        guard status == 0 || status == 2 else { return .failure(error(status, &result)) }
+        let data = result.body.map { Data(bytes: $0, count: Int(result.bytes)) } ?? Data()
+        return .success(Answer(status: result.http_status, body: data))
+    }
+
     /// Runs a blocking fetch on a thread of its own, so the cooperative pool's few threads never wait on the network.
     static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
@@ -113,7 +152,7 @@ enum Fetcher {
                 var options = shelf_fetch_options(
                     url: cURL, fd: fd, max_bytes: limits.maxBytes, max_redirects: limits.maxRedirects, timeout_seconds: limits.timeoutSeconds,
                     connect_timeout_seconds: limits.connectTimeoutSeconds, stall_seconds: limits.stallSeconds,
-                    allow_private: limits.allowPrivate ? 1 : 0, user_agent: agent, cancel: cancel?.flag)
+                    allow_private: limits.allowPrivate ? 1 : 0, user_agent: agent, cancel: cancel?.flag, body: nil, body_length: 0, headers: nil)
                 return shelf_fetch(&options, &result)
             }
         }

@@ -87,6 +87,14 @@ public struct ServerConfig: Sendable, Equatable {
     public var backupKeep: Int?
     /// `backup-every`: seconds between scheduled backups.
     public var backupEvery: Int?
+    /// `listenbrainz-url`: the ListenBrainz API (or a compatible server's, such as Maloja's) listens are scrobbled to.
+    public var listenbrainzURL: String?
+    /// `lastfm-url`: the Last.fm API (Audioscrobbler 2.0) scrobbles go to.
+    public var lastfmURL: String?
+    /// `lastfm-api-key`: the operator's Last.fm API key; without it nobody can link Last.fm.
+    public var lastfmAPIKey: String?
+    /// `lastfm-secret`: the shared secret of that key, which signs every Last.fm call.
+    public var lastfmSecret: String?
     /// `[presets]`: named transcodes (`mobile = "opus:96"`) a stream request may ask for by name.
     public var presets: [String: TranscodePreset] = [:]
 

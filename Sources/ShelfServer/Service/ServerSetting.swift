@@ -232,6 +232,16 @@ enum SettingValue {
         return url
     }
 
+    /// A key or secret: printable ASCII without spaces.
+    static func token(_ text: String, _ name: String) throws(ConfigValueError) -> String {
+        guard !text.isEmpty, text.count <= 256, text.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0.asciiValue.map { $0 >= 0x21 && $0 < 0x7f } == true })
+        else {
+            throw ConfigValueError(
+                "\(name) expects a key of printable characters without spaces, got \(text.isEmpty ? "an empty string" : "'\(text.prefix(8))…'")")
+        }
+        return text
+    }
+
     static func headerName(_ text: String, _ name: String) throws(ConfigValueError) -> String {
         guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             throw ConfigValueError("\(name) expects an HTTP header name such as Remote-User, got '\(text)'")
@@ -565,6 +575,33 @@ extension ServerConfig {
                 try SettingValue.interval(text, name, expects: "seconds (1 or more), a string such as \"6h\" or \"1d\", or 0 or \"off\"")
             }),
         ServerSetting(
+            "listenbrainz-url", \.listenbrainzURL, flag: .value("URL"), takes: "an http or https URL", default: "https://api.listenbrainz.org",
+            reloads: false,
+            help:
+                "The ListenBrainz API users' listens are scrobbled to; a ListenBrainz-compatible server people host themselves works too (Maloja: http://HOST:42010/apis/listenbrainz). A user's own link may name another (shelf user link --url).",
+            example: "\"https://api.listenbrainz.org\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.publicURL(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.publicURL(text, name) }),
+        ServerSetting(
+            "lastfm-url", \.lastfmURL, flag: .value("URL"), takes: "an http or https URL", default: "https://ws.audioscrobbler.com/2.0",
+            reloads: false,
+            help: "The Last.fm API (Audioscrobbler 2.0) scrobbles go to; a compatible server (Maloja: http://HOST:42010/apis/audioscrobbler/2.0) works too.",
+            example: "\"https://ws.audioscrobbler.com/2.0\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.publicURL(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.publicURL(text, name) }),
+        ServerSetting(
+            "lastfm-api-key", \.lastfmAPIKey, flag: .value("KEY"), takes: "a Last.fm API key", default: "none (Last.fm cannot be linked)",
+            reloads: false, help: "The operator's Last.fm API key (https://www.last.fm/api/account/create); users link Last.fm with it.",
+            example: "\"0123456789abcdef0123456789abcdef\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.token(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.token(text, name) }),
+        ServerSetting(
+            "lastfm-secret", \.lastfmSecret, flag: .value("SECRET"), takes: "the API key's shared secret", default: "none",
+            reloads: false, help: "The shared secret of lastfm-api-key, which signs every call to Last.fm. Keep the config file private.",
+            example: "\"0123456789abcdef0123456789abcdef\"",
+            file: { (value, name) throws(ConfigValueError) in try SettingValue.token(SettingValue.string(value, name), name) },
+            text: { (text, name, _) throws(ConfigValueError) in try SettingValue.token(text, name) }),
+        ServerSetting(
             "jukebox", \.jukebox, flag: .presence, takes: "true or false", default: "off", reloads: false,
             help:
                 "The jukebox: jukeboxControl plays on this machine's audio output through mpv (an optional Debian package), for admins and the users with the jukebox role.",
@@ -699,6 +736,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var backupDir: String?
     public var backupKeep = 7
     public var backupEvery = 86_400
+    /// Where scrobbles go, and the operator's Last.fm key.
+    public var scrobbling = ScrobbleSettings()
     /// The merged config these came from, for the restart check of a reload.
     public var config = ServerConfig()
 
@@ -759,6 +798,10 @@ public struct ServerSettings: Sendable, Equatable {
         backupDir = config.backupDir
         backupKeep = config.backupKeep ?? backupKeep
         backupEvery = config.backupEvery ?? backupEvery
+        scrobbling.listenbrainzURL = config.listenbrainzURL ?? scrobbling.listenbrainzURL
+        scrobbling.lastfmURL = config.lastfmURL ?? scrobbling.lastfmURL
+        scrobbling.lastfmAPIKey = config.lastfmAPIKey
+        scrobbling.lastfmSecret = config.lastfmSecret
     }
 
     /// The keys SIGHUP cannot change that differ from `other`, for the line that says a restart is needed.

@@ -54,7 +54,10 @@ extension SubsonicAPI {
         guard try p.bool("submission") ?? true else {
             for id in ids where try await library.track(id) == nil { throw SubsonicError.notFound("song tr-\(id)") }
             // "Now playing": the last song named, shown by getNowPlaying, never counted as a play.
-            if let last = ids.last { nowPlaying.record(last, user: user, player: p.value("c") ?? "") }
+            if let last = ids.last {
+                nowPlaying.record(last, user: user, player: p.value("c") ?? "")
+                context.scrobbler.playing(last, user: user.id, client: p.value("c") ?? "")
+            }
             return .empty
         }
         // A listen reportPlayback already counted is not counted again.
@@ -64,8 +67,9 @@ extension SubsonicAPI {
             let date = index < times.count ? times[index] : Date()
             if listens.scrobble(user: user.id, track: id, duration: track.duration, at: date) { counted.append((id, date)) }
         }
+        let client = p.value("c") ?? ""
         try await context.write { [counted] batch in
-            for (id, date) in counted { try batch.recordPlay(id, by: user.id, at: date) }
+            for (id, date) in counted { try batch.recordPlay(id, by: user.id, at: date, source: .scrobble, client: client) }
         }
         return .empty
     }
@@ -92,11 +96,19 @@ extension SubsonicAPI {
         }
         let ignore = try p.bool("ignoreScrobble") ?? false
         guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
-        if state == "stopped" { nowPlaying.remove(user.id) } else { nowPlaying.record(id, user: user, player: p.value("c") ?? "") }
-        let count = listens.report(
+        let client = p.value("c") ?? ""
+        if state == "stopped" { nowPlaying.remove(user.id) } else { nowPlaying.record(id, user: user, player: client) }
+        let report = listens.report(
             user: user.id, track: id, state: state, position: position, duration: track.duration,
             countable: !ignore)
-        if count { try await context.write { batch in try batch.recordPlay(id, by: user.id, at: Date()) } }
+        if report.started, !ignore { context.scrobbler.playing(id, user: user.id, client: client) }
+        if report.counted, let started = report.startedAt {
+            // The page's own player reports as "Shelf web …": its listens are told from apps'.
+            let source: ListenSource = client.hasPrefix("Shelf web ") ? .page : .playbackReport
+            _ = try await context.write { batch in
+                try batch.recordPlay(id, by: user.id, at: started, heard: Double(position) / 1000, source: source, client: client)
+            }
+        }
         return .empty
     }
 }

@@ -25,21 +25,32 @@ final class SubsonicListens: Sendable {
         return min(240_000, Int((duration * 500).rounded(.up)))
     }
 
-    /// Records a report and answers whether it completes a listen not yet counted.
-    func report(user: UserID, track: TrackID, state: String, position: Int, duration: Double?, countable: Bool, now: Date = Date()) -> Bool {
+    /// What one report meant: a listen began with it (`started`), it completes a listen not yet
+    /// counted (`counted`), and when the listen began.
+    struct Report: Sendable {
+        var started = false
+        var counted = false
+        var startedAt: Date?
+    }
+
+    /// Records a report and answers whether it began a listen and whether it completes one not yet counted.
+    func report(user: UserID, track: TrackID, state: String, position: Int, duration: Double?, countable: Bool, now: Date = Date()) -> Report {
         listens.withLock { listens in
             var listen = listens[user]
+            var result = Report()
             if state == "starting" || listen?.track != track || listen?.ended == true {
-                listen = Listen(track: track, started: now, counted: false, ended: false)
+                // A listen is dated from when its playing began: the first report's position back from now.
+                listen = Listen(track: track, started: now.addingTimeInterval(-Double(position) / 1000), counted: false, ended: false)
+                result.started = state != "stopped"
             }
-            var count = false
             if countable, listen?.counted == false, position >= Self.threshold(duration: duration) {
                 listen?.counted = true
-                count = true
+                result.counted = true
             }
+            result.startedAt = listen?.started
             if state == "stopped" { listen?.ended = true }
             listens[user] = listen
-            return count
+            return result
         }
     }
 

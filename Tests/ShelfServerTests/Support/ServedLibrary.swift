@@ -17,12 +17,19 @@ struct ServedLibrary {
 
     /// `tracks` sample files of `seconds` each (long enough, at 3, for a page to be seen playing).
     init(tracks: Int = 12, seconds: Double? = nil) throws {
+        try self.init { music in
+            let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
+            let written = try ChildProcess.run(
+                bench, ["sample-files", "--tracks", "\(tracks)", "--dir", music] + (seconds.map { ["--seconds", "\($0)"] } ?? []))
+            try #require(written.status == 0, "\(written.stderr)")
+        }
+    }
+
+    /// The files `write` puts in the music folder (its path), imported, with ann (an admin) and bob.
+    init(writing write: (String) throws -> Void) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
-        let written = try ChildProcess.run(
-            bench, ["sample-files", "--tracks", "\(tracks)", "--dir", music] + (seconds.map { ["--seconds", "\($0)"] } ?? []))
-        try #require(written.status == 0, "\(written.stderr)")
+        try write(music)
         let imported = try shelf(["import", music])
         try #require(imported.status == 0, "\(imported.stderr)")
         try #require(try shelf(["user", "add", "ann", "--admin", "--password-stdin"], stdin: Self.annPassword + "\n").status == 0)

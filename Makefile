@@ -135,11 +135,16 @@ subsonic-client:
 	  (python3 -m venv .venv && .venv/bin/pip install --quiet py-opensonic selenium mutagen) \
 	    || { echo "make: could not install py-opensonic, selenium and mutagen into .venv; the Subsonic client, browser and tag round-trip tests will be skipped" >&2; rm -rf .venv; }; \
 	fi
-	@# Maloja, a scrobble server from PyPI, in a venv of its own (its pinned dependencies stay out of
-	@# the tests' venv): the scrobbling tests run it on loopback and send it listens.
+	@# Maloja, a scrobble server, and beets, each from PyPI in a venv of its own (their pinned
+	@# dependencies stay out of the tests' venv): the scrobbling tests run Maloja on loopback and send
+	@# it listens; the import tests build a beets library with real beets.
 	@if [ -x .venv/bin/python ] && [ ! -x .venv/maloja/bin/maloja ]; then \
 	  (python3 -m venv .venv/maloja && .venv/maloja/bin/pip install --quiet malojaserver) \
 	    || { echo "make: could not install malojaserver into .venv/maloja; the Maloja scrobbling test will be skipped" >&2; rm -rf .venv/maloja; }; \
+	fi
+	@if [ -x .venv/bin/python ] && [ ! -x .venv/beets/bin/beet ]; then \
+	  (python3 -m venv .venv/beets && .venv/beets/bin/pip install --quiet beets) \
+	    || { echo "make: could not install beets into .venv/beets; the beets import test will be skipped" >&2; rm -rf .venv/beets; }; \
 	fi
 	@# axe-core 4.x, for the browser suite's accessibility checks: axe-selenium-python 3.x carries
 	@# it but wants Python 3.12, so only its wheel is fetched and axe.min.js taken out of it.

@@ -51,7 +51,7 @@ struct ShelfMain {
         TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self, ArtworkCommand.self, MigrateCommand.self, ImportCommand.self,
         ScanCommand.self, WatchCommand.self, LoudnessCommand.self, PlaylistCommand.self, SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self,
         ComposersCommand.self, GenresCommand.self, SmartCommand.self, EditCommand.self, DraftCommand.self, ExportCommand.self, LibraryCommand.self,
-        FoldersCommand.self, UserCommand.self,
+        FoldersCommand.self, ImportFromCommand.self, UserCommand.self,
         ServeCommand.self, ConfigCommand.self, DoctorCommand.self, BackupCommand.self, RestoreCommand.self,
         VersionCommand.self, HelpCommand.self, CompletionsCommand.self,
     ]

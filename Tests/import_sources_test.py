@@ -22,7 +22,6 @@ Navidrome import made is read back by a Subsonic client's calls to `shelf serve`
 per check; exits 1 if any failed.
 """
 
-import hashlib
 import json
 import os
 import plistlib
@@ -31,19 +30,17 @@ import sqlite3
 import subprocess
 import sys
 import time
-import traceback
 import unicodedata
 import urllib.parse
 import urllib.request
 from datetime import datetime, timezone
 
+from check_kit import HANG, check, failures
 from mutagen.flac import FLAC
 
 SHELF, LIBRARY, MUSIC, WORK, BEET = sys.argv[1:6]
 HERE = os.path.dirname(os.path.abspath(__file__))
 PASSWORD = "ann's secret"
-HANG = 90
-failures = []
 
 # The six tracks: folder, file, artist, title, album, recording MBID.
 TRACKS = [
@@ -54,16 +51,6 @@ TRACKS = [
     ("Eta/Second", "01 Second Song.flac", "Eta", "Second Song", "Second", None),
     ("Sigur Rós/Ágætis byrjun", "01 Svefn-g-englar.flac", "Sigur Rós", "Svefn-g-englar", "Ágætis byrjun", None),
 ]
-
-
-def check(name, body, *args):
-    try:
-        body(*args)
-        print(f"ok   {name}", flush=True)
-    except Exception as error:  # noqa: BLE001 (any failure of a check is reported; the rest still run)
-        failures.append(name)
-        print(f"FAIL {name}: {error}", flush=True)
-        print("".join(traceback.format_tb(error.__traceback__)[-3:]), flush=True)
 
 
 def shelf(*args, expect=0):

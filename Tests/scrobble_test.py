@@ -25,47 +25,19 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import traceback
 import urllib.error
 import urllib.parse
 import urllib.request
 
+from check_kit import HANG, check, failures, free_port, wait_until
+
 MODE, SHELF, LIBRARY, MALOJA = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 PASSWORDS = {"ann": "ann's secret", "bob": "bob-pass"}
-HANG = 90  # seconds: a bound for a hung server, not a synchronization
-failures = []
-
-
-def check(name, body, *args):
-    try:
-        body(*args)
-        print(f"ok   {name}", flush=True)
-    except Exception as error:  # noqa: BLE001 (any failure of a check is reported; the rest still run)
-        failures.append(name)
-        print(f"FAIL {name}: {error}", flush=True)
-        print("".join(traceback.format_tb(error.__traceback__)[-3:]), flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until(what, condition):
-    deadline = time.monotonic() + HANG
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def http_call(url, data=None, headers=None, method=None, opener=None):

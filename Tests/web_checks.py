@@ -11,6 +11,7 @@ and the driver. Files the checks need are written here: a tone split across thre
 import array
 import base64
 import json
+import time
 import math
 import os
 import re
@@ -514,6 +515,36 @@ def test_folders_and_libraries(kit, driver, tracks):
     assert done.returncode == 0, done.stderr
 
 
+def test_listening(kit, driver, tracks):
+    """The listening view: plays counted through the API (and the player's own earlier ones) show
+    as bars on their days, in the tops and in the log; the settings' scrobbling section says
+    nothing is linked, and that Last.fm waits for the operator's key."""
+    now = int(time.time())
+    for n, track in enumerate(tracks[:3]):
+        for day in range(n + 1):
+            done = kit.js_async(driver, "const done = arguments[arguments.length - 1]; fetch(arguments[0], {method: 'POST', headers: {'X-Shelf-Request': '1'}}).then(r => done(r.status));",
+                                f"api/tracks/{track['id']}/scrobble?time={now - 86400 * day - 60}")
+            assert done == 200, done
+    stats = kit.api(driver, "/api/me/stats?period=month")
+    assert stats["plays"] >= 6 and tracks[2]["id"] in [t["track"] for t in stats["tracks"]], stats
+    open_view(kit, driver, "listening")
+    page = driver.find_element(By.ID, "page-view")
+    kit.wait(driver, lambda d: page.find_elements(By.CSS_SELECTOR, ".listening-chart rect.bar"), "the chart")
+    kit.wait(driver, lambda d: len(page.find_elements(By.CSS_SELECTOR, ".listens-table tbody tr")) >= 6, "the log")
+    bars = kit.js(driver, "return [...document.querySelectorAll('#page-view .listening-chart rect.bar')].map(b => Number(b.dataset.plays))")
+    assert len(bars) == 31 and sum(bars) == stats["plays"], bars
+    tops = [e.text for e in page.find_elements(By.CSS_SELECTOR, ".listening-top.tracks li .name")]
+    assert tops == [t["name"] for t in stats["tracks"]], tops
+    kit.shot(driver, "listening-1280x800")
+    page.find_element(By.CSS_SELECTOR, "button[data-period='week']").click()
+    kit.wait(driver, lambda d: kit.js(d, "return document.querySelectorAll('#page-view .listening-chart rect.bar').length") == 8, "a week of bars")
+    open_view(kit, driver, "settings")
+    services = kit.wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#page-view .scrobbling-service[data-state='none']"), "the scrobbling section")
+    assert len(services) == 2, [s.text for s in services]
+    text = driver.find_element(By.CSS_SELECTOR, "#page-view .scrobbling-service[data-service='lastfm']").text
+    assert "operator has not set" in text, text
+
+
 def open_view(kit, driver, view):
     kit.js(driver, "document.querySelector(`[data-view=\"${arguments[0]}\"]`).click()", view)
     kit.wait(driver, lambda d: kit.js(d, "const p = document.getElementById('page-view'); return !p.hidden && p.dataset.view === arguments[0] && p.dataset.ready === 'true'", view), f"the {view} page")
@@ -550,8 +581,8 @@ def untranslated(kit, driver, table):
     return kit.js(driver, UNTRANSLATED, table)
 
 
-VIEWS = ["tracks", "albums", "artists", "bookmarks", "podcasts", "radio", "shares", "missing", "admin", "settings"]
-PAGE_VIEWS = {"bookmarks", "podcasts", "radio", "shares", "missing", "admin", "settings"}
+VIEWS = ["tracks", "albums", "artists", "listening", "bookmarks", "podcasts", "radio", "shares", "missing", "admin", "settings"]
+PAGE_VIEWS = {"listening", "bookmarks", "podcasts", "radio", "shares", "missing", "admin", "settings"}
 
 
 def show_view(kit, driver, view):

@@ -171,6 +171,20 @@ public final class ShelfServer: Sendable {
             scrobbler: Scrobbler(library: library, settings: options.scrobbling, log: log))
         self.context = context
         context.browseFolders.withLock { $0 = options.browseFolders }
+        // A song the jukebox played to its end is a listen of whoever told it what to play.
+        context.jukebox?.onFinished { track, user in
+            Task {
+                let duration = try? await library.track(track)?.duration
+                let started = Date().addingTimeInterval(-(duration ?? 0))
+                do {
+                    _ = try await context.write { batch in
+                        try batch.recordPlay(track, by: user, at: started, heard: duration, source: .jukebox, client: "jukebox")
+                    }
+                } catch {
+                    log("shelf: jukebox: the listen of track \(track) was not kept: \(error)")
+                }
+            }
+        }
         let base = options.basePath
         let headerSignIn = options.headerSignIn
         let router = Router(

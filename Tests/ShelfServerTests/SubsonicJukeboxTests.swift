@@ -90,6 +90,18 @@ import Testing
             _ = try status("skip", [("index", "1")])
             let ended = try waitFor("the end of the queue") { $0["currentIndex"] as? Int == 2 && $0["playing"] as? Bool == false }
             #expect(ended["currentIndex"] as? Int == 2)
+            // Each song played to its end is a listen of ann's, who told the jukebox what to play.
+            var heard: Set<String> = []
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, !heard.isSuperset(of: ["tr-1", "tr-2"]) {
+                let listens = (try fixture.json(["history", "--user", "ann"]) as? [String: Any])?["listens"] as? [[String: Any]] ?? []
+                heard = Set(
+                    listens.filter { $0["source"] as? String == "jukebox" && $0["client"] as? String == "jukebox" }.compactMap {
+                        ($0["track"] as? Int).map { "tr-\($0)" }
+                    })
+                usleep(50_000)
+            }
+            #expect(heard.isSuperset(of: ["tr-1", "tr-2"]), "jukebox listens: \(heard)")
 
             // Editing the queue.
             #expect(try status("remove", [("index", "0")])["currentIndex"] as? Int == 1)

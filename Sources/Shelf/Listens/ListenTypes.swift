@@ -180,8 +180,9 @@ public enum ScrobbleService: String, Sendable, CaseIterable, Codable, CustomStri
     public var title: String { self == .listenbrainz ? "ListenBrainz" : "Last.fm" }
 }
 
-/// Where one user's link to one service stands.
-public struct ScrobbleState: Sendable, Codable, Equatable {
+/// Where one user's link to one service stands, as `shelf user show --json` and
+/// `/api/me/scrobbling` show it: every field (absent ones as null) and `state` in one word.
+public struct ScrobbleState: Sendable, Encodable, Equatable {
     public var service: ScrobbleService
     /// The user's name at the service (empty when the service did not say).
     public var account: String
@@ -198,6 +199,29 @@ public struct ScrobbleState: Sendable, Codable, Equatable {
     public var lastSent: Date?
     /// The last failure, for a queue that is retrying.
     public var lastError: String?
+
+    /// `linked`, or `paused` after a refusal for good.
+    public var state: String { paused == nil ? "linked" : "paused" }
+
+    enum CodingKeys: String, CodingKey {
+        case service, state, account, url, linked, paused, pauseReason, queued, refused, sent, lastSent, lastError
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(service, forKey: .service)
+        try c.encode(state, forKey: .state)
+        try c.encode(account, forKey: .account)
+        try c.encode(url, forKey: .url)
+        try c.encode(linked, forKey: .linked)
+        try c.encode(paused, forKey: .paused)
+        try c.encode(pauseReason, forKey: .pauseReason)
+        try c.encode(queued, forKey: .queued)
+        try c.encode(refused, forKey: .refused)
+        try c.encode(sent, forKey: .sent)
+        try c.encode(lastSent, forKey: .lastSent)
+        try c.encode(lastError, forKey: .lastError)
+    }
 }
 
 /// What one user does not scrobble: listens of tracks in these libraries (IDs) or genres, or
@@ -247,59 +271,5 @@ public enum ScrobbleRule {
         guard let heard else { return true }
         guard let duration, duration > 0 else { return heard >= 240 }
         return heard >= min(duration / 2, 240)
-    }
-}
-
-/// A link as `shelf user show --json` and `/api/me/scrobbling` show it: the state in one word
-/// (`linked` or `paused`) beside the details.
-public struct ScrobbleSummary: Sendable, Codable, Equatable {
-    public var service: ScrobbleService
-    public var state: String
-    public var account: String
-    public var url: String?
-    public var linked: Date
-    public var paused: Date?
-    public var pauseReason: String?
-    public var queued: Int
-    public var refused: Int
-    public var sent: Int
-    public var lastSent: Date?
-    public var lastError: String?
-
-    /// The summary of one link.
-    public init(_ s: ScrobbleState) {
-        service = s.service
-        state = s.paused == nil ? "linked" : "paused"
-        account = s.account
-        url = s.url
-        linked = s.linked
-        paused = s.paused
-        pauseReason = s.pauseReason
-        queued = s.queued
-        refused = s.refused
-        sent = s.sent
-        lastSent = s.lastSent
-        lastError = s.lastError
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case service, state, account, url, linked, paused, pauseReason, queued, refused, sent, lastSent, lastError
-    }
-
-    /// Every key written, absent values as null, so scripts find each field.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(service, forKey: .service)
-        try c.encode(state, forKey: .state)
-        try c.encode(account, forKey: .account)
-        try c.encode(url, forKey: .url)
-        try c.encode(linked, forKey: .linked)
-        try c.encode(paused, forKey: .paused)
-        try c.encode(pauseReason, forKey: .pauseReason)
-        try c.encode(queued, forKey: .queued)
-        try c.encode(refused, forKey: .refused)
-        try c.encode(sent, forKey: .sent)
-        try c.encode(lastSent, forKey: .lastSent)
-        try c.encode(lastError, forKey: .lastError)
     }
 }

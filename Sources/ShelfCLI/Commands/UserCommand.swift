@@ -200,7 +200,7 @@ struct UserCommand: Command {
             let keys = try await library.apiKeys(of: user.id).map { Listed.Key(id: $0.id, created: $0.created, lastUsed: $0.lastUsed) }
             let shown = Shown(
                 listed: Listed(user: user, keys: keys, libraries: user.seesAllLibraries ? nil : (user.libraries ?? []).compactMap { names[$0] }),
-                scrobbling: try await library.scrobbleStates(of: user.id).map(ScrobbleSummary.init),
+                scrobbling: try await library.scrobbleStates(of: user.id),
                 listens: try await library.listenCount(of: user.id))
             if output.json { return try output.printJSON(["user": shown]) }
             let role = user.isOwner ? "owner" : user.isAdmin ? "admin" : "user"
@@ -231,7 +231,7 @@ struct UserCommand: Command {
                 let password = try readPassword(confirm: false)
                 state = try await Self.linked { try await accounts.linkLastfm(user.id, username: username ?? "", password: password, url: url) }
             }
-            if output.json { return try output.printJSON(["scrobbling": ScrobbleSummary(state)]) }
+            if output.json { return try output.printJSON(["scrobbling": state]) }
             output.line("linked \(user.name) to \(service.title)\(state.account.isEmpty ? "" : " as \(state.account)")")
         case .unlink(let name, let service):
             let user = try await Self.user(name, library)
@@ -252,7 +252,7 @@ struct UserCommand: Command {
     /// A user as `show` prints it: `list`'s fields, each linked service and the listens kept.
     struct Shown: Encodable {
         let listed: Listed
-        let scrobbling: [ScrobbleSummary]
+        let scrobbling: [ScrobbleState]
         let listens: Int
 
         func encode(to encoder: any Encoder) throws {

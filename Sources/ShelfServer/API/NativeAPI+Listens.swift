@@ -108,7 +108,7 @@ extension NativeAPI {
     /// `{"services":[…],"rules":{…},"lastfm":bool}`: each link's state, the user's rules (libraries
     /// by name) and whether the server can link Last.fm at all.
     func scrobblingDocument(_ user: User) async throws -> HTTPResponse {
-        let states = try await library.scrobbleStates(of: user.id).map(ScrobbleSummary.init)
+        let states = try await library.scrobbleStates(of: user.id)
         let rules = try await library.scrobbleRules(of: user.id)
         let names = Dictionary(try await library.libraries().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let document = ScrobblingDocument(
@@ -163,7 +163,7 @@ extension NativeAPI {
     }
 
     struct ScrobblingDocument: Encodable {
-        let services: [ScrobbleSummary]
+        let services: [ScrobbleState]
         let rules: RulesBody
         let lastfm: Bool
     }

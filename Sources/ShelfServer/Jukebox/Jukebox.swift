@@ -50,6 +50,8 @@ public final class Jukebox: Sendable {
         var currentPending = false
         /// The server is stopping: mpv is not started again.
         var stopped = false
+        /// Who last told the jukebox what to play: a song played to its end is their listen.
+        var listener: UserID?
 
         /// `index` names an entry of the queue.
         func check(_ index: Int) throws(JukeboxError) {
@@ -64,6 +66,7 @@ public final class Jukebox: Sendable {
     private let serial = NSLock()
     private let player = Locked<MPV?>(nil)
     private let events = DispatchQueue(label: "shelf.jukebox.events")
+    private let finished = Locked<(@Sendable (TrackID, UserID) -> Void)?>(nil)
 
     /// A jukebox that will start mpv with `settings` when first used.
     public init(settings: JukeboxSettings, log: @escaping @Sendable (String) -> Void) {
@@ -85,10 +88,17 @@ public final class Jukebox: Sendable {
         case setGain(Double)
     }
 
-    /// Does `action` and answers the state after it. Blocks while mpv answers (milliseconds).
-    public func perform(_ action: Action) throws(JukeboxError) -> JukeboxState {
+    /// Calls `handler` with each song played to its end and the user who last told the jukebox
+    /// what to play (their listen, with `source` jukebox).
+    public func onFinished(_ handler: @escaping @Sendable (TrackID, UserID) -> Void) { finished.withLock { $0 = handler } }
+
+    /// Does `action` (asked by `user`) and answers the state after it. Blocks while mpv answers (milliseconds).
+    public func perform(_ action: Action, by user: UserID? = nil) throws(JukeboxError) -> JukeboxState {
         serial.lock()
         defer { serial.unlock() }
+        if let user {
+            if case .status = action {} else { state.withLock { $0.listener = user } }
+        }
         let mpv = try running()
         switch action {
         case .status: break
@@ -218,13 +228,16 @@ public final class Jukebox: Sendable {
             serial.lock()
             defer { serial.unlock() }
             guard let mpv = player.withLock({ $0 }), !state.withLock({ $0.stopped }) else { return }
+            var ended: (TrackID, UserID)?
             let next = state.withLock { s -> JukeboxFile? in
                 if let entry, let loaded = s.loadedEntry, entry != loaded { return nil }
                 if s.currentPending, s.current >= 0, s.current < s.entries.count { return s.entries[s.current].path }
+                if s.current >= 0, s.current < s.entries.count, let listener = s.listener { ended = (s.entries[s.current].id, listener) }
                 guard s.current + 1 < s.entries.count else { return nil }
                 s.current += 1
                 return s.entries[s.current].path
             }
+            if let ended, let handler = finished.withLock({ $0 }) { handler(ended.0, ended.1) }
             if let next { try? play(mpv, next, offset: 0) }
         }
     }

@@ -45,7 +45,7 @@ extension SubsonicAPI {
         default:
             throw SubsonicError.invalid("action", name, "get, status, set, start, stop, skip, add, clear, remove, shuffle or setGain")
         }
-        let outcome = await Fetcher.run { Result { () throws(JukeboxError) in try jukebox.perform(action) } }
+        let outcome = await Fetcher.run { Result { () throws(JukeboxError) in try jukebox.perform(action, by: user.id) } }
         let state: JukeboxState
         switch outcome {
         case .success(let value): state = value

@@ -31,6 +31,7 @@ enum WebFiles {
         ("page-artist.js", PackageResources.page_artist_js),
         ("page-bookmarks.js", PackageResources.page_bookmarks_js),
         ("page-folders.js", PackageResources.page_folders_js),
+        ("page-listening.js", PackageResources.page_listening_js),
         ("page-missing.js", PackageResources.page_missing_js),
         ("page-podcasts.js", PackageResources.page_podcasts_js),
         ("page-radio.js", PackageResources.page_radio_js),

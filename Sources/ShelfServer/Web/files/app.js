@@ -27,7 +27,7 @@ try {
 const PAGES = {
   missing: ['./page-missing.js', 'MissingPage'], podcasts: ['./page-podcasts.js', 'PodcastsPage'], radio: ['./page-radio.js', 'RadioPage'],
   bookmarks: ['./page-bookmarks.js', 'BookmarksPage'], shares: ['./page-shares.js', 'SharesPage'], artist: ['./page-artist.js', 'ArtistPage'],
-  folders: ['./page-folders.js', 'FoldersPage'],
+  folders: ['./page-folders.js', 'FoldersPage'], listening: ['./page-listening.js', 'ListeningPage'],
   admin: ['./admin.js', 'AdminPage'], settings: ['./settings.js', 'SettingsPage'],
 };
 const pages = new Map();
@@ -223,6 +223,12 @@ function signedIn(user) {
   showView('tracks');
   showList();
   $('grid').focus();
+  // Back from Last.fm's authorisation (`#settings/lastfm-linked`): the settings say how it went.
+  const back = /^#settings\/([a-z-]+)$/.exec(window.location.hash);
+  if (back) {
+    history.replaceState(null, '', window.location.pathname + window.location.search);
+    openPage('settings', { notice: back[1] }).catch(showError);
+  }
 }
 
 $('signin').addEventListener('submit', async (event) => {

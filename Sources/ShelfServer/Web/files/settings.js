@@ -2,7 +2,7 @@
 // the page, and playback (ReplayGain, pre-amp, the gain of untagged tracks, crossfade). The
 // theme lives in localStorage and is applied by applyTheme() before the page draws.
 import { api, subsonic, encodePassword } from './api.js';
-import { t, tn, language, setLanguage } from './i18n.js';
+import { t, tn, language, setLanguage, formatNumber } from './i18n.js';
 import { h, pageHeading, errorBox, statusBox, showError, showMessage, field } from './dom.js';
 
 const THEME_KEY = 'shelf.theme';
@@ -42,12 +42,119 @@ export class SettingsPage {
     container.classList.add('page-view');
   }
 
-  async show() {
+  /** `notice`: what Last.fm's authorisation came back with (`lastfm-linked`, `lastfm-refused`, …). */
+  async show({ notice } = {}) {
     this.container.replaceChildren(
       pageHeading(t('settings.title')),
-      this.buildPassword(), this.buildSessions(), this.buildAppearance(), this.buildPlayback(),
+      this.buildPassword(), this.buildSessions(), this.buildScrobbling(), this.buildAppearance(), this.buildPlayback(),
     );
-    await Promise.all([this.loadSessions(), this.loadPlayback()]);
+    if (notice && /^lastfm-(linked|refused|unreachable)$/.test(notice)) {
+      (notice === 'lastfm-linked' ? this.scrobblingStatus : this.scrobblingError).textContent = t(`settings.scrobbling.${notice}`);
+    }
+    await Promise.all([this.loadSessions(), this.loadPlayback(), this.loadScrobbling()]);
+  }
+
+  // MARK: Scrobbling
+
+  buildScrobbling() {
+    this.scrobblingError = errorBox();
+    this.scrobblingStatus = statusBox();
+    this.scrobblingServices = h('div', { class: 'scrobbling-services' });
+    const field3 = (name) => h('input', { type: 'text', name, autocomplete: 'off', placeholder: t(`settings.scrobbling.rules.${name}.placeholder`) });
+    this.rules = { libraries: field3('libraries'), genres: field3('genres'), clients: field3('clients') };
+    const rules = h('form', { class: 'settings-form', 'aria-labelledby': 'settings-scrobbling-rules-title' },
+      h('h3', { id: 'settings-scrobbling-rules-title', text: t('settings.scrobbling.rules.title') }),
+      field(t('settings.scrobbling.rules.libraries'), this.rules.libraries),
+      field(t('settings.scrobbling.rules.genres'), this.rules.genres),
+      field(t('settings.scrobbling.rules.clients'), this.rules.clients, t('settings.scrobbling.rules.hint')),
+      h('div', {}, h('button', { type: 'submit', text: t('settings.scrobbling.rules.save') })),
+    );
+    rules.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const split = (input) => input.value.split(',').map((word) => word.trim()).filter(Boolean);
+      await this.scrobbling('api/me/scrobbling/rules', 'PUT',
+        { libraries: split(this.rules.libraries), genres: split(this.rules.genres), clients: split(this.rules.clients) }, 'settings.scrobbling.rules.saved');
+    });
+    return settingsSection('settings-scrobbling-title', t('settings.scrobbling.title'),
+      h('p', { class: 'page-intro', text: t('settings.scrobbling.intro') }),
+      this.scrobblingServices, rules, this.scrobblingError, this.scrobblingStatus,
+    );
+  }
+
+  /** One call to the scrobbling API; the page redraws from its answer. */
+  async scrobbling(path, method, body, done) {
+    showError(this.scrobblingError, null);
+    this.scrobblingStatus.textContent = '';
+    try {
+      this.renderScrobbling(await api(path, { method, body }));
+      if (done) this.scrobblingStatus.textContent = t(done);
+      return true;
+    } catch (error) {
+      showError(this.scrobblingError, error);
+      return false;
+    }
+  }
+
+  async loadScrobbling() {
+    try {
+      this.renderScrobbling(await api('api/me/scrobbling'));
+    } catch (error) {
+      showError(this.scrobblingError, error);
+    }
+  }
+
+  renderScrobbling(document) {
+    const linked = Object.fromEntries(document.services.map((service) => [service.service, service]));
+    const card = (service, title, linkControls) => {
+      const state = linked[service];
+      let text = t('settings.scrobbling.notLinked');
+      if (state) {
+        const who = state.account ? t('settings.scrobbling.as', { account: state.account }) : '';
+        text = state.state === 'paused'
+          ? t('settings.scrobbling.paused', { reason: state.pauseReason ?? '', queued: formatNumber(state.queued) })
+          : t('settings.scrobbling.linked', { who, sent: formatNumber(state.sent), queued: formatNumber(state.queued) });
+      }
+      const controls = state
+        ? [h('button', { type: 'button', text: t('settings.scrobbling.unlink'), 'data-unlink': service, onclick: () => this.scrobbling(`api/me/scrobbling/${service}`, 'DELETE', undefined, 'settings.scrobbling.unlinked') })]
+        : [];
+      return h('div', { class: 'scrobbling-service', 'data-service': service, 'data-state': state?.state ?? 'none' },
+        h('h3', { text: title }),
+        h('p', { class: state?.state === 'paused' ? 'scrobbling-state warning' : 'scrobbling-state', role: state?.state === 'paused' ? 'alert' : null, text }),
+        state?.lastError && state.state === 'linked' && state.queued > 0 ? h('p', { class: 'page-intro', text: t('settings.scrobbling.retrying', { error: state.lastError }) }) : null,
+        // A paused link is fixed by linking again: the queue is kept and sent then.
+        !state || state.state === 'paused' ? linkControls() : null,
+        ...controls);
+    };
+    const listenbrainz = () => {
+      const token = h('input', { type: 'password', name: 'listenbrainz-token', autocomplete: 'off', required: true });
+      const form = h('form', { class: 'settings-form' },
+        field(t('settings.scrobbling.listenbrainz.token'), token, t('settings.scrobbling.listenbrainz.hint')),
+        h('div', {}, h('button', { type: 'submit', class: 'primary', text: t('settings.scrobbling.link') })));
+      form.addEventListener('submit', async (event) => {
+        event.preventDefault();
+        if (await this.scrobbling('api/me/scrobbling/listenbrainz', 'PUT', { token: token.value.trim() }, 'settings.scrobbling.linkedNow')) token.value = '';
+      });
+      return form;
+    };
+    const lastfm = () => {
+      if (!document.lastfm) return h('p', { class: 'page-intro', text: t('settings.scrobbling.lastfm.unavailable') });
+      return h('div', {}, h('button', {
+        type: 'button', class: 'primary', text: t('settings.scrobbling.lastfm.link'),
+        onclick: async () => {
+          try {
+            // Last.fm asks the user, then sends the browser back to Shelf, which links and returns here.
+            const { url } = await api('api/me/scrobbling/lastfm/authorize');
+            window.location.assign(url);
+          } catch (error) {
+            showError(this.scrobblingError, error);
+          }
+        },
+      }));
+    };
+    this.scrobblingServices.replaceChildren(card('listenbrainz', 'ListenBrainz', listenbrainz), card('lastfm', 'Last.fm', lastfm));
+    this.rules.libraries.value = (document.rules.libraries ?? []).join(', ');
+    this.rules.genres.value = (document.rules.genres ?? []).join(', ');
+    this.rules.clients.value = (document.rules.clients ?? []).join(', ');
   }
 
   // MARK: Password

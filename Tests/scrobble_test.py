@@ -322,7 +322,8 @@ class LastfmHandler(http.server.BaseHTTPRequestHandler):
             token = hashlib.sha1(os.urandom(8)).hexdigest()
             with self.server.lock:
                 self.server.tokens.add(token)
-            return self.answer(302, {}, [("Location", query["cb"] + "?token=" + token)])
+            back = query["cb"] + ("&" if "?" in query["cb"] else "?") + "token=" + token
+            return self.answer(302, {}, [("Location", back)])
         self.answer(404, {"error": 3, "message": "Invalid Method"})
 
     def do_POST(self):
@@ -390,9 +391,14 @@ def lastfm_mode():
             assert authorize.startswith(standin.base + "/auth/?api_key=" + LastfmStandIn.KEY), authorize
             # Last.fm's page sends the browser back to Shelf with a token; Shelf links and shows the settings.
             status, location = hop(browser, authorize)
-            assert status == 302 and location.startswith(shelf.base + "/api/me/scrobbling/lastfm/callback?token="), (status, location)
-            status, location = hop(browser, location)
-            assert status == 303 and location == "/#settings/lastfm-linked", (status, location)
+            assert status == 302 and location.startswith(shelf.base + "/api/me/scrobbling/lastfm/callback?state="), (status, location)
+            # A callback with a state this user's flow did not make links nothing (someone else's link).
+            forged = location.split("?state=")[0] + "?state=forged&token=" + location.rsplit("token=", 1)[1]
+            assert hop(browser, forged) == (303, "/#settings/lastfm-refused")
+            status, back = hop(browser, location)
+            assert (status, back) == (303, "/#settings/lastfm-linked"), (status, back)
+            # A state is good once.
+            assert hop(browser, location) == (303, "/#settings/lastfm-refused")
             status, body = http_call(shelf.base + "/api/me/scrobbling", opener=browser)
             document = json.loads(body)
             assert document["lastfm"] is True and document["services"][0]["account"] == "ann_fm", document

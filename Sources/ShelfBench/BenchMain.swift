@@ -36,6 +36,10 @@ struct BenchMain {
             Issue 40's table: the library split into three (50/30/20 %), every read of a reader limited to one
             or two of them beside an admin's (pages by every sort and at 90 %, sections, anchor, search, the
             views), each with its ratio and target; getMusicDirectory of 2,000 tracks and getIndexes.
+        usage: shelf-bench listens [--tracks 50000] [--listens 200000] [--library DIR] [--runs 11]
+            Issue 41's table: a play counted one a transaction (nothing linked, two services linked) beside a star; the
+            listen log's first page and a page at 90 %; the statistics of a week, month, year and all time; the export,
+            and import-from listenbrainz of it into another user, then again (which writes nothing).
         usage: shelf-bench serve --library DIR [--tracks 500500] [--connections 64] [--duration 10] [--threads 2] [--wrk PATH]
             `shelf serve` as a child driven by wrk: first page, cursor page at 90 %, sections, anchor, search, album
             tracks, artwork warm and cold; requests/s, p50/p99, non-2xx, beside the same read in-process; peak RSS.
@@ -83,6 +87,7 @@ struct BenchMain {
             case "history": try await HistoryBench(words).run(&report)
             case "mirror": try await MirrorBench(words).run(&report)
             case "libraries": try await LibrariesBench(words).run(&report)
+            case "listens": try await ListensBench(words).run(&report)
             case "legacy-store": try LegacyStoreCommand(words).run(&report)
             case "sample-files": try SampleFiles(words).run(&report)
             case "import": try await ImportBench(words).run(&report)

@@ -127,6 +127,22 @@ import Testing
         }
     }
 
+    @Test func listens() async throws {
+        try await offCooperativePool { [self] in
+            let document = try bench(["listens", "--tracks", "1000", "--listens", "2000", "--runs", "3"])
+            let writes = try rows(document, "writes")
+            #expect(writes.count == 3)
+            for row in writes { expectPositive(row, ["ms"]) }
+            let reads = try rows(document, "reads")
+            #expect(reads.count == 6)
+            for row in reads { expectPositive(row, ["ms"]) }
+            let imports = try rows(document, "imports")
+            #expect(imports.map { $0["listensWritten"] as? Int } == [2_000, 0])
+            #expect(document["exported"] as? Int == 2_000 && document["secondImportListens"] as? Int == 0)
+            expectPositive(document, ["importListensPerSecond", "listens"])
+        }
+    }
+
     @Test func mirror() async throws {
         try await offCooperativePool { [self] in
             let document = try bench(["mirror", "--tracks", "1000", "--write-rounds", "3"])

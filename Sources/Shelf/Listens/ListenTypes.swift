@@ -207,6 +207,7 @@ public struct ScrobbleState: Sendable, Encodable, Equatable {
         case service, state, account, url, linked, paused, pauseReason, queued, refused, sent, lastSent, lastError
     }
 
+    /// Every key written, absent values as null, so scripts find each field.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(service, forKey: .service)

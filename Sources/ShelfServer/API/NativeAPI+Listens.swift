@@ -48,7 +48,12 @@ extension NativeAPI {
                 let user = try request.signedIn
                 let service = try Self.service(request)
                 let body = try request.json(LinkBody.self)
-                if body.url != nil, !user.isAdmin { throw HTTPError.forbidden("only an admin may point a link at another server (url)") }
+                if let url = body.url {
+                    guard user.isAdmin else { throw HTTPError.forbidden("only an admin may point a link at another server (url)") }
+                    guard let parsed = URLComponents(string: url), ["http", "https"].contains(parsed.scheme ?? ""), !(parsed.host ?? "").isEmpty else {
+                        throw HTTPError.badRequest("url expects an http or https URL, got '\(url)'", code: "invalidValue")
+                    }
+                }
                 let accounts = context.scrobbler.accounts
                 do {
                     switch (service, body.token, body.username, body.password) {
@@ -80,8 +85,11 @@ extension NativeAPI {
                 return try await scrobblingDocument(user)
             },
             Route("GET", "/api/me/scrobbling/lastfm/authorize") { request in
-                _ = try request.signedIn
-                let callback = request.http.absoluteURL("/api/me/scrobbling/lastfm/callback")
+                let user = try request.signedIn
+                // The state ties the callback to this user's own flow: a link someone else sends
+                // cannot attach their Last.fm account to this user.
+                let state = context.scrobbler.beginLastfmFlow(for: user.id)
+                let callback = request.http.absoluteURL("/api/me/scrobbling/lastfm/callback?state=\(state)")
                 do {
                     return try .json(["url": try context.scrobbler.accounts.lastfmAuthorizeURL(callback: callback)])
                 } catch let error as ScrobbleError {
@@ -89,15 +97,19 @@ extension NativeAPI {
                 }
             },
             // Last.fm sends the browser back here with the token the user just authorised.
-            Route("GET", "/api/me/scrobbling/lastfm/callback", query: ["token"]) { request in
+            Route("GET", "/api/me/scrobbling/lastfm/callback", query: ["token", "state"]) { request in
                 let user = try request.signedIn
                 guard let token = request.query("token"), !token.isEmpty else { throw HTTPError.badRequest("Last.fm sent no token", code: "invalidValue") }
                 var outcome = "linked"
-                do {
-                    _ = try await context.scrobbler.accounts.linkLastfm(user.id, token: token)
-                    context.scrobbler.poke()
-                } catch let error as ScrobbleError {
-                    outcome = error.refusedCredentials ? "refused" : "unreachable"
+                if !context.scrobbler.finishLastfmFlow(request.query("state") ?? "", for: user.id) {
+                    outcome = "refused"
+                } else {
+                    do {
+                        _ = try await context.scrobbler.accounts.linkLastfm(user.id, token: token)
+                        context.scrobbler.poke()
+                    } catch let error as ScrobbleError {
+                        outcome = error.refusedCredentials ? "refused" : "unreachable"
+                    }
                 }
                 return HTTPResponse(
                     status: 303, headers: [("Location", request.http.link("/#settings/lastfm-\(outcome)")), ("Content-Length", "0")])

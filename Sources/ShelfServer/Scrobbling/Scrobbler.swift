@@ -78,6 +78,9 @@ public final class Scrobbler: Sendable {
     private let wake: AsyncStream<Void>.Continuation
     private let signals: AsyncStream<Void>
     private let task = Locked<Task<Void, Never>?>(nil)
+    /// Last.fm web authorisations under way: the `state` sent out with each, whose user it is and
+    /// until when it is good, so that a callback carries only a flow its own user began.
+    private let webFlows = Locked<[String: (user: UserID, expires: Date)]>([:])
 
     /// A scrobbler over `library`; `start` begins sending.
     public init(library: Library, settings: ScrobbleSettings, log: @escaping @Sendable (String) -> Void) {
@@ -95,6 +98,22 @@ public final class Scrobbler: Sendable {
         wake.yield()
         let job = Task { [self] in await run() }
         task.withLock { $0 = job }
+    }
+
+    /// A new `state` for a Last.fm web authorisation `user` begins (good for ten minutes).
+    public func beginLastfmFlow(for user: UserID, now: Date = Date()) -> String {
+        let state = UUID().uuidString.lowercased()
+        webFlows.withLock { flows in
+            flows = flows.filter { $0.value.expires > now }
+            flows[state] = (user, now.addingTimeInterval(600))
+        }
+        return state
+    }
+
+    /// Whether `state` is a flow `user` began and has not finished; it is used up either way.
+    public func finishLastfmFlow(_ state: String, for user: UserID, now: Date = Date()) -> Bool {
+        guard let flow = webFlows.withLock({ $0.removeValue(forKey: state) }) else { return false }
+        return flow.user == user && flow.expires > now
     }
 
     /// Something may have been queued: look now.

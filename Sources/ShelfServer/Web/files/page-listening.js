@@ -122,7 +122,7 @@ export class ListeningPage extends Page {
     const plays = tn('listening.plays', stats.plays);
     // Under an hour in minutes, so a short week does not read as "0 hours".
     this.summary.textContent = !stats.plays ? t('listening.nothing')
-      : hours < 1 ? t('listening.summaryMinutes', { plays, minutes: formatNumber(Math.max(1, Math.round(stats.seconds / 60))) })
+      : hours < 1 ? t('listening.summaryMinutes', { plays, minutes: tn('listening.minutes', Math.max(1, Math.round(stats.seconds / 60))) })
         : t('listening.summary', { plays, hours: hours.toLocaleString(language, { maximumFractionDigits: 1 }) });
     this.container.dataset.plays = String(stats.plays);
     this.chart.replaceChildren(playsChart(stats.days), h('figcaption', { text: t('listening.chart.caption') }));

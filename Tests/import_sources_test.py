@@ -323,7 +323,9 @@ def listens():
     file = os.path.join(WORK, "listens.jsonl")
     with open(file, "w") as f:
         f.write("\n".join(json.dumps(line, ensure_ascii=False) for line in lines) + "\n")
+    dry = shelf_json("import-from", "listenbrainz", file, "--user", "ann", "--dry-run")
     report = import_twice("listenbrainz", file, "--user", "ann")
+    assert dry["applied"] == report["applied"] and dry["matched"] == report["matched"], (dry, report)
     assert (report["matched"], report["ambiguous"], report["unmatched"]) == (3, 0, 1), report
     assert report["applied"]["listens"] == 4 and report["applied"]["plays"] == 3, report["applied"]
     csv = os.path.join(WORK, "scrobbles.csv")

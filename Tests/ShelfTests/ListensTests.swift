@@ -41,6 +41,15 @@ import Testing
         #expect(listen.track == ids[0] && listen.playedAt == at && listen.heard == 150 && listen.source == .playbackReport)
         #expect(listen.client == "Symfonium" && listen.artist == "Zeta" && listen.title == "Song A" && listen.album == "First")
         #expect(listen.recordingMBID == "8f3471b5-7e6a-48da-86a9-c1c07a0f47ae" && listen.duration == 200)
+        // Its export line is JSON as ListenBrainz reads it, whatever the names hold.
+        var odd = listen
+        odd.title = "Say \"hi\"\n\\ \u{1}ばらの花"
+        let line = try ListenExport.listenBrainzLine(odd)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let metadata = try #require(parsed["track_metadata"] as? [String: Any])
+        #expect(
+            parsed["listened_at"] as? Int == 1_790_000_000 && metadata["track_name"] as? String == odd.title && metadata["artist_name"] as? String == "Zeta")
+        #expect((metadata["additional_info"] as? [String: Any])?["media_player"] as? String == "Symfonium" && !line.contains("\n"))
         // The owner's counts follow in the same write.
         let track = try #require(try await library.track(ids[0]))
         #expect(track.playCount == 1 && track.lastPlayed == at)

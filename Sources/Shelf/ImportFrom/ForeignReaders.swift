@@ -10,8 +10,9 @@ enum ForeignReaders {
         case .navidrome: try NavidromeReader.read(url, only: user)
         case .beets: try BeetsReader.read(url)
         case .itunes: try ITunesReader.read(url)
-        case .listenbrainz: try ListenExportReader.listenBrainz(url)
-        case .lastfm: try ListenExportReader.lastfm(url)
+        case .listenbrainz, .lastfm:
+            // Read a chunk at a time by `ListenChunks`; whole here for callers that want it so.
+            try ListenExportReader.whole(source, url)
         }
     }
 
@@ -300,55 +301,33 @@ enum ITunesReader {
 /// Listens exported by ListenBrainz (JSON lines, a JSON array, or a folder of `.jsonl` files as
 /// its export archive holds them) and by Last.fm export tools (CSV: artist, album, title, date).
 enum ListenExportReader {
-    static func listenBrainz(_ url: URL) throws -> ForeignData {
-        var files: [URL] = []
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { throw ForeignReaders.refuse(url, "there is no such file") }
-        if isDirectory.boolValue {
-            let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
-            while let next = walker?.nextObject() as? URL {
-                if ["jsonl", "json"].contains(next.pathExtension.lowercased()) { files.append(next) }
-            }
-            files.sort { $0.path < $1.path }
-        } else {
-            files = [url]
-        }
-        var listens: [ForeignListen] = []
-        for file in files {
-            guard let data = FileManager.default.contents(atPath: file.path) else { throw ForeignReaders.refuse(file, "it cannot be read") }
-            let objects: [Any]
-            if let array = try? JSONSerialization.jsonObject(with: data) as? [Any] {
-                objects = array
-            } else {
-                objects = try data.split(separator: UInt8(ascii: "\n")).enumerated().compactMap { index, line in
-                    if line.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { return nil }
-                    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) else {
-                        throw ForeignReaders.refuse(file, "line \(index + 1) is not JSON")
-                    }
-                    return object
-                }
-            }
-            for case let object as [String: Any] in objects {
-                guard let at = (object["listened_at"] as? NSNumber)?.doubleValue, let metadata = object["track_metadata"] as? [String: Any] else { continue }
-                let info = metadata["additional_info"] as? [String: Any] ?? [:]
-                let mapping = metadata["mbid_mapping"] as? [String: Any] ?? [:]
-                let mbid = info["recording_mbid"] as? String ?? mapping["recording_mbid"] as? String
-                let duration = (info["duration_ms"] as? NSNumber).map { $0.doubleValue / 1000 } ?? (info["duration"] as? NSNumber)?.doubleValue
-                let artist = metadata["artist_name"] as? String ?? ""
-                let title = metadata["track_name"] as? String ?? ""
-                listens.append(
-                    ForeignListen(
-                        track: ForeignTrack(
-                            key: "\(artist)\u{1}\(title)", path: nil, mbid: mbid, artist: artist, title: title, album: metadata["release_name"] as? String,
-                            duration: duration), playedAt: Date(timeIntervalSince1970: at)))
-            }
-        }
-        var user = ForeignUser(name: nil, key: "listenbrainz")
-        user.listens = listens.sorted { $0.playedAt < $1.playedAt }
-        return ForeignData(sourceKey: "listenbrainz", users: [user])
+    /// Every listen of a file, at once (small files; imports read them with `ListenChunks`).
+    static func whole(_ source: ForeignSource, _ url: URL) throws -> ForeignData {
+        var chunks = try ListenChunks(source, url)
+        var user = ForeignUser(name: nil, key: source.rawValue)
+        while let chunk = try chunks.next(10_000) { user.listens += chunk }
+        return ForeignData(sourceKey: source.rawValue, users: [user])
     }
 
-    static func lastfm(_ url: URL) throws -> ForeignData {
+    /// One ListenBrainz listen object (a line of the export), or nil when it is not one.
+    static func listenBrainz(_ object: Any) -> ForeignListen? {
+        guard let object = object as? [String: Any], let at = (object["listened_at"] as? NSNumber)?.doubleValue,
+            let metadata = object["track_metadata"] as? [String: Any]
+        else { return nil }
+        let info = metadata["additional_info"] as? [String: Any] ?? [:]
+        let mapping = metadata["mbid_mapping"] as? [String: Any] ?? [:]
+        let mbid = info["recording_mbid"] as? String ?? mapping["recording_mbid"] as? String
+        let duration = (info["duration_ms"] as? NSNumber).map { $0.doubleValue / 1000 } ?? (info["duration"] as? NSNumber)?.doubleValue
+        let artist = metadata["artist_name"] as? String ?? ""
+        let title = metadata["track_name"] as? String ?? ""
+        return ForeignListen(
+            track: ForeignTrack(
+                key: "\(artist)\u{1}\(title)", path: nil, mbid: mbid, artist: artist, title: title, album: metadata["release_name"] as? String,
+                duration: duration), playedAt: Date(timeIntervalSince1970: at))
+    }
+
+    /// The rows of a Last.fm CSV as listens.
+    static func lastfm(_ url: URL) throws -> [ForeignListen] {
         guard let data = FileManager.default.contents(atPath: url.path) else { throw ForeignReaders.refuse(url, "there is no such file") }
         var rows = CSV.rows(String(decoding: data, as: UTF8.self))
         guard !rows.isEmpty else { throw ForeignReaders.refuse(url, "it holds no rows") }
@@ -375,9 +354,7 @@ enum ListenExportReader {
                     track: ForeignTrack(key: "\(artist)\u{1}\(title)", path: nil, mbid: nil, artist: artist, title: title, album: album.isEmpty ? nil : album),
                     playedAt: at))
         }
-        var user = ForeignUser(name: nil, key: "lastfm")
-        user.listens = listens.sorted { $0.playedAt < $1.playedAt }
-        return ForeignData(sourceKey: "lastfm", users: [user])
+        return listens
     }
 
     /// Last.fm exports' dates: `31 Jan 2021 12:34` (UTC), ISO 8601, or Unix seconds.
@@ -394,6 +371,114 @@ enum ListenExportReader {
             if let date = formatter.date(from: text) { return date }
         }
         return nil
+    }
+}
+
+/// An export's listens a chunk at a time, so that a history of millions is never held whole:
+/// ListenBrainz's JSON lines are read a block at a time (a JSON array, and a Last.fm CSV, whose
+/// quoted fields may hold newlines, are parsed whole). `bytesRead` of `totalBytes` is the progress.
+struct ListenChunks {
+    private var files: [URL]
+    private let source: ForeignSource
+    private var pending: [ForeignListen] = []
+    private var handle: FileHandle?
+    private var file: URL?
+    private var buffer = Data()
+    private var line = 0
+    private(set) var bytesRead: Int64 = 0
+    let totalBytes: Int64
+
+    init(_ source: ForeignSource, _ url: URL) throws {
+        self.source = source
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { throw ForeignReaders.refuse(url, "there is no such file") }
+        if isDirectory.boolValue, source == .listenbrainz {
+            var found: [URL] = []
+            let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
+            while let next = walker?.nextObject() as? URL {
+                if ["jsonl", "json"].contains(next.pathExtension.lowercased()) { found.append(next) }
+            }
+            files = found.sorted { $0.path < $1.path }
+        } else {
+            files = [url]
+        }
+        totalBytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1.path)[.size] as? Int64) ?? 0) }
+    }
+
+    /// Up to `count` more listens; nil at the end.
+    mutating func next(_ count: Int) throws -> [ForeignListen]? {
+        var out: [ForeignListen] = []
+        while out.count < count {
+            if !pending.isEmpty {
+                let take = min(count - out.count, pending.count)
+                out += pending.prefix(take)
+                pending.removeFirst(take)
+                continue
+            }
+            if handle != nil {
+                if let listen = try nextLine() {
+                    if let listen { out.append(listen) }
+                    continue
+                }
+                try? handle?.close()
+                handle = nil
+                continue
+            }
+            guard !files.isEmpty else { break }
+            let url = files.removeFirst()
+            file = url
+            line = 0
+            if source == .lastfm {
+                pending = try ListenExportReader.lastfm(url)
+                bytesRead += (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? 0
+                continue
+            }
+            guard let opened = FileHandle(forReadingAtPath: url.path) else { throw ForeignReaders.refuse(url, "it cannot be read") }
+            let head = try opened.read(upToCount: 64) ?? Data()
+            if head.first(where: { ![32, 9, 10, 13].contains($0) }) == UInt8(ascii: "[") {
+                // A JSON array: parsed whole.
+                try opened.close()
+                guard let data = FileManager.default.contents(atPath: url.path),
+                    let array = try? JSONSerialization.jsonObject(with: data) as? [Any]
+                else { throw ForeignReaders.refuse(url, "it is not a JSON array of listens") }
+                pending = array.compactMap(ListenExportReader.listenBrainz)
+                bytesRead += Int64(data.count)
+                continue
+            }
+            buffer = head
+            bytesRead += Int64(head.count)
+            handle = opened
+        }
+        return out.isEmpty && files.isEmpty && handle == nil && pending.isEmpty ? nil : out
+    }
+
+    /// The next line's listen (`.some(nil)` for a blank line or another object), or nil at the file's end.
+    private mutating func nextLine() throws -> ForeignListen?? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let text = buffer[buffer.startIndex..<newline]
+                buffer = Data(buffer[(newline + 1)...])
+                return try parse(Data(text))
+            }
+            let more = try handle?.read(upToCount: 1 << 20) ?? Data()
+            if more.isEmpty {
+                guard !buffer.isEmpty else { return nil }
+                let last = buffer
+                buffer = Data()
+                return try parse(last)
+            }
+            buffer += more
+            bytesRead += Int64(more.count)
+        }
+    }
+
+    private mutating func parse(_ text: Data) throws -> ForeignListen?? {
+        line += 1
+        if text.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { return .some(nil) }
+        guard let object = try? JSONSerialization.jsonObject(with: text) else {
+            throw ForeignReaders.refuse(file ?? URL(fileURLWithPath: "?"), "line \(line) is not JSON")
+        }
+        return .some(ListenExportReader.listenBrainz(object))
     }
 }
 

@@ -6,15 +6,15 @@ import ShelfDatabase
 /// `--map` rewrites, compared in Unicode NFC so a path written on macOS matches), then by
 /// MusicBrainz recording ID, then by folded artist and title, narrowed by album and by a length
 /// within 2 s. Anything left with more than one candidate is ambiguous and never guessed.
-struct TrackMatcher {
-    struct Candidate {
+struct TrackMatcher: Sendable {
+    struct Candidate: Sendable {
         let id: TrackID
         let album: String
         let duration: Double?
         let groups: TrackGroupIDs
     }
 
-    enum Outcome {
+    enum Outcome: Sendable {
         case matched(TrackID)
         case ambiguous(String)
         case unmatched(String)
@@ -124,28 +124,12 @@ extension Library {
     /// changes nothing (counts add only what an earlier import of the same source did not). A dry
     /// run does the same work in one transaction and rolls it back.
     public func importFrom(_ source: ForeignSource, at url: URL, options: ForeignImportOptions = ForeignImportOptions()) async throws -> ForeignImportReport {
+        if source == .listenbrainz || source == .lastfm { return try await importListens(source, at: url, options: options) }
         let data = try ForeignReaders.read(source, at: url, user: source == .navidrome ? options.user : nil)
         var report = ForeignImportReport(source: source, path: url.path, dryRun: options.dryRun)
         let matcher = try await TrackMatcher.load(self, mappings: options.mappings)
-        var outcomes: [ForeignTrack: TrackMatcher.Outcome] = [:]
-        func resolve(_ track: ForeignTrack, kind: String) -> TrackID? {
-            if let known = outcomes[track], case .matched(let id) = known { return id }
-            if outcomes[track] != nil { return nil }
-            let outcome = matcher.match(track)
-            outcomes[track] = outcome
-            switch outcome {
-            case .matched(let id):
-                report.matched += 1
-                return id
-            case .ambiguous(let reason):
-                report.ambiguous += 1
-                report.items.append(ForeignIssue(kind: kind, item: track.label, outcome: "ambiguous", reason: reason))
-            case .unmatched(let reason):
-                report.unmatched += 1
-                report.items.append(ForeignIssue(kind: kind, item: track.label, outcome: "unmatched", reason: reason))
-            }
-            return nil
-        }
+        var resolver = TrackResolver(matcher: matcher)
+        func resolve(_ track: ForeignTrack, kind: String) -> TrackID? { resolver.resolve(track, kind: kind, into: &report) }
         var plans: [PlannedUser] = []
         for user in data.users {
             var plan = PlannedUser(name: user.name, key: user.key)
@@ -192,14 +176,8 @@ extension Library {
             if let name = plan.name {
                 let existing = users.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
                 targets.append((plan, existing?.name ?? name, existing == nil))
-            } else if let name = options.user {
-                guard let user = users.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { throw LibraryError.userNotFound(name) }
-                targets.append((plan, user.name, false))
             } else {
-                guard let owner = users.first(where: \.isOwner) else {
-                    throw LibraryError.invalidValue(field: "user", value: "(none)", reason: "the library has no users: add one, or name one with --user")
-                }
-                targets.append((plan, owner.name, false))
+                targets.append((plan, try Self.importTarget(options.user, among: users), false))
             }
         }
         report.users = targets.map(\.user)
@@ -281,6 +259,89 @@ extension Library {
             options.progress?(index + 1, steps.count)
         }
         report.applied = applied
+    }
+}
+
+extension Library {
+    /// The Shelf user a source without users imports into: `name`, or the owner.
+    static func importTarget(_ name: String?, among users: [User]) throws -> String {
+        if let name {
+            guard let user = users.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { throw LibraryError.userNotFound(name) }
+            return user.name
+        }
+        guard let owner = users.first(where: \.isOwner) else {
+            throw LibraryError.invalidValue(field: "user", value: "(none)", reason: "the library has no users: add one, or name one with --user")
+        }
+        return owner.name
+    }
+
+    /// A ListenBrainz or Last.fm export, a chunk of 5,000 listens at a time (matched, then
+    /// written in a transaction of its own), so that a history of millions never sits in memory.
+    /// A dry run reads what each chunk would add without writing.
+    func importListens(_ source: ForeignSource, at url: URL, options: ForeignImportOptions) async throws -> ForeignImportReport {
+        var chunks = try ListenChunks(source, url)
+        var report = ForeignImportReport(source: source, path: url.path, dryRun: options.dryRun)
+        let name = try Self.importTarget(options.user, among: try await users())
+        report.users = [name]
+        var resolver = TrackResolver(matcher: try await TrackMatcher.load(self, mappings: options.mappings))
+        let program = source.rawValue
+        var applied = ForeignImportReport.Applied()
+        // In a dry run, the listens this run would already have added (an export may repeat one).
+        var added = Set<String>()
+        while let chunk = try chunks.next(5_000) {
+            try Task.checkCancellation()
+            let matched = chunk.map { (resolver.resolve($0.track, kind: "listen", into: &report), $0) }
+            let before = applied
+            if options.dryRun {
+                let fresh = try await read { db -> [(TrackID?, ForeignListen)] in
+                    guard let user = try db.queryOne("SELECT id FROM user WHERE name = ?", [name], { UserID(try $0.int64(0)) }) else { return [] }
+                    return try matched.filter { try !WriteBatch.listenExists(db, user: user, $0.1) }
+                }
+                for (id, listen) in fresh where added.insert(ListenRows.importKey(listen)).inserted {
+                    applied.listens += 1
+                    if id != nil { applied.plays += 1 }
+                }
+            } else {
+                applied = try await write { batch in
+                    var running = before
+                    let user = try batch.requireNamedUser(name)
+                    for (id, listen) in matched { try batch.importListen(listen, track: id, user: user, program: program, applied: &running) }
+                    return running
+                }
+            }
+            options.progress?(Int(min(chunks.bytesRead, Int64(Int.max))), Int(min(max(chunks.totalBytes, 1), Int64(Int.max))))
+        }
+        report.applied = applied
+        report.items.sort { ($0.outcome, $0.kind, $0.item) < ($1.outcome, $1.kind, $1.item) }
+        return report
+    }
+}
+
+/// Matching remembered per source track, so that each is matched once and reported once.
+struct TrackResolver {
+    let matcher: TrackMatcher
+    var outcomes: [ForeignTrack: TrackMatcher.Outcome] = [:]
+
+    /// The Shelf track `track` is, or nil with the reason added to the report the first time.
+    mutating func resolve(_ track: ForeignTrack, kind: String, into report: inout ForeignImportReport) -> TrackID? {
+        if let known = outcomes[track] {
+            if case .matched(let id) = known { return id }
+            return nil
+        }
+        let outcome = matcher.match(track)
+        outcomes[track] = outcome
+        switch outcome {
+        case .matched(let id):
+            report.matched += 1
+            return id
+        case .ambiguous(let reason):
+            report.ambiguous += 1
+            report.items.append(ForeignIssue(kind: kind, item: track.label, outcome: "ambiguous", reason: reason))
+        case .unmatched(let reason):
+            report.unmatched += 1
+            report.items.append(ForeignIssue(kind: kind, item: track.label, outcome: "unmatched", reason: reason))
+        }
+        return nil
     }
 }
 
@@ -410,13 +471,17 @@ extension WriteBatch {
         applied.playlistItems += items.count
     }
 
+    /// Whether the user has this listen already (the same second, artist and title).
+    nonisolated static func listenExists(_ db: Connection, user: UserID, _ listen: ForeignListen) throws -> Bool {
+        try db.scalar(
+            Int.self, "SELECT 1 FROM listen WHERE user_id = ? AND played_at = ? AND artist = ? AND title = ?",
+            [user.rawValue, listen.playedAt, listen.track.artist, listen.track.title]) != nil
+    }
+
     /// A listen from an export, kept once (the same second, artist and title is the same
     /// listen); a matched one counts a play.
     func importListen(_ listen: ForeignListen, track: TrackID?, user: User, program: String, applied: inout ForeignImportReport.Applied) throws {
-        let exists = try db.scalar(
-            Int.self, "SELECT 1 FROM listen WHERE user_id = ? AND played_at = ? AND artist = ? AND title = ?",
-            [user.id.rawValue, listen.playedAt, listen.track.artist, listen.track.title])
-        guard exists == nil else { return }
+        guard try !Self.listenExists(db, user: user.id, listen) else { return }
         try db.execute(
             """
             INSERT INTO listen (user_id, track_id, played_at, source, artist, title, album, duration, recording_mbid)

@@ -28,8 +28,9 @@ extension Library {
                 arguments.append(until)
             }
             if let (time, id) = position {
-                sql += " AND (played_at < ? OR (played_at = ? AND id < ?))"
-                arguments += [time, time, id]
+                // A row value, so that SQLite walks the (user_id, played_at, id) index from there.
+                sql += " AND (played_at, id) < (?, ?)"
+                arguments += [time, id]
             }
             sql += " ORDER BY played_at DESC, id DESC LIMIT ?"
             arguments.append(limit + 1)
@@ -51,8 +52,8 @@ extension Library {
             let position = after
             let listens = try await read { db in
                 try db.query(
-                    ListenRows.select + " WHERE user_id = ? AND (played_at > ? OR (played_at = ? AND id > ?)) ORDER BY played_at, id LIMIT ?",
-                    [user.rawValue, position.0, position.0, position.1, chunk], ListenRows.decode)
+                    ListenRows.select + " WHERE user_id = ? AND (played_at, id) > (?, ?) ORDER BY played_at, id LIMIT ?",
+                    [user.rawValue, position.0, position.1, chunk], ListenRows.decode)
             }
             if listens.isEmpty { return }
             try body(listens)
@@ -72,40 +73,51 @@ extension Library {
         let from = period.days.map { now.addingTimeInterval(-Double($0) * 86_400) }
         let top = max(1, min(top, 100))
         return try await read { db in
-            let range = " WHERE user_id = ?1 AND played_at >= ?2 AND played_at <= ?3"
-            let arguments: [(any SQLiteBindable)?] = [user.rawValue, from?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude, now]
-            let (plays, seconds) =
-                try db.queryOne(
-                    "SELECT count(*), coalesce(sum(coalesce(heard, duration, 0)), 0) FROM listen" + range, arguments
-                ) { (Int(try $0.int64(0)), try $0.double(1)) } ?? (0, 0)
-            let artists = try db.query(
-                "SELECT artist, count(*) AS n FROM listen" + range + " AND artist <> '' GROUP BY artist ORDER BY n DESC, artist LIMIT \(top)",
-                arguments
-            ) { ListeningStats.Entry(name: try $0.string(0), artist: "", track: nil, plays: Int(try $0.int64(1))) }
-            let albums = try db.query(
+            // One pass over the period's listens, counted in memory: four GROUP BYs would each
+            // sort the period again.
+            var plays = 0
+            var seconds = 0.0
+            var artists: [String: Int] = [:]
+            var albums: [ListenRows.Pair: Int] = [:]
+            var tracks: [ListenRows.Pair: (count: Int, track: Int64?)] = [:]
+            var perDay: [Int: Int] = [:]
+            try db.forEachRow(
                 """
-                SELECT album, CASE WHEN album_artist <> '' THEN album_artist ELSE artist END AS by_, count(*) AS n FROM listen\(range)
-                AND album <> '' GROUP BY album, by_ ORDER BY n DESC, album LIMIT \(top)
-                """, arguments
-            ) { ListeningStats.Entry(name: try $0.string(0), artist: try $0.string(1), track: nil, plays: Int(try $0.int64(2))) }
-            let tracks = try db.query(
-                """
-                SELECT title, artist, max(track_id), count(*) AS n FROM listen\(range)
-                GROUP BY title, artist ORDER BY n DESC, title LIMIT \(top)
-                """, arguments
-            ) {
-                ListeningStats.Entry(
-                    name: try $0.string(0), artist: try $0.string(1), track: $0.optionalInt64(2).map { TrackID($0) }, plays: Int(try $0.int64(3)))
+                SELECT artist, title, album, album_artist, track_id, played_at, coalesce(heard, duration, 0) FROM listen
+                WHERE user_id = ? AND played_at >= ? AND played_at <= ?
+                """, [user.rawValue, from?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude, now]
+            ) { row in
+                let artist = row.optionalString(0) ?? ""
+                let title = row.optionalString(1) ?? ""
+                let album = row.optionalString(2) ?? ""
+                plays += 1
+                seconds += row.optionalDouble(6) ?? 0
+                if !artist.isEmpty { artists[artist, default: 0] += 1 }
+                if !album.isEmpty {
+                    let by = row.optionalString(3).flatMap { $0.isEmpty ? nil : $0 } ?? artist
+                    albums[ListenRows.Pair(name: album, artist: by), default: 0] += 1
+                }
+                let key = ListenRows.Pair(name: title, artist: artist)
+                let id = row.optionalInt64(4)
+                tracks[key, default: (0, nil)].count += 1
+                if let id, (tracks[key]?.track ?? 0) < id { tracks[key]?.track = id }
+                perDay[Int((((row.optionalDouble(5) ?? 0) + Double(utcOffset)) / 86_400).rounded(.down)), default: 0] += 1
             }
-            var perDay: [String: Int] = [:]
-            _ = try db.query(
-                "SELECT date(played_at + \(utcOffset), 'unixepoch') AS day, count(*) FROM listen" + range + " GROUP BY day", arguments
-            ) { perDay[try $0.string(0)] = Int(try $0.int64(1)) }
-            var first = from
-            if first == nil, let earliest = perDay.keys.min() { first = ListenRows.day(earliest, utcOffset: utcOffset) }
-            let days = ListenRows.days(from: first ?? now, to: now, utcOffset: utcOffset).map { ListeningStats.Day(date: $0, plays: perDay[$0] ?? 0) }
+            func ranked<K>(_ counts: [K: Int], _ name: (K) -> String) -> [(K, Int)] {
+                counts.sorted { $0.value != $1.value ? $0.value > $1.value : name($0.key) < name($1.key) }.prefix(top).map { ($0.key, $0.value) }
+            }
+            let topArtists = ranked(artists) { $0 }.map { ListeningStats.Entry(name: $0.0, artist: "", track: nil, plays: $0.1) }
+            let topAlbums = ranked(albums) { $0.name }.map { ListeningStats.Entry(name: $0.0.name, artist: $0.0.artist, track: nil, plays: $0.1) }
+            let topTracks = ranked(tracks.mapValues(\.count)) { $0.name }.map {
+                ListeningStats.Entry(name: $0.0.name, artist: $0.0.artist, track: tracks[$0.0]?.track.map { TrackID($0) }, plays: $0.1)
+            }
+            let first = from ?? perDay.keys.min().map { Date(timeIntervalSince1970: Double($0) * 86_400 - Double(utcOffset)) }
+            let days = ListenRows.days(from: first ?? now, to: now, utcOffset: utcOffset).map { day in
+                ListeningStats.Day(date: day.text, plays: perDay[day.number] ?? 0)
+            }
             return ListeningStats(
-                period: period, from: from, to: now, plays: plays, seconds: seconds, artists: artists, albums: albums, tracks: tracks, days: days)
+                period: period, from: from, to: now, plays: plays, seconds: seconds, artists: topArtists, albums: topAlbums, tracks: topTracks,
+                days: days)
         }
     }
 
@@ -239,19 +251,28 @@ enum ListenRows {
         return f
     }
 
-    static func day(_ text: String, utcOffset: Int) -> Date? { formatter(utcOffset).date(from: text) }
+    /// What makes an imported listen the same as another: its second, artist and title.
+    static func importKey(_ listen: ForeignListen) -> String {
+        "\(listen.playedAt.timeIntervalSince1970)\u{1}\(listen.track.artist)\u{1}\(listen.track.title)"
+    }
 
-    /// Every calendar day from `from` to `to` at the offset, as `yyyy-MM-dd` (at most 100 years).
-    static func days(from: Date, to: Date, utcOffset: Int) -> [String] {
+    /// An album or track named with its artist, a key of the statistics' counts.
+    struct Pair: Hashable {
+        let name: String
+        let artist: String
+    }
+
+    /// Every calendar day from `from` to `to` at the offset (seconds east of UTC): its
+    /// `yyyy-MM-dd` and its number (days since 1970 there), at most 100 years of them.
+    static func days(from: Date, to: Date, utcOffset: Int) -> [(text: String, number: Int)] {
         let f = formatter(utcOffset)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = f.timeZone
-        var day = calendar.startOfDay(for: from)
-        var out: [String] = []
-        while day <= to, out.count < 36_600 {
-            out.append(f.string(from: day))
-            guard let next = calendar.date(byAdding: .day, value: 1, to: day) else { break }
-            day = next
+        let dayNumber = { (date: Date) in Int(((date.timeIntervalSince1970 + Double(utcOffset)) / 86_400).rounded(.down)) }
+        let last = dayNumber(to)
+        var number = max(dayNumber(from), last - 36_600)
+        var out: [(String, Int)] = []
+        while number <= last {
+            out.append((f.string(from: Date(timeIntervalSince1970: Double(number) * 86_400 - Double(utcOffset))), number))
+            number += 1
         }
         return out
     }

@@ -165,8 +165,7 @@ class Maloja:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait(HANG)
-        if not os.environ.get("KEEP_MALOJA"):
-            shutil.rmtree(self.directory, ignore_errors=True)
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def maloja_mode():

@@ -66,7 +66,7 @@ public final class ServerLog: Sendable {
         case .json:
             let message = text.hasPrefix("shelf: ") ? String(text.dropFirst(7)) : text
             // The message comes last so that a reader looking for `…:PORT` at its end finds it.
-            write("{\"time\":\(Self.quote(Self.now())),\"level\":\(Self.quote(level)),\"message\":\(Self.quote(message))}")
+            write("{\"time\":\(JSONText.quoted(Self.now())),\"level\":\(JSONText.quoted(level)),\"message\":\(JSONText.quoted(message))}")
         }
     }
 
@@ -77,8 +77,8 @@ public final class ServerLog: Sendable {
         case .json:
             let ms = (entry.milliseconds * 1000).rounded() / 1000
             write(
-                "{\"time\":\(Self.quote(Self.now())),\"method\":\(Self.quote(entry.method)),\"target\":\(Self.quote(AccessLogEntry.redact(entry.target))),"
-                    + "\"status\":\(entry.status),\"bytes\":\(entry.bytes),\"ms\":\(ms),\"address\":\(Self.quote(entry.remoteAddress))}")
+                "{\"time\":\(JSONText.quoted(Self.now())),\"method\":\(JSONText.quoted(entry.method)),\"target\":\(JSONText.quoted(AccessLogEntry.redact(entry.target))),"
+                    + "\"status\":\(entry.status),\"bytes\":\(entry.bytes),\"ms\":\(ms),\"address\":\(JSONText.quoted(entry.remoteAddress))}")
         }
     }
 
@@ -93,24 +93,6 @@ public final class ServerLog: Sendable {
                 offset += written
             }
         }
-    }
-
-    /// `value` as a JSON string.
-    static func quote(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     /// Now in UTC, to the millisecond: `2026-12-01T11:52:03.123Z`.

@@ -1,9 +1,10 @@
 # Shelf's build entry points. Only the Swift toolchain and Debian packages are needed;
 # `make deps` installs the missing packages when run as root, and otherwise prints the command.
 
-# What building and running Shelf needs (`make demo`): its C libraries, ffmpeg, and curl and
+# What building and running Shelf needs (`make demo`): its C libraries (FFmpeg's and FFTW3 for the
+# sonic analysis), ffmpeg, and curl and
 # python3 for the demo script.
-DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev ffmpeg libxml2-dev libldap-dev python3 curl
+DEBIAN_PACKAGES := libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtag1-dev libmicrohttpd-dev libcurl4-openssl-dev libebur128-dev libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libfftw3-dev ffmpeg libxml2-dev libldap-dev python3 curl
 # What the tests need besides (`make test`, `make deps-test`): the jukebox's mpv (optional for
 # running Shelf: only jukebox=true needs it), the browser and its driver, a CJK font for the
 # screenshots, wrk, the Debian packaging tools, man's groff, ESLint for the page, and the reverse

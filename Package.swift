@@ -38,11 +38,25 @@ let package = Package(
         .target(
             name: "CCurl", path: "Sources/CCurl",
             linkerSettings: [.linkedLibrary("curl")]),
+        // Listening to a track: FFmpeg's libraries decode it, FFTW3 transforms it, into the sonic
+        // descriptors (and the similarity scan). Optimised in every build: the tests analyse real
+        // files in debug builds, and unoptimised DSP would be most of their time.
+        .target(
+            name: "CSonic", path: "Sources/CSonic",
+            cSettings: [
+                .unsafeFlags(["-O2", "-fno-math-errno", "-fassociative-math", "-fno-signed-zeros", "-fno-trapping-math", "-ffp-contract=fast"])
+            ],
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"), .linkedLibrary("swresample"),
+                .linkedLibrary("fftw3f"), .linkedLibrary("m"),
+            ]),
         // The git commit a build came from (written by `make`, "unknown" without it) for `--version`.
         .target(name: "CShelfBuild", path: "Sources/CShelfBuild"),
         .target(name: "ShelfDatabase", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "ShelfCore", swiftSettings: swiftSettings),
-        .target(name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto", "CEBUR128", "CImageCodecs", "CTagLib"], swiftSettings: swiftSettings),
+        .target(
+            name: "Shelf", dependencies: ["ShelfDatabase", "ShelfCore", "CCrypto", "CEBUR128", "CImageCodecs", "CTagLib", "CSonic"],
+            swiftSettings: swiftSettings),
         // The JSON documents `shelf --json` prints and `/api/` answers: one set of encoders for both.
         .target(name: "ShelfWire", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         // The web page's files are compiled into the binary (`embedInCode`), so `shelf` alone serves them.

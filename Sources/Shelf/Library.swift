@@ -58,6 +58,8 @@ public final class Library: Sendable {
     let openedReaders = Locked<OpenedStore?>(nil)
     /// The mirror's read pool while it is ready; nil sends queries to the direct path.
     let mirrorReaders = Locked<ReadPool?>(nil)
+    /// The sonic similarity index, built on first use (`Library+Similarity`).
+    let similarityCache = SimilarityCache()
     /// The views as readers limited to some libraries see them, per scope.
     let scopedGroups = ScopedGroups()
     /// The paths behind the folder IDs handed out.

@@ -49,7 +49,8 @@ struct ShelfMain {
     static let commands: [any Command.Type] = [
         InfoCommand.self, TracksCommand.self, SectionsCommand.self, SnapshotCommand.self, TrackCommand.self, DeleteCommand.self,
         TokenCommand.self, ChangesCommand.self, HistoryCommand.self, MirrorCommand.self, ArtworkCommand.self, MigrateCommand.self, ImportCommand.self,
-        ScanCommand.self, WatchCommand.self, LoudnessCommand.self, PlaylistCommand.self, SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self,
+        ScanCommand.self, WatchCommand.self, LoudnessCommand.self, AnalyzeCommand.self, SimilarCommand.self, MixCommand.self, PlaylistCommand.self,
+        SearchCommand.self, AlbumsCommand.self, ArtistsCommand.self,
         ComposersCommand.self, GenresCommand.self, SmartCommand.self, EditCommand.self, DraftCommand.self, ExportCommand.self, LibraryCommand.self,
         FoldersCommand.self, ImportFromCommand.self, UserCommand.self,
         ServeCommand.self, ConfigCommand.self, DoctorCommand.self, BackupCommand.self, RestoreCommand.self,
@@ -60,6 +61,14 @@ struct ShelfMain {
     static func command(named name: String) -> (any Command.Type)? { commands.first { $0.name == name } }
 
     static func main() async {
+        // The analysis worker speaks a pipe protocol to its parent, not to people: no parsing, no help.
+        if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "analyze-worker" {
+            let nice = CommandLine.arguments.firstIndex(of: "--nice").flatMap {
+                $0 + 1 < CommandLine.arguments.count ? Int32(CommandLine.arguments[$0 + 1]) : nil
+            }
+            AnalysisWorker.serve(niceness: nice)
+            exit(0)
+        }
         var arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
         var json = false
         var commandName: String?

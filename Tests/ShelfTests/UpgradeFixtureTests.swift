@@ -176,6 +176,9 @@ import Testing
         #expect(try await library.listenCount(of: guest.id) == (version >= 12 ? 1 : 0))
         #expect(try await library.scrobbleSecret(of: guest.id, .listenbrainz) == (version >= 12 ? "fixture-token" : nil))
         #expect(try await library.userTrackData(for: guest.id, tracks: try await library.starredTracks(of: guest.id)).isEmpty == false)
+        // Sonic analysis came with 13: older stores have every track waiting.
+        let counts = try await library.analysisCounts()
+        #expect(counts.done == (version >= 13 ? 1 : 0) && counts.failed == 0 && counts.pending > 0)
     }
 
     /// Libraries came with schema 11: an older store's remembered roots (schema 10 remembers
@@ -419,6 +422,9 @@ import Testing
             try batch.createShare(by: guest.id, tracks: [opening.id, hikari.id], description: "fixture share", expires: nil)
             try batch.setPlaylistOwner(playlist, guest.id, public: true)
         }
+        // One track's sonic features (schema 13), fixed numbers: the fixture keeps no clock but the row's.
+        let features = try #require(SonicFeatures(values: (0..<SonicFeatures.count).map { Float($0) / 4 + 1 }))
+        try await library.storeSonic(key: Library.sonicKey(opening), outcome: SonicOutcome(status: .ok, features: features, seconds: 12))
         let last = try await library.currentToken()
         try #require(last.storeID == storeID && afterImport < afterEdits && afterEdits < last.transaction)
         return Facts(

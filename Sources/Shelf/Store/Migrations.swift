@@ -53,6 +53,9 @@ enum Migrations {
         Step(name: "addListensAndScrobbling", from: 11, to: 12) { db in
             try db.execute(script: Schema.version12Additions)
         },
+        Step(name: "addSonicAnalysis", from: 12, to: 13) { db in
+            try db.execute(script: Schema.version13Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

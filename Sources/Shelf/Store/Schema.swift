@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 12
+    static let currentVersion = 13
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -445,4 +445,22 @@ enum Schema {
         );
         \(playlists)
         """
+
+    /// Version 13: what listening to each audio identity found (`audio` is the track's audio
+    /// hash, with the slice for a CUE track), per feature version: the descriptors, or why there
+    /// are none (failed, short, silent), so that a move, a retag or a duplicate is never analysed
+    /// again and a failure is not retried on every run. A rowid table: `max(rowid)` tells the
+    /// similarity index that analysis results changed.
+    static let version13Additions = """
+        CREATE TABLE sonic (
+          audio    TEXT    NOT NULL UNIQUE,
+          version  INTEGER NOT NULL,
+          status   TEXT    NOT NULL,
+          reason   TEXT,
+          seconds  REAL,
+          features BLOB,
+          analyzed REAL    NOT NULL
+        );
+        """
+
 }

@@ -147,6 +147,13 @@ subsonic-client:
 	  (python3 -m venv .venv/beets && .venv/beets/bin/pip install --quiet beets) \
 	    || { echo "make: could not install beets into .venv/beets; the beets import test will be skipped" >&2; rm -rf .venv/beets; }; \
 	fi
+	@# librosa and essentia (PyPI), in a venv of their own: librosa grades the sonic descriptors
+	@# in the tests, and both are the peers `shelf-bench sonic` measures beside Shelf.
+	@if [ -x .venv/bin/python ] && ! .venv/audio/bin/python -c "import librosa, essentia" 2>/dev/null; then \
+	  rm -rf .venv/audio; \
+	  (python3 -m venv .venv/audio && .venv/audio/bin/pip install --quiet librosa essentia) \
+	    || { echo "make: could not install librosa and essentia into .venv/audio; the librosa check of the sonic test will be skipped" >&2; rm -rf .venv/audio; }; \
+	fi
 	@# axe-core 4.x, for the browser suite's accessibility checks: axe-selenium-python 3.x carries
 	@# it but wants Python 3.12, so only its wheel is fetched and axe.min.js taken out of it.
 	@if [ -x .venv/bin/python ] && [ ! -f .venv/axe/axe.min.js ]; then \

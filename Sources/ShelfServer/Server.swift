@@ -35,6 +35,8 @@ public struct ServerContext: Sendable {
     public let directory: DirectorySignIn?
     /// The scrobble outbox's sender and the now-playing notices.
     public let scrobbler: Scrobbler
+    /// The sonic analysis: the background job and runs an admin starts.
+    public let analysis: AnalysisService
     /// The music folders (`shelf serve --music`, the config's `music`): what a scan imports.
     public var musicRoots: [URL] { scans.roots }
 }
@@ -87,6 +89,11 @@ public final class ShelfServer: Sendable {
         public var watch = true
         /// Whether tracks without ReplayGain are measured in the background (`loudness`).
         public var loudness = false
+        /// Whether tracks are analysed in the background (`analysis`), by how many workers, and
+        /// the worker's command (nil: this executable's `analyze-worker`).
+        public var analysis = false
+        public var analysisWorkers = 1
+        public var analysisWorker: [String]?
         /// The jukebox's mpv and audio output; nil: no jukebox (`shelf serve --jukebox` turns it on).
         public var jukebox: JukeboxSettings?
         /// The podcasts folder and fetch limits; nil: `podcasts` inside the library's directory, defaults.
@@ -132,6 +139,9 @@ public final class ShelfServer: Sendable {
         let control = LoudnessControl(library: library, log: log, changed: { events.poke() })
         let loudness = control.background
         self.loudness = loudness
+        let analysis = AnalysisService(
+            library: library, enabled: options.analysis, workers: options.analysisWorkers,
+            command: options.analysisWorker ?? AnalysisService.defaultCommand, log: log, changed: { events.poke() })
         let imports = ImportJobs(
             library: library,
             onChange: { status in
@@ -140,6 +150,7 @@ public final class ShelfServer: Sendable {
                 events.publishScan((try? Wire.encode(status)) ?? Data("{}".utf8), running: status.state == "running")
                 if let report = status.report, status.state == "finished" {
                     loudness.withLock { $0 }?.poke()
+                    analysis.poke()
                     log(
                         "shelf: import finished: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.unchanged) unchanged, \(report.failed.count) failed"
                     )
@@ -168,7 +179,7 @@ public final class ShelfServer: Sendable {
             jukebox: options.jukebox.map { Jukebox(settings: $0, log: log) }, loudness: control,
             backups: BackupControl(library: library, settings: options.backups, log: log),
             directory: options.directory.map { DirectorySignIn($0, log: log) },
-            scrobbler: Scrobbler(library: library, settings: options.scrobbling, log: log))
+            scrobbler: Scrobbler(library: library, settings: options.scrobbling, log: log), analysis: analysis)
         self.context = context
         context.browseFolders.withLock { $0 = options.browseFolders }
         // A song the jukebox played to its end is a listen of whoever told it what to play.
@@ -227,6 +238,7 @@ public final class ShelfServer: Sendable {
         context.podcasts.start()
         context.backups.start()
         context.scrobbler.start()
+        context.analysis.start()
         apply(watch: options.watch, roots: options.musicRoots, loudness: options.loudness)
     }
 
@@ -248,7 +260,7 @@ public final class ShelfServer: Sendable {
 
     /// Turns the folder watcher (over `roots`) and the loudness job on or off (at start and on SIGHUP).
     public func apply(watch: Bool, roots: [URL], loudness: Bool) {
-        let (library, events, log, loudnessJob) = (context.library, context.events, self.log, self.loudness)
+        let (library, events, log, loudnessJob, analysis) = (context.library, context.events, self.log, self.loudness, context.analysis)
         let running = loudnessJob.withLock { job -> LoudnessJob? in
             defer { if !loudness { job = nil } }
             return loudness ? nil : job
@@ -270,7 +282,10 @@ public final class ShelfServer: Sendable {
         guard wanted, watcher.withLock({ $0 == nil }) else { return }
         let new = LibraryWatcher(library: library, roots: roots, log: log) { batch in
             events.poke()
-            if batch.imported.map({ $0.added + $0.updated + $0.moved > 0 }) ?? false { loudnessJob.withLock { $0 }?.poke() }
+            if batch.imported.map({ $0.added + $0.updated + $0.moved > 0 }) ?? false {
+                loudnessJob.withLock { $0 }?.poke()
+                analysis.poke()
+            }
             var parts: [String] = []
             if let report = batch.imported {
                 parts.append("\(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.failed.count) failed")
@@ -303,6 +318,7 @@ public final class ShelfServer: Sendable {
         if let current = watcher.withLock({ $0 }) { await current.watcher.stop() }
         if let job = loudness.withLock({ $0 }) { await job.stop() }
         await context.loudness.stopOneOff()
+        await context.analysis.stop()
         for task in stopping.withLock({ $0 }) { await task.value }
         await context.imports.stop()
         http.stop(grace: grace)

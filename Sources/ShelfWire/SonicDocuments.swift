@@ -43,25 +43,33 @@ public struct SonicDocument: Encodable, Sendable {
     }
 }
 
-/// A track with its `sonic` features (null until analysed): `shelf track ID --json`.
+/// A track with its `sonic` features (null until analysed) and `analysis`
+/// (`{"status":"ok|failed|short|silent","reason"}`, null until analysed): `shelf track ID --json`.
 public struct TrackWithSonic: Encodable, Sendable {
     /// The track.
     public let track: Track
-    /// Its features, nil before analysis.
-    public let sonic: SonicFeatures?
+    /// What analysis recorded, nil before it.
+    public let record: SonicRecord?
 
-    /// The document of `track` and its features.
-    public init(track: Track, sonic: SonicFeatures?) {
+    /// The document of `track` and its analysis.
+    public init(track: Track, record: SonicRecord?) {
         self.track = track
-        self.sonic = sonic
+        self.record = record
     }
 
-    enum Keys: String, CodingKey { case sonic }
+    struct Analysis: Encodable {
+        let status: String
+        let reason: String?
+        let analyzed: Date
+    }
+
+    enum Keys: String, CodingKey { case sonic, analysis }
 
     public func encode(to encoder: any Encoder) throws {
         try track.encode(to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(sonic.map(SonicDocument.init), forKey: .sonic)
+        try container.encode(record?.features.map(SonicDocument.init), forKey: .sonic)
+        try container.encode(record.map { Analysis(status: $0.status.rawValue, reason: $0.reason, analyzed: $0.analyzed) }, forKey: .analysis)
     }
 }
 

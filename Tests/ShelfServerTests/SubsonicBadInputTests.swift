@@ -101,7 +101,10 @@ import Testing
                 Endpoint(name: "getArtistInfo2", valid: [("id", artist)], id: ("id", album)),
                 Endpoint(name: "getAlbumInfo2", valid: [("id", album)], id: ("id", artist)),
                 Endpoint(name: "getAlbumInfo", valid: [("id", album)], id: ("id", "tr-1")),
-                Endpoint(name: "getSimilarSongs2", valid: [("id", artist)], id: ("id", "tr-1"), numbers: ["count"]),
+                Endpoint(name: "getSimilarSongs2", valid: [("id", artist)], id: ("id", playlist), numbers: ["count"]),
+                Endpoint(name: "getSimilarSongs", valid: [("id", "tr-1")], id: ("id", playlist), numbers: ["count"]),
+                Endpoint(name: "getSonicSimilarTracks", valid: [("id", "tr-1")], id: ("id", album), numbers: ["count"]),
+                Endpoint(name: "findSonicPath", valid: [("startSongId", "tr-1"), ("endSongId", "tr-2")], id: ("endSongId", artist), numbers: ["count"]),
                 Endpoint(name: "savePlayQueue", id: ("id", album), numbers: ["position"]),
                 Endpoint(name: "getPlayQueue"),
                 Endpoint(name: "getMusicDirectory", valid: [("id", artist)], id: ("id", playlist)),
@@ -145,7 +148,7 @@ import Testing
                 "updateUser", "deleteUser", "changePassword", "createBookmark", "deleteBookmark", "savePlayQueueByIndex", "reportPlayback",
                 "createInternetRadioStation", "updateInternetRadioStation", "deleteInternetRadioStation", "createShare", "updateShare", "deleteShare",
             ]
-            let shuffled: Set<String> = ["getRandomSongs", "getSimilarSongs2"]
+            let shuffled: Set<String> = ["getRandomSongs", "getSimilarSongs2", "getSimilarSongs"]
             for endpoint in endpoints where !writes.contains(endpoint.name) && !shuffled.contains(endpoint.name) {
                 let viaKey = try keyed.raw(endpoint.name, endpoint.valid)
                 if ["stream", "download", "getCoverArt", "getAvatar"].contains(endpoint.name) {
@@ -157,7 +160,11 @@ import Testing
                 let fromJSON = try #require((normalized(json) as? [String: Any])?["subsonic-response"] as? [Any]).first as? [String: Any]
                 let xml = try xmlTree(viaKey.body)
                 #expect(xml["status"] as? String == "ok", "\(endpoint.name): \(viaKey.text.prefix(300))")
-                #expect(NSDictionary(dictionary: xml).isEqual(to: fromJSON ?? [:]), "\(endpoint.name): XML and JSON differ")
+                // `sonicMatch` is a list the spec requires: JSON carries it empty (nothing is analysed
+                // here), where XML has no way to say an empty list but to leave it out.
+                var expected = fromJSON ?? [:]
+                if (expected["sonicMatch"] as? [Any])?.isEmpty ?? false { expected["sonicMatch"] = nil }
+                #expect(NSDictionary(dictionary: xml).isEqual(to: expected), "\(endpoint.name): XML and JSON differ")
             }
 
             for endpoint in endpoints {

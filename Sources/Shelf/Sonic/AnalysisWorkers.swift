@@ -36,6 +36,11 @@ public enum AnalysisWorker {
     /// on a matching path the worker writes its PID to that file and waits to be killed, a point
     /// the test knows was reached.
     public static func serve(input: Int32 = 0, output: Int32 = 1, niceness: Int32? = nil) {
+        // Foundation's Process starts children with the spawning thread's signals blocked: unblock
+        // them, so that Ctrl-C (SIGINT to the terminal's process group) stops the worker too.
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
         signal(SIGINT, SIG_DFL)
         signal(SIGPIPE, SIG_IGN)
         if let niceness { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
@@ -183,8 +188,15 @@ final class WorkerProcess: @unchecked Sendable {
         return .died(signal: signalled ? process.terminationStatus : nil, status: process.terminationStatus)
     }
 
-    /// Sends SIGINT, as Ctrl-C at a terminal would.
-    func interrupt() { kill(pid, SIGINT) }
+    /// Sends SIGINT, as Ctrl-C at a terminal would, and SIGKILL two seconds later if the worker
+    /// is still there (a decoder stuck in a loop does not see signals it never checks for).
+    func interrupt() {
+        let pid = pid
+        kill(pid, SIGINT)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 2) { [weak self] in
+            if self?.process.isRunning ?? false { kill(pid, SIGKILL) }
+        }
+    }
 
     /// Closes its input (the worker exits) and waits for it.
     func finish() {

@@ -181,13 +181,27 @@ extension Library {
     }
 
     /// A track's features at the current version, nil when its audio has none (yet).
-    public func sonicFeatures(of id: TrackID) async throws -> SonicFeatures? {
+    public func sonicFeatures(of id: TrackID) async throws -> SonicFeatures? { try await sonicRecord(of: id)?.features }
+
+    /// What analysis recorded for a track's audio at the current version (features, or the
+    /// status and reason there are none); nil when it is not analysed yet.
+    public func sonicRecord(of id: TrackID) async throws -> SonicRecord? {
         guard let track = try await track(id) else { throw LibraryError.trackNotFound(id) }
         let key = Self.sonicKey(track)
         return try await read { db in
-            try db.query("SELECT features FROM sonic WHERE audio = ? AND version = ? AND status = 'ok'", [key, SonicFeatures.version]) { row in
-                row.optionalData(0).flatMap { SonicFeatures(blob: Array($0)) }
-            }.first ?? nil
+            try db.queryOne("SELECT status, reason, features, analyzed FROM sonic WHERE audio = ? AND version = ?", [key, SonicFeatures.version]) { row in
+                SonicRecord(
+                    status: SonicStatus(rawValue: row.optionalString(0) ?? "") ?? .failed, reason: row.optionalString(1),
+                    features: row.optionalData(2).flatMap { SonicFeatures(blob: Array($0)) }, analyzed: Date(timeIntervalSince1970: row.nonNullDouble(3)))
+            }
+        }
+    }
+
+    /// Whether any audio has features at the current version (the sonicSimilarity extension is
+    /// advertised from then on).
+    public func hasSonicFeatures() async throws -> Bool {
+        try await read { db in
+            try db.scalar(Int.self, "SELECT 1 FROM sonic WHERE version = ? AND status = 'ok' LIMIT 1", [SonicFeatures.version]) != nil
         }
     }
 

@@ -71,6 +71,27 @@ extension Library {
         }
     }
 
+    /// Up to `count` tracks that sound like any of `seeds` (an album's or an artist's tracks, a
+    /// play queue): the nearest few of up to 20 seeds (picked at random beyond 20), taken in
+    /// turns, never a seed and never one of `excluding`.
+    public func similarTracks(toAll seeds: [TrackID], count: Int, excluding: Set<TrackID> = []) async throws -> [SonicMatch] {
+        guard count > 0, !seeds.isEmpty else { return [] }
+        let sample = seeds.count > 20 ? Array(seeds.shuffled().prefix(20)) : seeds
+        let each = max(3, count / sample.count + 2) + excluding.count
+        var lists: [[SonicMatch]] = []
+        for seed in sample { lists.append(try await similarTracks(to: seed, count: each)) }
+        var seen = Set(seeds).union(excluding)
+        var out: [SonicMatch] = []
+        var round = 0
+        while out.count < count, lists.contains(where: { round < $0.count }) {
+            for list in lists where round < list.count && out.count < count {
+                if seen.insert(list[round].track).inserted { out.append(list[round]) }
+            }
+            round += 1
+        }
+        return out
+    }
+
     /// A path of at most `count` tracks (at least the two ends) from `start` to `end`: it begins
     /// with `start`, ends with `end`, repeats no audio, and each step is nearer `end` than the one before. The tracks in
     /// between are those nearest evenly spaced points on the line between the two. Similarity is
@@ -123,11 +144,20 @@ extension Library {
         var path = [match(a, squared: 0)]
         var previous = toB[a]
         var used: Set<Int32> = [index.audio[a], index.audio[b]]
+        // No step may be as far as the whole jump from start to end: a point of the line whose
+        // nearest tracks lie far off it is skipped rather than visited.
+        let jump = toB[a]
+        var last = a
         for bucket in buckets {
-            guard let pick = bucket.first(where: { toB[$0.row] < previous && !used.contains(index.audio[$0.row]) && visible.contains(index.ids[$0.row]) })
+            guard
+                let pick = bucket.first(where: {
+                    toB[$0.row] < previous && !used.contains(index.audio[$0.row]) && visible.contains(index.ids[$0.row])
+                        && index.squaredDistance(last, $0.row) < jump
+                })
             else { continue }
             used.insert(index.audio[pick.row])
             previous = toB[pick.row]
+            last = pick.row
             path.append(match(pick.row, squared: toA[pick.row]))
         }
         path.append(match(b, squared: toA[b]))

@@ -184,6 +184,16 @@ final class SimilarityIndex: Sendable {
         return min(0.9999, (pow(2, -ratio) * 10_000).rounded() / 10_000)
     }
 
+    /// The squared distance between two rows, in byte units.
+    func squaredDistance(_ x: Int, _ y: Int) -> Int32 {
+        var acc: Int32 = 0
+        for k in 0..<Self.dims {
+            let diff = Int32(vectors[x * Self.dims + k]) - Int32(vectors[y * Self.dims + k])
+            acc += diff * diff
+        }
+        return acc
+    }
+
     /// The squared distances from row `r` to every row.
     func distances(from r: Int) -> [Int32] {
         var out = [Int32](repeating: 0, count: count)

@@ -112,6 +112,15 @@ public enum SonicStatus: String, Sendable, Codable, CaseIterable {
     case silent
 }
 
+/// What is stored for one audio identity: how its analysis ended, why, and the features.
+public struct SonicRecord: Sendable, Equatable {
+    public var status: SonicStatus
+    public var reason: String?
+    public var features: SonicFeatures?
+    /// When it was analysed.
+    public var analyzed: Date
+}
+
 /// What analysing one file gave: features, or the status and reason it has none.
 public struct SonicOutcome: Sendable, Equatable {
     /// How it ended.

@@ -126,6 +126,8 @@ struct ServeCommand: Command {
         options.purgeMissingAfter = settings.purgeMissingAfter.duration
         options.watch = settings.watch
         options.loudness = settings.loudness
+        options.analysis = settings.analysis
+        options.analysisWorkers = settings.analysisWorkers
         options.transcodePresets = settings.presets
         options.sharing = settings.sharing
         options.browseFolders = settings.browseFolders

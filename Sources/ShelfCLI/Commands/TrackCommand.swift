@@ -25,7 +25,7 @@ struct TrackCommand: Command {
 
     func run(library: Library, output: Output) async throws {
         guard let track = try await library.track(id) else { throw LibraryError.trackNotFound(id) }
-        if output.json { return try output.printJSON(TrackWithSonic(track: track, sonic: try await library.sonicFeatures(of: id))) }
+        if output.json { return try output.printJSON(TrackWithSonic(track: track, record: try await library.sonicRecord(of: id))) }
         // The text form lists the same fields as the JSON, in the JSON's order.
         let data = try Output.encoder().encode(track)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]

@@ -16,7 +16,8 @@ struct NativeAPI: Sendable {
 
     /// Every route of the native API, by group (each group and its handlers in `NativeAPI+GROUP.swift`).
     var routes: [Route] {
-        sessionRoutes + trackRoutes + libraryRoutes + playlistRoutes + userDataRoutes + listenRoutes + historyRoutes + mediaRoutes + jobRoutes + adminRoutes
+        sessionRoutes + trackRoutes + libraryRoutes + playlistRoutes + userDataRoutes + listenRoutes + sonicRoutes + historyRoutes + mediaRoutes + jobRoutes
+            + adminRoutes
     }
 }
 

@@ -61,6 +61,10 @@ public struct ServerConfig: Sendable, Equatable {
     public var watch: Bool?
     /// `loudness`: whether the server measures the loudness of tracks without ReplayGain in the background.
     public var loudness: Bool?
+    /// `analysis`: whether the server analyses tracks' sound in the background.
+    public var analysis: Bool?
+    /// `analysis-workers`: worker processes at once.
+    public var analysisWorkers: Int?
     /// `log-format`: `text` or `json`.
     public var logFormat: ServerLog.Format?
     /// `log-file`: where the log goes instead of stderr.

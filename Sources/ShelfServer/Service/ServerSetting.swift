@@ -527,6 +527,21 @@ extension ServerConfig {
                 "Measure the loudness (EBU R128, through ffmpeg and libebur128) of tracks without ReplayGain in the background, one at a time and niced, and store it as ReplayGain.",
             example: "true"),
         ServerSetting(
+            "analysis", \.analysis, flag: .presence, takes: "true or false", default: "off", reloads: false,
+            help:
+                "Listen to the tracks in the background (decoded by niced `shelf analyze-worker` processes, as `shelf analyze` does) after imports and watched changes and at least hourly, and store their sonic features for the similarity endpoints: getSonicSimilarTracks, findSonicPath, getSimilarSongs, /api/tracks/{id}/similar and /api/mix.",
+            example: "true"),
+        ServerSetting(
+            "analysis-workers", \.analysisWorkers, takes: "an integer from 1 to 64", default: "1", reloads: false,
+            help: "How many analysis worker processes run at once, each decoding one file (one per core the analysis may use).",
+            example: "2",
+            file: { (value, name) throws(ConfigValueError) in
+                try SettingValue.integer(value, name, in: 1...64, expects: "worker processes, an integer from 1 to 64", separator: ";")
+            },
+            text: { (text, name, _) throws(ConfigValueError) in
+                try SettingValue.integer(text, name, in: 1...64, expects: "worker processes, an integer from 1 to 64", separator: ";")
+            }),
+        ServerSetting(
             "log-format", \.logFormat, flag: .value("text|json"), takes: "\"text\" or \"json\"", default: "text", reloads: true,
             help: "\"text\": one plain line per event; \"json\": one object per line.", example: "\"text\"", exampleActive: true,
             completion: .choices(ServerLog.Format.allCases.map(\.rawValue)),
@@ -720,6 +735,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var purgeMissingAfter = ScanInterval.off
     public var watch = true
     public var loudness = false
+    public var analysis = false
+    public var analysisWorkers = 1
     public var logFormat = ServerLog.Format.text
     public var logFile: String?
     public var presets: [String: TranscodePreset] = [:]
@@ -783,6 +800,8 @@ public struct ServerSettings: Sendable, Equatable {
         purgeMissingAfter = config.purgeMissingAfter ?? purgeMissingAfter
         watch = config.watch ?? watch
         loudness = config.loudness ?? loudness
+        analysis = config.analysis ?? analysis
+        analysisWorkers = config.analysisWorkers ?? analysisWorkers
         logFormat = config.logFormat ?? logFormat
         logFile = config.logFile
         presets = config.presets

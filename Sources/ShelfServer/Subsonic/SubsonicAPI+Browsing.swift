@@ -126,23 +126,6 @@ extension SubsonicAPI {
         return .element("albumInfo", SubsonicEmpty())
     }
 
-    /// getSimilarSongs(2): up to `count` songs, in random order, of the genre the artist's albums
-    /// have most, by other album artists (Shelf knows no similarity beyond its tags).
-    func similarSongs(_ call: SubsonicCall, element: String) async throws -> SubsonicReply {
-        let p = call.parameters
-        guard case .artist(let id) = try p.id() else { throw SubsonicError.notFound("artist '\(p.value("id") ?? "")'") }
-        let count = try p.int("count", default: 50, in: 0...500) ?? 50
-        let artist = try await artistItem(id)
-        let albums = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 1_000)
-        let genres = Dictionary(albums.compactMap(\.genre).map { ($0, 1) }, uniquingKeysWith: +)
-        guard let genre = genres.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key })?.key, count > 0 else {
-            return .element(element, SubsonicEmpty())
-        }
-        let others = Filter.and([.text(.genre, .equals(genre)), .not(.text(.albumArtist, .equals(artist.name)))])
-        let ids = try await library.snapshot(LibraryQuery(filter: others)).randomSample(count)
-        return .container(element, "song", try await songs(ids, for: try call.signedIn))
-    }
-
     /// getTopSongs: an artist's most played songs, by `artist` (its name, as the spec has it) or
     /// by `id` (its ArtistID3 ID, which apps that browse by tags hold).
     func topSongs(_ call: SubsonicCall) async throws -> SubsonicReply {

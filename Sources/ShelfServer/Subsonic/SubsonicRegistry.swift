@@ -82,7 +82,11 @@ extension SubsonicAPI {
             // System
             served("ping", .system) { _, _ in .empty },
             served("getLicense", .system) { _, _ in .element("license", SubsonicLicense()) },
-            served("getOpenSubsonicExtensions", .system, .anyone) { _, _ in .body { $0.list("openSubsonicExtensions", extensions) } },
+            served("getOpenSubsonicExtensions", .system, .anyone) { api, _ in
+                // sonicSimilarity once analysis has given some track its features.
+                let sonic = try await api.library.hasSonicFeatures() ? [SubsonicExtension(name: "sonicSimilarity", versions: [1])] : []
+                return .body { $0.list("openSubsonicExtensions", extensions + sonic) }
+            },
             served("tokenInfo", .system) { api, call in try api.tokenInfo(call) },
             // Browsing
             served("getMusicFolders", .browsing) { api, _ in try await api.getMusicFolders() },
@@ -105,6 +109,8 @@ extension SubsonicAPI {
             served("getSimilarSongs", .browsing) { api, call in try await api.similarSongs(call, element: "similarSongs") },
             served("getSimilarSongs2", .browsing) { api, call in try await api.similarSongs(call, element: "similarSongs2") },
             served("getTopSongs", .browsing) { api, call in try await api.topSongs(call) },
+            served("getSonicSimilarTracks", .browsing) { api, call in try await api.sonicSimilarTracks(call) },
+            served("findSonicPath", .browsing) { api, call in try await api.findSonicPath(call) },
             // Album/song lists
             served("getAlbumList", .lists) { api, call in try await api.albumList(call, element: "albumList", child: true) },
             served("getAlbumList2", .lists) { api, call in try await api.albumList(call, element: "albumList2", child: false) },

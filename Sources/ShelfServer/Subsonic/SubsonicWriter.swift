@@ -164,6 +164,19 @@ struct SubsonicWriter: ~Copyable, ByteSink {
         stack[stack.count - 1] = .list(name: name, opened: true)
     }
 
+    /// `models` as a list of `name` elements that JSON always carries, as `[]` when empty (a list
+    /// the spec marks required, such as `sonicMatch`).
+    mutating func requiredList(_ name: String, _ models: [some SubsonicModel]) {
+        openList(name)
+        if json && models.isEmpty { openArray(name) }
+        for model in models {
+            item()
+            model.write(to: &self)
+            close()
+        }
+        closeList()
+    }
+
     /// Closes the list opened last.
     mutating func closeList() {
         guard case .list(_, let opened)? = stack.popLast() else { return }

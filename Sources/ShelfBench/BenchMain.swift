@@ -40,6 +40,11 @@ struct BenchMain {
             Issue 41's table: a play counted one a transaction (nothing linked, two services linked) beside a star; the
             listen log's first page and a page at 90 %; the statistics of a week, month, year and all time; the export,
             and import-from listenbrainz of it into another user, then again (which writes nothing).
+        usage: shelf-bench sonic --library DIR [--tracks 500500] [--runs 5] [--no-peers]
+            Issue 42's table: analysis with its decode of a 4-minute MP3 and FLAC (made once in DIR) in CPU seconds, beside
+            librosa computing the same descriptors and essentia's MusicExtractor (.venv/audio); then getSonicSimilarTracks
+            and findSonicPath through `shelf serve` (a child) and in process at --tracks generated tracks with feature
+            vectors, the similarity index's memory and the bytes stored per track.
         usage: shelf-bench serve --library DIR [--tracks 500500] [--connections 64] [--duration 10] [--threads 2] [--wrk PATH]
             `shelf serve` as a child driven by wrk: first page, cursor page at 90 %, sections, anchor, search, album
             tracks, artwork warm and cold; requests/s, p50/p99, non-2xx, beside the same read in-process; peak RSS.
@@ -88,6 +93,7 @@ struct BenchMain {
             case "mirror": try await MirrorBench(words).run(&report)
             case "libraries": try await LibrariesBench(words).run(&report)
             case "listens": try await ListensBench(words).run(&report)
+            case "sonic": try await SonicBench(words).run(&report)
             case "legacy-store": try LegacyStoreCommand(words).run(&report)
             case "sample-files": try SampleFiles(words).run(&report)
             case "import": try await ImportBench(words).run(&report)

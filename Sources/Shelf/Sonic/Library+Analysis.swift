@@ -205,6 +205,19 @@ extension Library {
         }
     }
 
+    /// The bytes the `sonic` table and its key index take on disk per stored row (SQLite's
+    /// `dbstat` pages; the rows' own lengths where SQLite was built without it).
+    public func sonicStoredBytesPerTrack() async throws -> Double {
+        try await read { db in
+            let rows = Double(try db.scalar(Int.self, "SELECT count(*) FROM sonic") ?? 0)
+            guard rows > 0 else { return 0 }
+            let pages = try? db.scalar(Int.self, "SELECT sum(pgsize) FROM dbstat WHERE name IN ('sonic', 'sqlite_autoindex_sonic_1')")
+            if let pages { return Double(pages) / rows }
+            let lengths = try db.scalar(Double.self, "SELECT sum(2 * length(audio) + coalesce(length(features), 0) + 32) FROM sonic") ?? 0
+            return lengths / rows
+        }
+    }
+
     /// How many tracks are analysed, failed and waiting, over the whole library.
     public func analysisCounts() async throws -> AnalysisCounts {
         try await read { db in

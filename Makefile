@@ -207,6 +207,7 @@ bench: deps-test release
 	.build/release/shelf-bench mirror --library $(BENCH_DIR)-mirror
 	.build/release/shelf-bench libraries --tracks 500500 --library $(BENCH_DIR)-libraries
 	.build/release/shelf-bench listens --tracks 500500 --listens 1000000 --library $(BENCH_DIR)-listens
+	.build/release/shelf-bench sonic --library $(BENCH_DIR)-sonic
 	.build/release/shelf-bench artwork --library $(BENCH_DIR)-artwork
 	.build/release/shelf-bench import --files 10000 --dir $(BENCH_DIR)-import
 	.build/release/shelf-bench serve --library $(BENCH_DIR)-serve
@@ -217,7 +218,7 @@ bench: deps-test release
 	.build/release/shelf-bench loudness --dir $(BENCH_DIR)-loudness
 
 clean:
-	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-libraries $(BENCH_DIR)-listens $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve $(BENCH_DIR)-sync $(BENCH_DIR)-sync-small $(BENCH_DIR)-watch $(BENCH_DIR)-loudness
+	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-libraries $(BENCH_DIR)-listens $(BENCH_DIR)-sonic $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve $(BENCH_DIR)-sync $(BENCH_DIR)-sync-small $(BENCH_DIR)-watch $(BENCH_DIR)-loudness
 
 # The files `make install` writes and `make uninstall` removes: nothing else is touched.
 INSTALL_ROOT = $(DESTDIR)$(PREFIX)

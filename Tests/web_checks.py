@@ -545,6 +545,58 @@ def test_listening(kit, driver, tracks):
     assert "operator has not set" in text, text
 
 
+def seed_sonic_features(kit):
+    """Feature vectors for every track, written as `shelf analyze` stores them (57 little-endian
+    floats under the track's audio identity): the tones are too short to analyse, and the page's
+    mixes are what this checks. Two families: the tone album and everything else."""
+    import sqlite3
+    import struct
+
+    with sqlite3.connect(os.path.join(kit.LIBRARY, "library.sqlite")) as db:
+        rows = db.execute("SELECT id, coalesce(audio_hash, 'path:' || path), album FROM track").fetchall()
+        for track_id, key, album in rows:
+            tone = album == "Gapless Tone"
+            values = [0.0] * 57
+            values[0] = (120.0 if tone else 90.0) + track_id % 3
+            values[1], values[2], values[3] = 0.8, 2.0 + track_id % 2, 0.05
+            values[5], values[7], values[9] = (440.0 if tone else 1500.0) + track_id, 300.0, 900.0 + track_id
+            values[11], values[13], values[14], values[15] = 0.01, -20.0 - track_id % 4, 1.0, 3.0
+            for k in range(16, 42):
+                values[k] = (k - 20) * (1.0 if tone else -1.0) + (track_id % 5) * 0.1
+            for k in range(42, 54):
+                values[k] = 1.0 if (k - 42) == (9 if tone else 0) else 0.1
+            values[54], values[55], values[56] = (9.0 if tone else 0.0), (0.0 if tone else 1.0), 0.6
+            db.execute("INSERT OR REPLACE INTO sonic (audio, version, status, seconds, features, analyzed) VALUES (?, 1, 'ok', 2, ?, 0)",
+                       (key, struct.pack("<57f", *values)))
+
+
+def test_instant_mix(kit, driver, tracks):
+    """Instant mix from a selected tone: the queue fills with its neighbours, each with its why
+    line, and the first is the tone itself; Path to… between two selected tracks starts with the
+    first and ends with the second; the album page has its own Instant mix."""
+    seed_sonic_features(kit)
+    kit.show_tracks(driver)
+    stop_playing(kit, driver)
+    kit.click_row(driver, 0)
+    kit.wait(driver, lambda d: d.find_element(By.ID, "mix-selection").is_enabled(), "the Instant mix button")
+    assert not driver.find_element(By.ID, "path-selection").is_enabled()
+    first = int(driver.find_element(By.CSS_SELECTOR, '.rows .row[data-index="0"]').get_attribute("data-id"))
+    driver.find_element(By.ID, "mix-selection").click()
+    kit.wait(driver, lambda d: kit.js(d, "return window.shelf.player.queue.length") >= 3, "the mix in the queue")
+    queue = kit.js(driver, "return window.shelf.player.queue.map(t => ({id: t.id, why: t.why || ''}))")
+    assert queue[0]["id"] == first and all(entry["why"] for entry in queue[1:]), queue
+    whys = row_texts(kit, driver, ".queue-list .why")
+    assert whys and all(whys), whys
+    kit.click_row(driver, 1, Keys.CONTROL)
+    kit.wait(driver, lambda d: d.find_element(By.ID, "path-selection").is_enabled(), "Path to… for two selected")
+    second = int(driver.find_element(By.CSS_SELECTOR, '.rows .row[data-index="1"]').get_attribute("data-id"))
+    driver.find_element(By.ID, "path-selection").click()
+    kit.wait(driver, lambda d: kit.js(d, "const q = window.shelf.player.queue; return q.length >= 2 && q[q.length - 1].id === arguments[0]", second),
+             "the path in the queue")
+    assert kit.js(driver, "return window.shelf.player.queue[0].id") == first
+    stop_playing(kit, driver)
+
+
 def open_view(kit, driver, view):
     kit.js(driver, "document.querySelector(`[data-view=\"${arguments[0]}\"]`).click()", view)
     kit.wait(driver, lambda d: kit.js(d, "const p = document.getElementById('page-view'); return !p.hidden && p.dataset.view === arguments[0] && p.dataset.ready === 'true'", view), f"the {view} page")

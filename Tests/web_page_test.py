@@ -597,6 +597,7 @@ def sample_suite(driver):
     check("the library views: artist, album, missing, podcasts, radio, bookmarks", lambda d: web_checks.test_library_views(kit, d, tones), driver)
     check("folders: down to the tones and played; the library switcher", lambda d: web_checks.test_folders_and_libraries(kit, d, tones), driver)
     check("listening: the chart, the tops, the log and the scrobbling settings", lambda d: web_checks.test_listening(kit, d, tones), driver)
+    check("instant mix and a path between two tracks, with why lines", lambda d: web_checks.test_instant_mix(kit, d, tones), driver)
     check("Japanese everywhere", lambda d: web_checks.test_japanese(kit, d), driver)
     check("the shell offline", lambda d: web_checks.test_offline_shell(kit, d), driver)
     check("axe on every view, dialog and theme", lambda d: web_checks.test_axe(kit, d), driver)

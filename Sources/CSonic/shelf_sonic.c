@@ -503,23 +503,86 @@ done:
     return status;
 }
 
-void shelf_sonic_distances(const int8_t *vectors, int64_t count, int32_t dims, const int8_t *query, int32_t *out) {
+
+// A bounded max-heap of (distance, row), the worst on top: the nearest `limit` of a scan.
+typedef struct { int32_t d; int64_t row; } near_item;
+
+static int worse(near_item a, near_item b) { return a.d != b.d ? a.d > b.d : a.row > b.row; }
+
+static void sift_down(near_item *heap, int32_t n, int32_t i) {
+    for (;;) {
+        int32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && worse(heap[l], heap[m])) m = l;
+        if (r < n && worse(heap[r], heap[m])) m = r;
+        if (m == i) return;
+        near_item t = heap[i]; heap[i] = heap[m]; heap[m] = t;
+        i = m;
+    }
+}
+
+static int compare_near(const void *a, const void *b) {
+    near_item x = *(const near_item *)a, y = *(const near_item *)b;
+    return worse(x, y) ? 1 : worse(y, x) ? -1 : 0;
+}
+
+int32_t shelf_sonic_nearest(const int8_t *vectors, int64_t count, int32_t dims, const int8_t *query, const int32_t *groups, int32_t skip_group,
+                            int32_t limit, int64_t *rows, int32_t *distances) {
+    if (limit <= 0) return 0;
+    near_item *heap = malloc(sizeof(near_item) * (size_t)limit);
+    if (!heap) return -1;
+    int32_t n = 0;
     for (int64_t i = 0; i < count; i++) {
         const int8_t *v = vectors + i * dims;
         int32_t acc = 0;
         for (int32_t d = 0; d < dims; d++) { int32_t diff = (int32_t)v[d] - query[d]; acc += diff * diff; }
-        out[i] = acc;
+        if (n == limit && acc > heap[0].d) continue;
+        if (groups[i] == skip_group) continue;
+        near_item item = {acc, i};
+        if (n < limit) {
+            int32_t c = n++;
+            heap[c] = item;
+            while (c > 0 && worse(heap[c], heap[(c - 1) / 2])) {
+                near_item t = heap[c]; heap[c] = heap[(c - 1) / 2]; heap[(c - 1) / 2] = t;
+                c = (c - 1) / 2;
+            }
+        } else if (worse(heap[0], item)) {
+            heap[0] = item;
+            sift_down(heap, n, 0);
+        }
     }
+    qsort(heap, (size_t)n, sizeof(near_item), compare_near);
+    for (int32_t i = 0; i < n; i++) { rows[i] = heap[i].row; distances[i] = heap[i].d; }
+    free(heap);
+    return n;
 }
 
-void shelf_sonic_project(const int8_t *vectors, int64_t count, int32_t dims, const int8_t *a, const int8_t *b, int32_t *to_a, int32_t *to_b, int32_t *dot) {
+int32_t shelf_sonic_path_candidates(const int8_t *vectors, int64_t count, int32_t dims, const int8_t *a, const int8_t *b, const int32_t *groups,
+                                    int32_t skip_a, int32_t skip_b, int32_t steps, int32_t keep, int64_t *rows, double *costs) {
+    int32_t span = 0;
+    for (int32_t d = 0; d < dims; d++) { int32_t x = (int32_t)b[d] - a[d]; span += x * x; }
+    for (int64_t i = 0; i < (int64_t)steps * keep; i++) { rows[i] = -1; costs[i] = INFINITY; }
+    if (span == 0 || steps <= 0) return 0;
     for (int64_t i = 0; i < count; i++) {
         const int8_t *v = vectors + i * dims;
-        int32_t da = 0, db = 0, d = 0;
-        for (int32_t k = 0; k < dims; k++) {
-            int32_t x = (int32_t)v[k] - a[k], y = (int32_t)v[k] - b[k], ab = (int32_t)b[k] - a[k];
-            da += x * x; db += y * y; d += x * ab;
+        int32_t da = 0, dot = 0;
+        for (int32_t d = 0; d < dims; d++) {
+            int32_t x = (int32_t)v[d] - a[d];
+            da += x * x;
+            dot += x * ((int32_t)b[d] - a[d]);
         }
-        to_a[i] = da; to_b[i] = db; dot[i] = d;
+        double t = (double)dot / span;
+        if (t <= 0 || t >= 1 || groups[i] == skip_a || groups[i] == skip_b) continue;
+        int32_t slot = (int32_t)lround(t * (steps + 1)) - 1;
+        if (slot < 0 || slot >= steps) continue;
+        double target = (double)(slot + 1) / (steps + 1);
+        // The squared distance to the point `target` of the way along the line.
+        double cost = da - 2 * target * dot + target * target * span;
+        int64_t *r = rows + (int64_t)slot * keep;
+        double *c = costs + (int64_t)slot * keep;
+        if (cost >= c[keep - 1]) continue;
+        int32_t j = keep - 1;
+        while (j > 0 && c[j - 1] > cost) { c[j] = c[j - 1]; r[j] = r[j - 1]; j--; }
+        c[j] = cost; r[j] = i;
     }
+    return steps * keep;
 }

@@ -40,6 +40,7 @@ final class ProgressBar {
     private let enabled: Bool
     private let lines: Bool
     private var lastDraw = Date.distantPast
+    private let started = Date()
 
     /// Whether this process reports progress as plain lines.
     static let linesRequested = ProcessInfo.processInfo.environment["SHELF_PROGRESS"] == "lines"
@@ -82,7 +83,17 @@ final class ProgressBar {
         let width = 30
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        FileHandle.standardError.write(Data("\r\(label) \(bar) \(Int(fraction * 100))% (\(done)/\(total))".utf8))
+        // The rate so far and the time left at that rate, once there is a rate to speak of.
+        let elapsed = Date().timeIntervalSince(started)
+        var pace = ""
+        if done > 0, elapsed >= 1, done < total {
+            let rate = Double(done) / elapsed
+            let left = Int((Double(total - done) / rate).rounded())
+            let clock =
+                left >= 3_600 ? String(format: "%d:%02d:%02d", left / 3_600, left / 60 % 60, left % 60) : String(format: "%d:%02d", left / 60, left % 60)
+            pace = " " + String(format: "%.1f/s", rate) + ", \(clock) left"
+        }
+        FileHandle.standardError.write(Data("\r\(label) \(bar) \(Int(fraction * 100))% (\(done)/\(total))\(pace)\u{1B}[K".utf8))
     }
 
     /// Ends the bar's line.

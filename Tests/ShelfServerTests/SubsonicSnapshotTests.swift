@@ -229,6 +229,15 @@ import Testing
             }
         ),
         (
+            "sonicMatch",
+            { w in
+                w.requiredList(
+                    "sonicMatch",
+                    [SubsonicSonicMatch(entry: song, similarity: 0.9421), SubsonicSonicMatch(entry: bareSong, similarity: 0.5)])
+            }
+        ),
+        ("sonicMatch-empty", { w in w.requiredList("sonicMatch", [SubsonicSonicMatch]()) }),
+        (
             "internetRadioStations",
             { w in
                 let station = RadioStation(

@@ -46,12 +46,17 @@ int32_t shelf_sonic_analyze(const char *path, double start, double end,
 /// Analyses mono samples at 22,050 Hz already in memory (the benchmark's and tests' entry).
 int32_t shelf_sonic_analyze_samples(const float *samples, int64_t count, shelf_sonic_result *out);
 
-/// Squared distances from `query` to each of `count` vectors of `dims` int8 numbers stored one after
-/// another in `vectors`: the similarity index's scan, in C so that it vectorises in every build.
-void shelf_sonic_distances(const int8_t *vectors, int64_t count, int32_t dims, const int8_t *query, int32_t *out);
 
-/// For each vector: its squared distances to `a` and to `b`, and the dot product of (v - a) with
-/// (b - a): where it sits along the line from `a` to `b` (the path's scan).
-void shelf_sonic_project(const int8_t *vectors, int64_t count, int32_t dims, const int8_t *a, const int8_t *b, int32_t *to_a, int32_t *to_b, int32_t *dot);
+
+/// The `limit` rows nearest `query` whose group (audio) is not `skip_group`, nearest first (ties
+/// by row): one pass with a bounded heap. Returns how many were found (-1: out of memory).
+int32_t shelf_sonic_nearest(const int8_t *vectors, int64_t count, int32_t dims, const int8_t *query, const int32_t *groups, int32_t skip_group,
+                            int32_t limit, int64_t *rows, int32_t *distances);
+
+/// For `steps` evenly spaced points on the line from `a` to `b`, the `keep` rows nearest each
+/// point (among rows that project between the ends and are neither end's group), nearest first:
+/// `rows` and `costs` (squared distances) of `steps * keep` entries, -1 and infinity where none.
+int32_t shelf_sonic_path_candidates(const int8_t *vectors, int64_t count, int32_t dims, const int8_t *a, const int8_t *b, const int32_t *groups,
+                                    int32_t skip_a, int32_t skip_b, int32_t steps, int32_t keep, int64_t *rows, double *costs);
 
 #endif

@@ -144,7 +144,11 @@ final class WorkerProcess: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            throw LibraryError.invalidValue(field: "analysis worker", value: executable, reason: "cannot be started (\(error.localizedDescription))")
+        }
         toWorker = input.fileHandleForWriting.fileDescriptor
         reader = LineReader(fd: output.fileHandleForReading.fileDescriptor)
         // Keep the pipes' handles alive as long as the process: they close the descriptors.

@@ -4,9 +4,11 @@ import ShelfCore
 import ShelfDatabase
 
 /// The similarity index of each open library, rebuilt when analysis results or the track list
-/// change; one build at a time.
+/// change. One build at a time; while a rebuild runs (a background analysis changes the results
+/// with every file), queries are answered from the index before it, which a later query replaces.
 actor SimilarityCache {
     private var index: SimilarityIndex?
+    private var building: (generation: [Int64], task: Task<SimilarityIndex, any Error>)?
 
     func index(for library: Library) async throws -> SimilarityIndex {
         let generation = try await library.read { db in
@@ -16,9 +18,22 @@ actor SimilarityCache {
             ]
         }
         if let index, index.generation == generation { return index }
-        let built = try await library.read { db in try SimilarityIndex(db: db, generation: generation) }
-        index = built
-        return built
+        let task: Task<SimilarityIndex, any Error>
+        if let building, building.generation == generation {
+            task = building.task
+        } else {
+            task = Task { try await library.read { db in try SimilarityIndex(db: db, generation: generation) } }
+            building = (generation, task)
+            Task { await self.finish(generation, task) }
+        }
+        if let index, index.count > 0 { return index }
+        return try await task.value
+    }
+
+    private func finish(_ generation: [Int64], _ task: Task<SimilarityIndex, any Error>) async {
+        let built = try? await task.value
+        if let built, (index?.generation ?? []).lexicographicallyPrecedes(generation) || index == nil { index = built }
+        if building?.generation == generation { building = nil }
     }
 }
 
@@ -40,31 +55,38 @@ extension Library {
         guard try await track(id) != nil else { throw LibraryError.trackNotFound(id) }
         let index = try await similarityIndex()
         guard let seed = index.row(of: id), count > 0 else { return [] }
-        let distances = index.distances(from: seed)
         var limit = count * 4 + 50
+        let scope = LibraryScope.current
         while true {
-            let rows = index.nearest(to: seed, limit: limit, distances: distances)
-            let visible = Set(try await tracks(ids: rows.map { TrackID(index.ids[$0]) }, fields: .withoutTexts).tracks.map(\.id.rawValue))
-            let candidates = rows.filter { visible.contains(index.ids[$0]) }
-            var chosen: [Int] = []
+            let near = index.nearest(to: seed, limit: limit)
+            // Only a reader limited to some libraries has neighbours to leave out.
+            var candidates = near
+            if !scope.isAll {
+                let visible = Set(try await tracks(ids: near.map { TrackID(index.ids[$0.row]) }, fields: .withoutTexts).tracks.map(\.id.rawValue))
+                candidates = near.filter { visible.contains(index.ids[$0.row]) }
+            }
+            var chosen: [(row: Int, squared: Int32)] = []
             if preferVariety {
                 var albums = Set<Int32>()
-                for row in candidates where chosen.count < count {
-                    let album = index.album[row]
-                    guard index.artist[row] != index.artist[seed], album < 0 || (album != index.album[seed] && !albums.contains(album)) else { continue }
+                for item in candidates where chosen.count < count {
+                    let album = index.album[item.row]
+                    guard index.artist[item.row] != index.artist[seed], album < 0 || (album != index.album[seed] && !albums.contains(album)) else {
+                        continue
+                    }
                     albums.insert(album)
-                    chosen.append(row)
+                    chosen.append(item)
                 }
-                let taken = Set(chosen)
-                for row in candidates where chosen.count < count && !taken.contains(row) { chosen.append(row) }
+                let taken = Set(chosen.map(\.row))
+                for item in candidates where chosen.count < count && !taken.contains(item.row) { chosen.append(item) }
             } else {
                 chosen = Array(candidates.prefix(count))
             }
             // Enough found, or every row already looked at: answer, most similar first.
-            if chosen.count >= count || rows.count < limit {
-                return chosen.sorted { distances[$0] != distances[$1] ? distances[$0] < distances[$1] : $0 < $1 }.map { row in
+            if chosen.count >= count || near.count < limit {
+                return chosen.sorted { $0.squared != $1.squared ? $0.squared < $1.squared : $0.row < $1.row }.map { item in
                     SonicMatch(
-                        track: TrackID(index.ids[row]), similarity: index.similarity(squared: distances[row], same: false), traits: index.traits(seed, row))
+                        track: TrackID(index.ids[item.row]), similarity: index.similarity(squared: item.squared, same: false),
+                        traits: index.traits(seed, item.row))
                 }
             }
             limit *= 4
@@ -107,60 +129,34 @@ extension Library {
                 traits: row == a ? [] : index.traits(a, row))
         }
         if a == b || index.audio[a] == index.audio[b] { return [match(a, squared: 0)] }
-        let n = index.count
-        let d = SimilarityIndex.dims
-        var toA = [Int32](repeating: 0, count: n)
-        var toB = toA
-        var dot = toA
-        index.vectors.withUnsafeBufferPointer { v in
-            shelf_sonic_project(
-                v.baseAddress, Int64(n), Int32(d), v.baseAddress! + a * d, v.baseAddress! + b * d, &toA, &toB, &dot)
-        }
-        let span = Double(toB[a])
         let steps = max(0, count - 2)
         // The best few rows near each evenly spaced point between the two ends.
-        let keep = 4
-        var buckets = [[(cost: Double, row: Int)]](repeating: [], count: steps)
-        let ends = (index.audio[a], index.audio[b])
-        if steps > 0, span > 0 {
-            for row in 0..<n where index.audio[row] != ends.0 && index.audio[row] != ends.1 {
-                let t = Double(dot[row]) / span
-                guard t > 0, t < 1 else { continue }
-                let slot = Int((t * Double(steps + 1)).rounded()) - 1
-                guard slot >= 0, slot < steps else { continue }
-                let target = Double(slot + 1) / Double(steps + 1)
-                let cost = Double(toA[row]) - 2 * target * Double(dot[row]) + target * target * span
-                if buckets[slot].count < keep {
-                    buckets[slot].append((cost, row))
-                    buckets[slot].sort { $0.cost < $1.cost }
-                } else if cost < buckets[slot][keep - 1].cost {
-                    buckets[slot][keep - 1] = (cost, row)
-                    buckets[slot].sort { $0.cost < $1.cost }
-                }
-            }
+        let buckets = index.pathCandidates(from: a, to: b, steps: steps, keep: 4)
+        var visible: Set<Int64>?
+        if !LibraryScope.current.isAll {
+            let candidates = buckets.flatMap { $0.map { TrackID(index.ids[$0]) } }
+            visible = Set(try await tracks(ids: candidates, fields: .withoutTexts).tracks.map(\.id.rawValue))
         }
-        let candidates = buckets.flatMap { $0.map { TrackID(index.ids[$0.row]) } }
-        let visible = Set(try await tracks(ids: candidates, fields: .withoutTexts).tracks.map(\.id.rawValue))
         var path = [match(a, squared: 0)]
-        var previous = toB[a]
-        var used: Set<Int32> = [index.audio[a], index.audio[b]]
         // No step may be as far as the whole jump from start to end: a point of the line whose
         // nearest tracks lie far off it is skipped rather than visited.
-        let jump = toB[a]
+        let jump = index.squaredDistance(a, b)
+        var previous = jump
+        var used: Set<Int32> = [index.audio[a], index.audio[b]]
         var last = a
         for bucket in buckets {
             guard
-                let pick = bucket.first(where: {
-                    toB[$0.row] < previous && !used.contains(index.audio[$0.row]) && visible.contains(index.ids[$0.row])
-                        && index.squaredDistance(last, $0.row) < jump
+                let pick = bucket.first(where: { row in
+                    index.squaredDistance(row, b) < previous && !used.contains(index.audio[row])
+                        && (visible?.contains(index.ids[row]) ?? true) && index.squaredDistance(last, row) < jump
                 })
             else { continue }
-            used.insert(index.audio[pick.row])
-            previous = toB[pick.row]
-            last = pick.row
-            path.append(match(pick.row, squared: toA[pick.row]))
+            used.insert(index.audio[pick])
+            previous = index.squaredDistance(pick, b)
+            last = pick
+            path.append(match(pick, squared: index.squaredDistance(a, pick)))
         }
-        path.append(match(b, squared: toA[b]))
+        path.append(match(b, squared: jump))
         return path
     }
 }

@@ -194,50 +194,36 @@ final class SimilarityIndex: Sendable {
         return acc
     }
 
-    /// The squared distances from row `r` to every row.
-    func distances(from r: Int) -> [Int32] {
-        var out = [Int32](repeating: 0, count: count)
-        vectors.withUnsafeBufferPointer { v in
-            out.withUnsafeMutableBufferPointer { o in
-                shelf_sonic_distances(v.baseAddress, Int64(count), Int32(Self.dims), v.baseAddress! + r * Self.dims, o.baseAddress)
+    /// The `limit` rows nearest row `r` (other audio only), nearest first, ties by row, with their
+    /// squared distances: one scan in C with a bounded heap.
+    func nearest(to r: Int, limit: Int) -> [(row: Int, squared: Int32)] {
+        guard limit > 0 else { return [] }
+        var rows = [Int64](repeating: 0, count: limit)
+        var squared = [Int32](repeating: 0, count: limit)
+        let found = vectors.withUnsafeBufferPointer { v in
+            audio.withUnsafeBufferPointer { groups in
+                shelf_sonic_nearest(
+                    v.baseAddress, Int64(count), Int32(Self.dims), v.baseAddress! + r * Self.dims, groups.baseAddress, audio[r], Int32(limit), &rows,
+                    &squared)
             }
         }
-        return out
+        return (0..<max(0, Int(found))).map { (Int(rows[$0]), squared[$0]) }
     }
 
-    /// The `limit` rows nearest row `r` (other audio only), nearest first, ties by track ID.
-    func nearest(to r: Int, limit: Int, distances: [Int32]) -> [Int] {
-        guard limit > 0 else { return [] }
-        // A bounded max-heap of (distance, row): one pass, no sort of the whole library.
-        var heap: [(Int32, Int)] = []
-        heap.reserveCapacity(limit + 1)
-        func worse(_ a: (Int32, Int), _ b: (Int32, Int)) -> Bool { a.0 != b.0 ? a.0 > b.0 : a.1 > b.1 }
-        let own = audio[r]
-        for i in 0..<count where audio[i] != own {
-            let item = (distances[i], i)
-            if heap.count == limit {
-                guard worse(heap[0], item) else { continue }
-                heap[0] = item
-                var p = 0
-                while true {
-                    let (l, rr) = (2 * p + 1, 2 * p + 2)
-                    var m = p
-                    if l < heap.count, worse(heap[l], heap[m]) { m = l }
-                    if rr < heap.count, worse(heap[rr], heap[m]) { m = rr }
-                    if m == p { break }
-                    heap.swapAt(p, m)
-                    p = m
-                }
-            } else {
-                heap.append(item)
-                var c = heap.count - 1
-                while c > 0, worse(heap[c], heap[(c - 1) / 2]) {
-                    heap.swapAt(c, (c - 1) / 2)
-                    c = (c - 1) / 2
-                }
+    /// For `steps` evenly spaced points from row `a` to row `b`, up to `keep` rows near each
+    /// (nearest first), none of either end's audio.
+    func pathCandidates(from a: Int, to b: Int, steps: Int, keep: Int) -> [[Int]] {
+        guard steps > 0 else { return [] }
+        var rows = [Int64](repeating: -1, count: steps * keep)
+        var costs = [Double](repeating: 0, count: steps * keep)
+        vectors.withUnsafeBufferPointer { v in
+            audio.withUnsafeBufferPointer { groups in
+                _ = shelf_sonic_path_candidates(
+                    v.baseAddress, Int64(count), Int32(Self.dims), v.baseAddress! + a * Self.dims, v.baseAddress! + b * Self.dims, groups.baseAddress,
+                    audio[a], audio[b], Int32(steps), Int32(keep), &rows, &costs)
             }
         }
-        return heap.sorted { worse($1, $0) }.map(\.1)
+        return (0..<steps).map { slot in rows[slot * keep..<(slot + 1) * keep].filter { $0 >= 0 }.map { Int($0) } }
     }
 
     /// The traits rows `a` and `b` share most, two or three of them, closest first.

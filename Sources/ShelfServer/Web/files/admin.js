@@ -10,6 +10,7 @@ import { UsersSection } from './admin-users.js';
 import { KeysDialog } from './admin-keys.js';
 import { ScanSection } from './admin-scan.js';
 import { LoudnessSection } from './admin-loudness.js';
+import { AnalysisSection } from './admin-analysis.js';
 import { BackupsSection } from './admin-backups.js';
 import { StatsSection } from './admin-stats.js';
 import { LibrariesSection } from './admin-libraries.js';
@@ -25,6 +26,7 @@ export class AdminPage extends Page {
     this.users = new UsersSection(this, { openKeys: (user) => this.keys.open(user) });
     this.scan = new ScanSection(this, { onFinished: () => this.stats.load() });
     this.loudness = new LoudnessSection(this);
+    this.analysis = new AnalysisSection(this);
     this.backups = new BackupsSection(this);
     this.stats = new StatsSection(this);
     this.libraries = new LibrariesSection(this);
@@ -34,6 +36,7 @@ export class AdminPage extends Page {
     this.visible = false;
     this.scan.hide();
     this.loudness.hide();
+    this.analysis.hide();
     this.backups.hide();
   }
 
@@ -47,9 +50,9 @@ export class AdminPage extends Page {
       this.container.replaceChildren(heading, h('p', { class: 'page-intro', text: t('admin.notAdmin') }));
       return;
     }
-    this.container.replaceChildren(heading, this.users.build(), this.libraries.build(), this.scan.build(), this.loudness.build(), this.backups.build(), this.stats.build(),
+    this.container.replaceChildren(heading, this.users.build(), this.libraries.build(), this.scan.build(), this.loudness.build(), this.analysis.build(), this.backups.build(), this.stats.build(),
       this.users.buildPasswordDialog(), this.keys.build());
-    await Promise.all([this.users.load(), this.libraries.load(), this.scan.load(), this.loudness.load(), this.backups.load(), this.stats.load()]);
+    await Promise.all([this.users.load(), this.libraries.load(), this.scan.load(), this.loudness.load(), this.analysis.load(), this.backups.load(), this.stats.load()]);
   }
 
   /** A scan's status, from app.js's events stream: shown when the scan section is on the page. */

@@ -7,6 +7,7 @@ import { VirtualTable } from './virtual-table.js';
 import { JumpBar, sectionOfKey } from './jump-bar.js';
 import { librarySource, searchSource, playlistSource, playlistPageSource, smartSource, albumSource } from './sources.js';
 import { Player } from './player.js';
+import { Mixer } from './mix.js';
 import { installShortcuts } from './shortcuts.js';
 import { GroupsGrid } from './groups-grid.js';
 import { EditDialog } from './edit-dialog.js';
@@ -96,8 +97,9 @@ const player = new Player(
     bar: document.querySelector('.player'), queueList: $('queue-list'), queueClear: $('queue-clear'), queueToggle: $('queue-toggle'),
     queuePanel: $('queue'), queueCount: $('queue-count'),
   },
-  { onTrack: (track) => table.showPlaying(track.id) },
+  { onTrack: (track) => { table.showPlaying(track.id); mixer.onTrack(); } },
 );
+const mixer = new Mixer(player, (text) => player.announce(text));
 const shortcuts = installShortcuts({ player });
 
 const grid = new GroupsGrid(
@@ -322,7 +324,8 @@ function clearError() {
 function showSelection() {
   const count = table.selection.size;
   $('selection-count').textContent = count ? t('list.selected', { count: formatNumber(count) }) : '';
-  for (const id of ['play-selection', 'next-selection', 'queue-selection', 'add-to-playlist', 'share-selection', 'edit-selection']) $(id).disabled = count === 0;
+  for (const id of ['play-selection', 'next-selection', 'queue-selection', 'mix-selection', 'add-to-playlist', 'share-selection', 'edit-selection']) $(id).disabled = count === 0;
+  $('path-selection').disabled = count !== 2;
 }
 
 async function selectedTracks() {
@@ -351,6 +354,12 @@ $('play-selection').addEventListener('click', async () => player.playNow((await 
 $('queue-selection').addEventListener('click', async () => player.add((await selectedTracks()).tracks));
 $('next-selection').addEventListener('click', async () => player.playNext((await selectedTracks()).tracks));
 $('add-to-playlist').addEventListener('click', () => playlists.chooseAndAdd(table.selectedIDs()));
+// An instant mix of the selected track (or the first of several); a path between two selected.
+$('mix-selection').addEventListener('click', () => mixer.start({ track: table.selectedIDs()[0] }).catch((error) => player.announce(error.message)));
+$('path-selection').addEventListener('click', () => {
+  const [from, to] = table.selectedIDs();
+  mixer.path(from, to).catch((error) => player.announce(error.message));
+});
 $('share-selection').addEventListener('click', async () => {
   const { createShareDialog } = await import('./page-shares.js');
   await createShareDialog(table.selectedIDs());
@@ -455,7 +464,7 @@ for (const button of document.querySelectorAll('[data-view]')) {
 /** What the pages may do to the rest of the page. */
 function pageDeps() {
   return {
-    player, user: state.user,
+    player, user: state.user, mixer,
     openAlbum: (album) => openAlbum(album),
     openArtist: (id, name) => openPage('artist', { id, name }),
     openArtistByName: (name) => openArtistByName(name),
@@ -564,6 +573,7 @@ async function openAlbum(item) {
     }
   }
   $('album-play').onclick = () => player.playNow(items, 0);
+  $('album-mix').onclick = () => mixer.start({ album: item.id }).catch((error) => player.announce(error.message));
   $('album-back').onclick = () => showView('albums');
 }
 

@@ -65,8 +65,12 @@ export class ArtistPage extends Page {
     this.error = errorBox();
     this.status = statusBox();
     this.groups = h('div', { class: 'release-groups' });
+    const mix = h('button', {
+      type: 'button', text: t('mix.instant'),
+      onclick: () => this.deps.mixer?.start({ artist: id }).catch((error) => this.deps.player.announce(error.message)),
+    });
     this.container.replaceChildren(
-      h('div', { class: 'artist-head' }, this.picture, h('div', {}, this.heading, this.meta)),
+      h('div', { class: 'artist-head' }, this.picture, h('div', {}, this.heading, this.meta, mix)),
       this.error, this.status, this.groups,
     );
     this.status.textContent = t('pages.loading');

@@ -435,6 +435,8 @@ export class Player {
       label.className = 'label';
       label.translate = false;
       label.textContent = track.artist ? `${title} — ${track.artist}` : title;
+      // A mix's suggestion says why it is there ("same key (A minor) · tempo 126 vs 128 BPM").
+      if (track.why) label.append(Object.assign(document.createElement('small'), { className: 'why', textContent: track.why }));
       label.addEventListener('click', () => this.play(index));
       label.addEventListener('keydown', (event) => {
         // Reorder by keyboard: Alt+↑/↓ moves the entry, focus follows it.
@@ -496,6 +498,9 @@ export class Player {
   }
 
   /** A message in the status line (a failure), cleared after a while. */
+  /** Says `text` on the status line under the artist (a mix started, nothing to mix). */
+  announce(text) { this.#setStatus(text); }
+
   #setStatus(text) {
     clearTimeout(this.statusTimer);
     this.failure = text;

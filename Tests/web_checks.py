@@ -587,6 +587,9 @@ def test_instant_mix(kit, driver, tracks):
     assert queue[0]["id"] == first and all(entry["why"] for entry in queue[1:]), queue
     whys = row_texts(kit, driver, ".queue-list .why")
     assert whys and all(whys), whys
+    kit.js(driver, "const q = document.getElementById('queue'); if (q.hidden) document.getElementById('queue-toggle').click();")
+    kit.shot(driver, "instant-mix-1280x800")
+    kit.js(driver, "const q = document.getElementById('queue'); if (!q.hidden) document.getElementById('queue-toggle').click();")
     kit.click_row(driver, 1, Keys.CONTROL)
     kit.wait(driver, lambda d: d.find_element(By.ID, "path-selection").is_enabled(), "Path to… for two selected")
     second = int(driver.find_element(By.CSS_SELECTOR, '.rows .row[data-index="1"]').get_attribute("data-id"))

@@ -40,7 +40,7 @@ struct BenchMain {
             Issue 41's table: a play counted one a transaction (nothing linked, two services linked) beside a star; the
             listen log's first page and a page at 90 %; the statistics of a week, month, year and all time; the export,
             and import-from listenbrainz of it into another user, then again (which writes nothing).
-        usage: shelf-bench sonic --library DIR [--tracks 500500] [--runs 5] [--no-peers]
+        usage: shelf-bench sonic --library DIR [--tracks 500500] [--runs 5] [--no-peers] [--similarity-only]
             Issue 42's table: analysis with its decode of a 4-minute MP3 and FLAC (made once in DIR) in CPU seconds, beside
             librosa computing the same descriptors and essentia's MusicExtractor (.venv/audio); then getSonicSimilarTracks
             and findSonicPath through `shelf serve` (a child) and in process at --tracks generated tracks with feature

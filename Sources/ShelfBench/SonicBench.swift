@@ -15,15 +15,17 @@ struct SonicBench {
     let tracks: Int
     let runs: Int
     let peers: Bool
+    let similarityOnly: Bool
 
     init(_ words: [String]) throws {
-        let flags = try Flags(words, known: ["--library", "--tracks", "--runs"], switches: ["--no-peers"])
+        let flags = try Flags(words, known: ["--library", "--tracks", "--runs"], switches: ["--no-peers", "--similarity-only"])
         guard let dir = flags.string("--library") else { throw BenchUsageError(message: "sonic needs --library DIR") }
         directory = URL(fileURLWithPath: dir)
         tracks = try flags.int("--tracks", default: 500_500)
         guard tracks >= 1_000 else { throw BenchUsageError(message: "--tracks expects at least 1000") }
         runs = max(3, try flags.int("--runs", default: 5))
         peers = !flags.bool("--no-peers")
+        similarityOnly = flags.bool("--similarity-only")
     }
 
     private func log(_ text: String) { FileHandle.standardError.write(Data("sonic: \(text)\n".utf8)) }
@@ -62,6 +64,7 @@ struct SonicBench {
 
     func run(_ report: inout Report) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if similarityOnly { return try await similarity(&report) }
         let inputs = try files()
         let timed = Array(inputs.prefix(2))
 

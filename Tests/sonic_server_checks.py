@@ -18,64 +18,84 @@ PASSWORD = "ann's secret"
 NS = "{http://subsonic.org/restapi}"
 
 
-def run(shelf, library, music, ids, tracks, families):
-    env = {**os.environ, "XDG_CONFIG_HOME": "/nonexistent-shelf-test-config"}
+ENV = {**os.environ, "XDG_CONFIG_HOME": "/nonexistent-shelf-test-config"}
 
-    def cli(args, extra=None, **kwargs):
-        return subprocess.run([shelf, "--library", library, *args], capture_output=True, text=True, timeout=HANG, env={**env, **(extra or {})},
-                              **kwargs)
 
-    def cli_json(args):
-        result = cli([*args, "--json"])
-        assert result.returncode == 0, f"shelf {' '.join(args)}: {result.stderr}"
-        return json.loads(result.stdout)
+def cli(shelf, library, args, extra=None, **kwargs):
+    return subprocess.run([shelf, "--library", library, *args], capture_output=True, text=True, timeout=HANG, env={**ENV, **(extra or {})},
+                          **kwargs)
+
+
+def cli_json(shelf, library, args):
+    result = cli(shelf, library, [*args, "--json"])
+    assert result.returncode == 0, f"shelf {' '.join(args)}: {result.stderr}"
+    return json.loads(result.stdout)
+
+
+class Server:
+    """`shelf serve` on a free loopback port with its log kept; `get` signs in with ann's API key."""
+
+    def __init__(self, shelf, library, key, args=(), extra=None):
+        self.key = key
+        self.log = tempfile.NamedTemporaryFile(prefix="shelf-serve-", suffix=".log", delete=False)
+        self.process = subprocess.Popen([shelf, "--library", library, "serve", "--listen", "127.0.0.1:0", *args],
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log, env={**ENV, **(extra or {})})
+
+        def serving():
+            if self.process.poll() is not None:
+                raise RuntimeError(f"shelf serve exited: {self.text()[-2000:]}")
+            for line in self.text().splitlines():
+                if " on http://127.0.0.1:" in line and "serving" in line:
+                    return int(line.rsplit(":", 1)[1])
+            return None
+
+        self.base = f"http://127.0.0.1:{wait_until('shelf serve to listen', serving)}"
+
+    def text(self):
+        with open(self.log.name, errors="replace") as f:
+            return f.read()
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(HANG)
+
+    def get(self, path, method="GET"):
+        request = urllib.request.Request(self.base + path, headers={"Authorization": f"Bearer {self.key}"}, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=HANG) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"{}")
+
+    def similar(self, track, count, sound_only=True):
+        """`/api/tracks/{id}/similar`'s matches (by sound alone unless told)."""
+        status, doc = self.get(f"/api/tracks/{track}/similar?count={count}" + ("&sameAlbum=true" if sound_only else ""))
+        assert status == 200, doc
+        return doc["matches"]
+
+    def rest(self, name, f="json", **params):
+        query = urllib.parse.urlencode({"u": "ann", "p": PASSWORD, "v": "1.16.1", "c": "sonic-test", "f": f, **params})
+        with urllib.request.urlopen(f"{self.base}/rest/{name}?{query}", timeout=HANG) as response:
+            body = response.read()
+        return json.loads(body)["subsonic-response"] if f == "json" else ET.fromstring(body)
+
+
+def open_server(shelf, library):
+    """Adds ann (an admin) and her API key, and starts `shelf serve`."""
+    added = cli(shelf, library, ["user", "add", "ann", "--admin", "--password-stdin"], input=PASSWORD + "\n")
+    assert added.returncode == 0, added.stderr
+    return Server(shelf, library, cli_json(shelf, library, ["user", "key", "ann"])["key"])
+
+
+def run(server, shelf, library, music, ids, tracks, families):
+    env = ENV
+
+    def cli_json_(args):
+        return cli_json(shelf, library, args)
 
     def make(path, frequency):
         subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"sine=f={frequency}:d=8", "-c:a", "flac", path], check=True)
 
-    added = cli(["user", "add", "ann", "--admin", "--password-stdin"], input=PASSWORD + "\n")
-    assert added.returncode == 0, added.stderr
-    key = cli_json(["user", "key", "ann"])["key"]
-
-    class Server:
-        def __init__(self, args=(), extra=None):
-            self.log = tempfile.NamedTemporaryFile(prefix="shelf-serve-", suffix=".log", delete=False)
-            self.process = subprocess.Popen([shelf, "--library", library, "serve", "--listen", "127.0.0.1:0", *args],
-                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log, env={**env, **(extra or {})})
-
-            def serving():
-                if self.process.poll() is not None:
-                    raise RuntimeError(f"shelf serve exited: {self.text()[-2000:]}")
-                for line in self.text().splitlines():
-                    if " on http://127.0.0.1:" in line and "serving" in line:
-                        return int(line.rsplit(":", 1)[1])
-                return None
-
-            self.base = f"http://127.0.0.1:{wait_until('shelf serve to listen', serving)}"
-
-        def text(self):
-            with open(self.log.name, errors="replace") as f:
-                return f.read()
-
-        def stop(self):
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(HANG)
-
-        def get(self, path, method="GET"):
-            request = urllib.request.Request(self.base + path, headers={"Authorization": f"Bearer {key}"}, method=method)
-            try:
-                with urllib.request.urlopen(request, timeout=HANG) as response:
-                    return response.status, json.loads(response.read())
-            except urllib.error.HTTPError as error:
-                return error.code, json.loads(error.read() or b"{}")
-
-        def rest(self, name, f="json", **params):
-            query = urllib.parse.urlencode({"u": "ann", "p": PASSWORD, "v": "1.16.1", "c": "sonic-test", "f": f, **params})
-            with urllib.request.urlopen(f"{self.base}/rest/{name}?{query}", timeout=HANG) as response:
-                body = response.read()
-            return json.loads(body)["subsonic-response"] if f == "json" else ET.fromstring(body)
-
-    server = Server()
     drums = ids[os.path.join(music, "drums", "drums-0.mp3")]
     chords = ids[os.path.join(music, "chords", "chords-1.opus")]
     broken = tracks[os.path.join(music, "bad", "broken.flac")]["id"]
@@ -158,11 +178,11 @@ def run(shelf, library, music, ids, tracks, families):
     os.makedirs(fresh)
     for index, frequency in enumerate([310, 370, 430]):
         make(os.path.join(fresh, f"fresh-{index}.flac"), frequency)
-    cli_json(["import", fresh])
+    cli_json_(["import", fresh])
     hold = os.path.join(tempfile.mkdtemp(), "held")
 
     def killed_worker():
-        background = Server(["--analysis"], {"SHELF_ANALYZE_HOLD": "fresh-1.flac", "SHELF_ANALYZE_HOLD_FILE": hold})
+        background = Server(shelf, library, server.key, ["--analysis"], {"SHELF_ANALYZE_HOLD": "fresh-1.flac", "SHELF_ANALYZE_HOLD_FILE": hold})
         try:
             pid = int(wait_until("the worker to reach fresh-1.flac", lambda: os.path.exists(hold) and open(hold).read().strip()))
             os.kill(pid, signal.SIGKILL)
@@ -174,14 +194,14 @@ def run(shelf, library, music, ids, tracks, families):
             assert "worker died" in background.text() or "died" in background.text(), background.text()[-2000:]
         finally:
             background.stop()
-        analysis = cli_json(["track", str(cli_json(["tracks", "--filter", "path:fresh-1.flac"])["items"][0]["id"])])["analysis"]
+        analysis = cli_json_(["track", str(cli_json_(["tracks", "--filter", "path:fresh-1.flac"])["items"][0]["id"])])["analysis"]
         assert analysis["status"] == "failed" and "worker died on this file (signal 9" in analysis["reason"], analysis
-        assert cli_json(["analyze"])["analyzed"] == 0  # not retried
+        assert cli_json_(["analyze"])["analyzed"] == 0  # not retried
 
     def interrupted_run():
         for index, frequency in enumerate([520, 610]):
             make(os.path.join(fresh, f"late-{index}.flac"), frequency)
-        cli_json(["import", fresh])
+        cli_json_(["import", fresh])
         os.remove(hold)
         run = subprocess.Popen([shelf, "--library", library, "analyze", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**env, "SHELF_ANALYZE_HOLD": "late-1.flac", "SHELF_ANALYZE_HOLD_FILE": hold})
@@ -191,11 +211,11 @@ def run(shelf, library, music, ids, tracks, families):
         os.kill(pid, signal.SIGINT)
         out, err = run.communicate(timeout=HANG)
         assert run.returncode != 0 and "cancelled" in out + err, (run.returncode, out, err)
-        late = cli_json(["tracks", "--filter", "path:late-1.flac"])["items"][0]["id"]
-        assert cli_json(["track", str(late)])["analysis"] is None
-        report = cli_json(["analyze"])
+        late = cli_json_(["tracks", "--filter", "path:late-1.flac"])["items"][0]["id"]
+        assert cli_json_(["track", str(late)])["analysis"] is None
+        report = cli_json_(["analyze"])
         assert report["analyzed"] >= 1 and report["failed"] == [], report
-        assert cli_json(["track", str(late)])["analysis"]["status"] == "ok"
+        assert cli_json_(["track", str(late)])["analysis"]["status"] == "ok"
 
     check("serve --analysis: a worker killed in the middle of a file; the file failed with its reason, the run and the server go on", killed_worker)
     check("analyze: Ctrl-C in the middle of a file records nothing for it; the next run analyses it", interrupted_run)

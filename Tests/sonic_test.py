@@ -171,7 +171,7 @@ def librosa_agrees():
 def neighbours_are_family():
     good = 0
     for path, family in families.items():
-        matches = cli_json(["similar", str(ids[path]), "--count", "5", "--same-album"])["matches"]
+        matches = server.similar(ids[path], 5)
         assert len(matches) == 5, matches
         sims = [m["similarity"] for m in matches]
         assert sims == sorted(sims, reverse=True) and all(0 <= s < 1 for s in sims), sims
@@ -183,14 +183,15 @@ def neighbours_are_family():
 def similarity_is_symmetric_and_explained():
     a, b = ids[os.path.join(MUSIC, "drums", "drums-0.mp3")], ids[sorted(p for p in families if "/saw/" in p)[0]]
     def similarity(x, y):
-        matches = cli_json(["similar", str(x), "--count", "500", "--same-album"])["matches"]
-        return next(m["similarity"] for m in matches if m["track"]["id"] == y)
+        return next(m["similarity"] for m in server.similar(x, 500) if m["track"]["id"] == y)
     assert similarity(a, b) == similarity(b, a)
+    # The command line answers as the API does.
+    assert cli_json(["similar", str(a), "--count", "3", "--same-album"])["matches"] == server.similar(a, 3)
     top = cli_json(["similar", str(a), "--count", "3"])["matches"]
     assert all(m["why"] and len(m["why"]) <= 3 for m in top), top
     # Other albums and artists first: drums-0's session mates are left for the sound-only ranking.
     assert not any(m["track"]["album"] == "Drum Session" or m["track"]["artist"] == "Drummer" for m in top), top
-    sound = cli_json(["similar", str(a), "--count", "3", "--same-album"])["matches"]
+    sound = server.similar(a, 3)
     assert any(m["track"]["album"] == "Drum Session" for m in sound), sound
 
 
@@ -201,11 +202,11 @@ def path_moves_step_by_step():
     assert steps[0] == start and steps[-1] == end and len(set(steps)) == len(steps) and 2 < len(steps) <= 8, steps
     assert path[0]["similarity"] == 1.0
     # Each step nearer the end than the one before, and no step as far as the whole jump.
-    to_end = {m["track"]["id"]: m["similarity"] for m in cli_json(["similar", str(end), "--count", "500", "--same-album"])["matches"]}
+    to_end = {m["track"]["id"]: m["similarity"] for m in server.similar(end, 500)}
     nearer = [to_end[s] for s in steps[:-1]]
     assert nearer == sorted(nearer) and len(set(nearer)) == len(nearer), nearer
     for x, y in zip(steps, steps[1:]):
-        near = {m["track"]["id"]: m["similarity"] for m in cli_json(["similar", str(x), "--count", "500", "--same-album"])["matches"]}
+        near = {m["track"]["id"]: m["similarity"] for m in server.similar(x, 500)}
         assert near[y] > to_end[start], f"step {x}→{y}: {near[y]} is no nearer than the jump {to_end[start]}"
 
 
@@ -231,10 +232,20 @@ def features_are_small():
     assert sizes[0] == 228 and sizes[1] <= 512, sizes
 
 
+sys.path.insert(0, HERE)
+import sonic_server_checks  # noqa: E402  (the server half, sharing this library)
+
 for name, body in [
     ("analyze: 24 tracks of five codecs; undecodable, truncated, silent and 0.5 s files reported", first_analysis),
     ("track --json: sonic with the README's descriptors, key and mode; analysis of a failed file", features_shown),
     ("librosa agrees: centroid, bandwidth, roll-off within 2 %, MFCCs r ≥ 0.99, chroma cosine ≥ 0.95, tempo within 2 %", librosa_agrees),
+]:
+    check(name, body)
+
+# The neighbours, paths and endpoints are asked of one `shelf serve` (a query is milliseconds;
+# a debug `shelf` process a few hundred).
+server = sonic_server_checks.open_server(SHELF, LIBRARY)
+for name, body in [
     ("neighbours: ≥ 90 % of tracks have 4 of their 5 nearest in their own family", neighbours_are_family),
     ("similarity: symmetric, explained, other albums first", similarity_is_symmetric_and_explained),
     ("mix: start first, end last, no repeats, each step nearer the end, no step a jump", path_moves_step_by_step),
@@ -243,8 +254,5 @@ for name, body in [
 ]:
     check(name, body)
 
-sys.path.insert(0, HERE)
-import sonic_server_checks  # noqa: E402  (the server half, sharing this library)
-
-sonic_server_checks.run(SHELF, LIBRARY, MUSIC, ids, tracks, families)
+sonic_server_checks.run(server, SHELF, LIBRARY, MUSIC, ids, tracks, families)
 sys.exit(1 if failures else 0)

@@ -76,9 +76,13 @@ public struct TrackWithSonic: Encodable, Sendable {
 /// One neighbour or path step: `{"track":{…},"similarity":0.93,"why":["tempo 126 vs 128 BPM",…],
 /// "traits":[{"kind":"tempo","a":"126","b":"128"},…]}` (`traits` for pages that word them).
 public struct SonicMatchDocument: Encodable, Sendable {
+    /// The whole track.
     public let track: Track
+    /// 0–1, as `SonicMatch.similarity`.
     public let similarity: Double
+    /// The shared traits in English words.
     public let why: [String]
+    /// The same traits as data, for pages that word them in their own language.
     public let traits: [SonicTrait]
 
     /// The document of `match` with its track.
@@ -92,6 +96,7 @@ public struct SonicMatchDocument: Encodable, Sendable {
 
 /// `{"matches":[…]}`: `shelf similar --json` and `/api/tracks/{id}/similar`.
 public struct SimilarDocument: Encodable, Sendable {
+    /// Most similar first.
     public let matches: [SonicMatchDocument]
     /// The document of `matches`.
     public init(matches: [SonicMatchDocument]) { self.matches = matches }
@@ -99,6 +104,7 @@ public struct SimilarDocument: Encodable, Sendable {
 
 /// `{"path":[…]}`: `shelf mix --json` and `/api/mix`.
 public struct MixDocument: Encodable, Sendable {
+    /// From the start track to the end track.
     public let path: [SonicMatchDocument]
     /// The document of `path`.
     public init(path: [SonicMatchDocument]) { self.path = path }

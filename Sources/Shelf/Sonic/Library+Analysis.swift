@@ -29,8 +29,11 @@ public struct AnalysisOptions: Sendable {
 public struct AnalysisReport: Sendable, Codable, Equatable {
     /// One file without features: its path, how it ended and why.
     public struct Failure: Sendable, Codable, Equatable {
+        /// The file analysed.
         public var path: String
+        /// `failed`, `short` or `silent`.
         public var status: SonicStatus
+        /// Why, in words.
         public var reason: String
     }
 

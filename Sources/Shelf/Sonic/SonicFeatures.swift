@@ -114,8 +114,11 @@ public enum SonicStatus: String, Sendable, Codable, CaseIterable {
 
 /// What is stored for one audio identity: how its analysis ended, why, and the features.
 public struct SonicRecord: Sendable, Equatable {
+    /// How the analysis ended.
     public var status: SonicStatus
+    /// Why there are no features (nil when there are).
     public var reason: String?
+    /// The features when `status` is `.ok`.
     public var features: SonicFeatures?
     /// When it was analysed.
     public var analyzed: Date

@@ -148,10 +148,12 @@ subsonic-client:
 	    || { echo "make: could not install beets into .venv/beets; the beets import test will be skipped" >&2; rm -rf .venv/beets; }; \
 	fi
 	@# librosa and essentia (PyPI), in a venv of their own: librosa grades the sonic descriptors
-	@# in the tests, and both are the peers `shelf-bench sonic` measures beside Shelf.
+	@# in the tests, and both are the peers `shelf-bench sonic` measures beside Shelf. Importing
+	@# librosa once compiles its numba kernels into the venv's cache (about 20 s of CPU), here
+	@# beside the build rather than inside the first test that imports it.
 	@if [ -x .venv/bin/python ] && ! .venv/audio/bin/python -c "import librosa, essentia" 2>/dev/null; then \
 	  rm -rf .venv/audio; \
-	  (python3 -m venv .venv/audio && .venv/audio/bin/pip install --quiet librosa essentia) \
+	  (python3 -m venv .venv/audio && .venv/audio/bin/pip install --quiet librosa essentia && .venv/audio/bin/python -c "import librosa") \
 	    || { echo "make: could not install librosa and essentia into .venv/audio; the librosa check of the sonic test will be skipped" >&2; rm -rf .venv/audio; }; \
 	fi
 	@# axe-core 4.x, for the browser suite's accessibility checks: axe-selenium-python 3.x carries

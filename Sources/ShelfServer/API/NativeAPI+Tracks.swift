@@ -21,7 +21,8 @@ extension NativeAPI {
             Route("GET", "/api/tracks/{id}") { request in
                 let id = TrackID(try request.id("id", what: "track"))
                 guard let track = try await library.track(id) else { throw LibraryError.trackNotFound(id) }
-                return try .json(track)
+                // `shelf track --json`'s document: the track with its sonic features and analysis.
+                return try .json(TrackWithSonic(track: track, record: try await library.sonicRecord(of: id)))
             },
             Route("DELETE", "/api/tracks/{id}", access: .admin) { request in
                 try await deleteTracks([TrackID(try request.id("id", what: "track"))])

@@ -147,14 +147,15 @@ subsonic-client:
 	  (python3 -m venv .venv/beets && .venv/beets/bin/pip install --quiet beets) \
 	    || { echo "make: could not install beets into .venv/beets; the beets import test will be skipped" >&2; rm -rf .venv/beets; }; \
 	fi
-	@# librosa and essentia (PyPI), in a venv of their own: librosa grades the sonic descriptors
-	@# in the tests, and both are the peers `shelf-bench sonic` measures beside Shelf. Importing
-	@# librosa once compiles its numba kernels into the venv's cache (about 20 s of CPU), here
-	@# beside the build rather than inside the first test that imports it.
-	@if [ -x .venv/bin/python ] && ! .venv/audio/bin/python -c "import librosa, essentia" 2>/dev/null; then \
+	@# librosa (PyPI), in a venv of its own, grades the sonic descriptors in the tests; `make bench`
+	@# adds essentia beside it (shelf-bench sonic's peers). No .pyc files are written ahead
+	@# (--no-compile: scipy's alone are seconds of CPU beside the build); importing librosa once
+	@# compiles its numba kernels into the venv's cache (about 20 s of CPU) here, beside the
+	@# build, rather than inside the first test that imports it.
+	@if [ -x .venv/bin/python ] && ! .venv/audio/bin/python -c "import librosa" 2>/dev/null; then \
 	  rm -rf .venv/audio; \
-	  (python3 -m venv .venv/audio && .venv/audio/bin/pip install --quiet librosa essentia && .venv/audio/bin/python -c "import librosa") \
-	    || { echo "make: could not install librosa and essentia into .venv/audio; the librosa check of the sonic test will be skipped" >&2; rm -rf .venv/audio; }; \
+	  (python3 -m venv .venv/audio && .venv/audio/bin/pip install --quiet --no-compile librosa && .venv/audio/bin/python -c "import librosa") \
+	    || { echo "make: could not install librosa into .venv/audio; the librosa check of the sonic test will be skipped" >&2; rm -rf .venv/audio; }; \
 	fi
 	@# axe-core 4.x, for the browser suite's accessibility checks: axe-selenium-python 3.x carries
 	@# it but wants Python 3.12, so only its wheel is fetched and axe.min.js taken out of it.
@@ -201,7 +202,7 @@ demo: release
 	.build/release/shelf --library $(DEMO_DIR)/library changes --since "$$(cat $(DEMO_DIR)/start-token)" --summary | cut -c1-240
 	scripts/demo-serve.sh .build/release/shelf $(DEMO_DIR)/library $(DEMO_DIR)/serve
 
-bench: deps-test release
+bench: deps-test release subsonic-client
 	rm -rf $(BENCH_DIR)
 	.build/release/shelf-bench generate --tracks 500500 --library $(BENCH_DIR)
 	.build/release/shelf --library $(BENCH_DIR) info --json
@@ -209,6 +210,8 @@ bench: deps-test release
 	.build/release/shelf-bench mirror --library $(BENCH_DIR)-mirror
 	.build/release/shelf-bench libraries --tracks 500500 --library $(BENCH_DIR)-libraries
 	.build/release/shelf-bench listens --tracks 500500 --listens 1000000 --library $(BENCH_DIR)-listens
+	@# essentia for shelf-bench sonic's peers, beside librosa (made by make test's subsonic-client).
+	[ -x .venv/audio/bin/python ] && .venv/audio/bin/python -c "import essentia" 2>/dev/null || .venv/audio/bin/pip install --quiet essentia || true
 	.build/release/shelf-bench sonic --library $(BENCH_DIR)-sonic
 	.build/release/shelf-bench artwork --library $(BENCH_DIR)-artwork
 	.build/release/shelf-bench import --files 10000 --dir $(BENCH_DIR)-import

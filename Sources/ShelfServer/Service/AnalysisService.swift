@@ -109,16 +109,14 @@ public final class AnalysisService: Sendable {
             return
         }
         let starting = state.withLock { state -> Bool in
-            guard !state.running, state.task == nil else { return false }
+            guard !state.running else { return false }
             state.running = true
             return true
         }
         guard starting else { return }
-        let task = Task { [self] in
-            await runOnce(alreadyMarked: true)
-            state.withLock { $0.task = nil }
-        }
-        state.withLock { if $0.running { $0.task = task } }
+        // Kept for `stop()`; a task that has finished by then is harmless to cancel.
+        let task = Task { [self] in await runOnce(alreadyMarked: true) }
+        state.withLock { $0.task = task }
     }
 
     private func runOnce(alreadyMarked: Bool = false) async {

@@ -498,10 +498,16 @@ export class Player {
   }
 
   /** A message in the status line (a failure), cleared after a while. */
-  /** Says `text` on the status line under the artist (a mix started, nothing to mix). */
-  announce(text) { this.#setStatus(text); }
+  /** Says `text` on the status line under the artist (a mix started, nothing to mix): news,
+   *  not a failure, so in the line's quiet colour. */
+  announce(text) {
+    this.#setStatus(text);
+    this.notice = Boolean(text);
+    this.#renderStatus();
+  }
 
   #setStatus(text) {
+    this.notice = false;
     clearTimeout(this.statusTimer);
     this.failure = text;
     if (text) this.statusTimer = setTimeout(() => { this.failure = ''; this.#renderStatus(); }, STATUS_SHOWN);
@@ -511,7 +517,7 @@ export class Player {
   #renderStatus() {
     const text = this.failure || (this.loading ? t('player.loading') : '');
     if (this.statusElement.textContent !== text) this.statusElement.textContent = text;
-    this.statusElement.classList.toggle('error', Boolean(this.failure));
+    this.statusElement.classList.toggle('error', Boolean(this.failure) && !this.notice);
   }
 
   // MARK: Media Session

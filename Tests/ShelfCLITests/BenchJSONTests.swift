@@ -191,8 +191,13 @@ import Testing
         }
     }
 
+    /// Whether the two wrk-driven benchmarks run: each keeps both cores busy for about half a
+    /// minute, so `make test` (ten minutes on two cores) leaves them to `make test-full`; the
+    /// server under concurrent load is also checked by the proxy suite's wrk runs.
+    static let wrkBenchmarks = FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") && TestScale.full
+
     /// `shelf serve` under wrk at a tiny scale; skipped where wrk is not installed (`make deps` installs it).
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk"), "wrk is not installed"))
+    @Test(.enabled(if: wrkBenchmarks, "wrk is not installed, or not make test-full"))
     func serve() async throws { try await offCooperativePool { try self.serveChecks() } }
 
     /// The body of `serve`, outside a closure: the 6.3.1 compiler crashes analysing it inside one.
@@ -218,7 +223,7 @@ import Testing
     }
 
     /// The OpenSubsonic benchmark at a tiny scale: every scenario measured, the sync complete, the targets judged.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk"), "wrk is not installed"))
+    @Test(.enabled(if: wrkBenchmarks, "wrk is not installed, or not make test-full"))
     func subsonic() async throws {
         try await offCooperativePool { [self] in
             let dir = try TemporaryDirectory()

@@ -21,7 +21,7 @@ DESTDIR ?=
 SHELF_BIN ?= .build/release/shelf
 BUILD_COMMIT_HEADER := Sources/CShelfBuild/build_commit.h
 
-.PHONY: deps deps-test install-packages build-info build release test test-full tsan demo bench clean subsonic-client install uninstall snapshots lint format deb static-release docs generated-docs coverage image test-image test-build
+.PHONY: audio-venv deps deps-test install-packages build-info build release test test-full tsan demo bench clean subsonic-client install uninstall snapshots lint format deb static-release docs generated-docs coverage image test-image test-build
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -87,7 +87,7 @@ test-build:
 # The whole suite with the long parity matrices and the browser's 500,500-track library run whole
 # (make test samples them; see TestScale).
 test-full: deps-test build-info
-	@$(MAKE) --no-print-directory -j3 subsonic-client lint test-build
+	@$(MAKE) --no-print-directory -j3 audio-venv lint test-build
 	SHELF_TEST_FULL=1 $(SWIFT) test --skip-build
 
 # Line coverage per module from the toolchain's llvm-cov, over the whole suite (an instrumented
@@ -147,16 +147,6 @@ subsonic-client:
 	  (python3 -m venv .venv/beets && .venv/beets/bin/pip install --quiet beets) \
 	    || { echo "make: could not install beets into .venv/beets; the beets import test will be skipped" >&2; rm -rf .venv/beets; }; \
 	fi
-	@# librosa (PyPI), in a venv of its own, grades the sonic descriptors in the tests; `make bench`
-	@# adds essentia beside it (shelf-bench sonic's peers). No .pyc files are written ahead
-	@# (--no-compile: scipy's alone are seconds of CPU beside the build); importing librosa once
-	@# compiles its numba kernels into the venv's cache (about 20 s of CPU) here, beside the
-	@# build, rather than inside the first test that imports it.
-	@if [ -x .venv/bin/python ] && ! .venv/audio/bin/python -c "import librosa" 2>/dev/null; then \
-	  rm -rf .venv/audio; \
-	  (python3 -m venv .venv/audio && .venv/audio/bin/pip install --quiet --no-compile librosa && .venv/audio/bin/python -c "import librosa") \
-	    || { echo "make: could not install librosa into .venv/audio; the librosa check of the sonic test will be skipped" >&2; rm -rf .venv/audio; }; \
-	fi
 	@# axe-core 4.x, for the browser suite's accessibility checks: axe-selenium-python 3.x carries
 	@# it but wants Python 3.12, so only its wheel is fetched and axe.min.js taken out of it.
 	@if [ -x .venv/bin/python ] && [ ! -f .venv/axe/axe.min.js ]; then \
@@ -165,6 +155,18 @@ subsonic-client:
 	  .venv/bin/python -c "import zipfile, glob, sys; w = zipfile.ZipFile(glob.glob('.venv/axe-wheel/*.whl')[0]); n = [x for x in w.namelist() if x.endswith('axe.min.js')][0]; open('.venv/axe/axe.min.js', 'wb').write(w.read(n))" \
 	  || { echo "make: could not fetch axe-core (axe-selenium-python's wheel); the browser suite's accessibility checks will be skipped" >&2; rm -rf .venv/axe; }; \
 	  rm -rf .venv/axe-wheel; \
+	fi
+
+# librosa (PyPI), in a venv of its own (.venv/audio), the independent judge of the sonic
+# descriptors (SonicTests' librosa check, which make test skips: installing librosa and compiling
+# its numba kernels costs about a minute of the two cores make test has ten minutes of), and with
+# essentia the peers of `shelf-bench sonic`. No .pyc files are written ahead (--no-compile);
+# importing librosa once compiles its kernels into the venv's cache.
+audio-venv: subsonic-client
+	@if [ -x .venv/bin/python ] && ! .venv/audio/bin/python -c "import librosa" 2>/dev/null; then \
+	  rm -rf .venv/audio; \
+	  (python3 -m venv .venv/audio && .venv/audio/bin/pip install --quiet --no-compile librosa && .venv/audio/bin/python -c "import librosa") \
+	    || { echo "make: could not install librosa into .venv/audio; the librosa check of the sonic test will be skipped" >&2; rm -rf .venv/audio; }; \
 	fi
 
 # The suite under ThreadSanitizer, in its own build folder; the `shelf` children the CLI tests run
@@ -202,7 +204,7 @@ demo: release
 	.build/release/shelf --library $(DEMO_DIR)/library changes --since "$$(cat $(DEMO_DIR)/start-token)" --summary | cut -c1-240
 	scripts/demo-serve.sh .build/release/shelf $(DEMO_DIR)/library $(DEMO_DIR)/serve
 
-bench: deps-test release subsonic-client
+bench: deps-test release audio-venv
 	rm -rf $(BENCH_DIR)
 	.build/release/shelf-bench generate --tracks 500500 --library $(BENCH_DIR)
 	.build/release/shelf --library $(BENCH_DIR) info --json
@@ -210,7 +212,7 @@ bench: deps-test release subsonic-client
 	.build/release/shelf-bench mirror --library $(BENCH_DIR)-mirror
 	.build/release/shelf-bench libraries --tracks 500500 --library $(BENCH_DIR)-libraries
 	.build/release/shelf-bench listens --tracks 500500 --listens 1000000 --library $(BENCH_DIR)-listens
-	@# essentia for shelf-bench sonic's peers, beside librosa (made by make test's subsonic-client).
+	@# essentia for shelf-bench sonic's peers, beside librosa (audio-venv).
 	[ -x .venv/audio/bin/python ] && .venv/audio/bin/python -c "import essentia" 2>/dev/null || .venv/audio/bin/pip install --quiet essentia || true
 	.build/release/shelf-bench sonic --library $(BENCH_DIR)-sonic
 	.build/release/shelf-bench artwork --library $(BENCH_DIR)-artwork

@@ -146,7 +146,7 @@ def features_shown():
 
 def librosa_agrees():
     if not os.access(AUDIO_PYTHON, os.X_OK):
-        print("sonic_test: no .venv/audio with librosa (make test installs it from PyPI); the librosa check was skipped", flush=True)
+        print("sonic_test: no .venv/audio with librosa (make test-full and make bench install it from PyPI); the librosa check was skipped", flush=True)
         return
     # One of each codec, mono and stereo, 44.1 and 48 kHz.
     chosen = [path for path in families if path.endswith(("-0.mp3", "-1.flac", "-2.opus", "-3.m4a", "-4.ogg", "-5.mp3", "-0.flac", "-1.opus"))]

@@ -424,8 +424,13 @@ int32_t shelf_sonic_analyze(const char *path, double start, double end,
     }
     int channels = in_layout.nb_channels;
     av_channel_layout_uninit(&in_layout);
+    // Timestamps count from the stream's start time (non-zero in many MP3, MP4 and Ogg files);
+    // `start` and `end` count from the first sample.
+    double origin = st->start_time != AV_NOPTS_VALUE ? st->start_time * av_q2d(st->time_base) : 0;
+    enum AVSampleFormat in_format = cc->sample_fmt;
+    int in_rate = cc->sample_rate;
     if (start > 0) {
-        int64_t ts = av_rescale_q((int64_t)(start * AV_TIME_BASE), AV_TIME_BASE_Q, st->time_base);
+        int64_t ts = av_rescale_q((int64_t)((start + origin) * AV_TIME_BASE), AV_TIME_BASE_Q, st->time_base);
         if (av_seek_frame(fmt, si, ts, AVSEEK_FLAG_BACKWARD) >= 0) avcodec_flush_buffers(cc);
     }
     double tb = av_q2d(st->time_base);
@@ -447,12 +452,20 @@ int32_t shelf_sonic_analyze(const char *path, double start, double end,
         }
         for (;;) {
             err = avcodec_receive_frame(cc, frame);
-            if (err == AVERROR(EAGAIN)) break;
+            if (err == AVERROR(EAGAIN)) {
+                if (eof) stop = 1;  // drained: nothing more will come
+                break;
+            }
             if (err == AVERROR_EOF) { stop = 1; break; }
             if (err < 0) { if (++decode_errors > 100) { av_reason(out->reason, sizeof(out->reason), "cannot decode", err); goto done; } break; }
-            int rate = cc->sample_rate;
-            if (frame->sample_rate != rate || frame->ch_layout.nb_channels != channels) { av_frame_unref(frame); continue; }
-            double frame_start = frame->best_effort_timestamp != AV_NOPTS_VALUE ? frame->best_effort_timestamp * tb : (position >= 0 ? position : start);
+            int rate = in_rate;
+            // The resampler was set up for the first frame's layout: a frame that changes it
+            // (a decoder switching sample format mid-stream) is left out rather than misread.
+            if (frame->sample_rate != rate || frame->ch_layout.nb_channels != channels || frame->format != in_format) {
+                av_frame_unref(frame);
+                continue;
+            }
+            double frame_start = frame->best_effort_timestamp != AV_NOPTS_VALUE ? frame->best_effort_timestamp * tb - origin : (position >= 0 ? position : start);
             int skip = 0, take = frame->nb_samples;
             if (start > 0 && frame_start < start) skip = (int)fmin(frame->nb_samples, (start - frame_start) * rate + 0.5);
             if (end > 0) {
@@ -468,10 +481,10 @@ int32_t shelf_sonic_analyze(const char *path, double start, double end,
                 for (int c = 0; c < (planar ? channels : 1); c++) planes[c] = frame->extended_data[c] + (size_t)skip * bps * (planar ? 1 : channels);
                 if (pcm.count < pcm.limit) {
                     int want = (int)swr_get_out_samples(mono, count) + 16;
-                    if (mono_cap < want) { free(mono_chunk); mono_cap = want; mono_chunk = malloc(sizeof(float) * (size_t)want); if (!mono_chunk) { mono_cap = 0; status = SHELF_SONIC_NO_MEMORY; goto done; } }
+                    if (mono_cap < want) { free(mono_chunk); mono_cap = want; mono_chunk = malloc(sizeof(float) * (size_t)want); if (!mono_chunk) { mono_cap = 0; status = SHELF_SONIC_NO_MEMORY; snprintf(out->reason, sizeof(out->reason), "out of memory"); goto done; } }
                     uint8_t *o = (uint8_t *)mono_chunk;
                     int got = swr_convert(mono, &o, want, planes, count);
-                    if (got > 0 && !pcm_append(&pcm, mono_chunk, got)) { status = SHELF_SONIC_NO_MEMORY; goto done; }
+                    if (got > 0 && !pcm_append(&pcm, mono_chunk, got)) { status = SHELF_SONIC_NO_MEMORY; snprintf(out->reason, sizeof(out->reason), "out of memory"); goto done; }
                 }
                 decoded += count;
             }

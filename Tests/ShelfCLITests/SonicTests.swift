@@ -4,7 +4,7 @@ import Testing
 
 /// Sonic analysis end to end (`sonic_test.py`): real files of five codecs made by ffmpeg and
 /// tagged by mutagen, analysed by `shelf analyze` in worker processes, graded by librosa (in
-/// `.venv/audio`), neighbours and paths checked family by family, the OpenSubsonic and native
+/// `.venv/audio`, which `make test-full` makes; `make test` leaves it out for time), neighbours and paths checked family by family, the OpenSubsonic and native
 /// endpoints called on `shelf serve`, a worker killed and a run interrupted.
 @Suite struct SonicTests {
     @Test(.enabled(if: TagRoundTripTests.hasMutagen, "no .venv with mutagen (make test makes it)"))
@@ -39,7 +39,7 @@ import Testing
                 checks.append(
                     "librosa agrees: centroid, bandwidth, roll-off within 2 %, MFCCs r ≥ 0.99, chroma cosine ≥ 0.95, tempo within 2 %")
             } else {
-                print("SonicTests: librosa is not installed in .venv/audio (make test installs it from PyPI); the librosa check was skipped")
+                print("SonicTests: librosa is not installed in .venv/audio (make test-full installs it from PyPI); the librosa check was skipped")
             }
             for check in checks { #expect(result.stdout.contains("ok   \(check)"), "\(check)") }
         }

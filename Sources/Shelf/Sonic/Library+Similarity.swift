@@ -4,42 +4,45 @@ import ShelfCore
 import ShelfDatabase
 
 /// The similarity index of each open library, rebuilt when analysis results or the track list
-/// change. One build at a time; while a rebuild runs (a background analysis changes the results
-/// with every file), queries are answered from the index before it, which a later query replaces.
+/// change (`max(rowid)` of `sonic`, `max(id)` and the row count of `track`). One build at a time:
+/// while it runs (a background analysis changes the results with every file), queries are
+/// answered from the index before it, unless that one lacks the track asked about; a build
+/// finished is installed whatever generation it read, and the next query starts the next one.
 actor SimilarityCache {
     private var index: SimilarityIndex?
     private var building: (generation: [Int64], task: Task<SimilarityIndex, any Error>)?
 
-    func index(for library: Library) async throws -> SimilarityIndex {
+    /// The index; with `need`, one that holds that track if the build in progress will.
+    func index(for library: Library, need: TrackID? = nil) async throws -> SimilarityIndex {
         let generation = try await library.read { db in
             [
                 try db.scalar(Int64.self, "SELECT coalesce(max(rowid), 0) FROM sonic") ?? 0,
                 try db.scalar(Int64.self, "SELECT coalesce(max(id), 0) FROM track") ?? 0,
+                try db.scalar(Int64.self, "SELECT count(*) FROM track") ?? 0,
             ]
         }
         if let index, index.generation == generation { return index }
         let task: Task<SimilarityIndex, any Error>
-        if let building, building.generation == generation {
+        if let building {
             task = building.task
         } else {
             task = Task { try await library.read { db in try SimilarityIndex(db: db, generation: generation) } }
             building = (generation, task)
-            Task { await self.finish(generation, task) }
+            Task { await self.finish(task) }
         }
-        if let index, index.count > 0 { return index }
+        if let index, index.count > 0, need.map({ index.row(of: $0) != nil }) ?? true { return index }
         return try await task.value
     }
 
-    private func finish(_ generation: [Int64], _ task: Task<SimilarityIndex, any Error>) async {
-        let built = try? await task.value
-        if let built, (index?.generation ?? []).lexicographicallyPrecedes(generation) || index == nil { index = built }
-        if building?.generation == generation { building = nil }
+    private func finish(_ task: Task<SimilarityIndex, any Error>) async {
+        if let built = try? await task.value { index = built }
+        building = nil
     }
 }
 
 extension Library {
     /// The current similarity index (built on first use and after analysis or imports).
-    func similarityIndex() async throws -> SimilarityIndex { try await similarityCache.index(for: self) }
+    func similarityIndex(need: TrackID? = nil) async throws -> SimilarityIndex { try await similarityCache.index(for: self, need: need) }
 
     /// How many tracks the similarity index holds and the bytes it keeps in memory.
     public func similarityIndexSize() async throws -> (tracks: Int, bytes: Int) {
@@ -53,17 +56,20 @@ extension Library {
     /// cannot see are left out. A track not analysed yet has no neighbours.
     public func similarTracks(to id: TrackID, count: Int, preferVariety: Bool = true) async throws -> [SonicMatch] {
         guard try await track(id) != nil else { throw LibraryError.trackNotFound(id) }
-        let index = try await similarityIndex()
+        let index = try await similarityIndex(need: id)
         guard let seed = index.row(of: id), count > 0 else { return [] }
         var limit = count * 4 + 50
         let scope = LibraryScope.current
         while true {
             let near = index.nearest(to: seed, limit: limit)
             // Only a reader limited to some libraries has neighbours to leave out.
-            var candidates = near
+            // One file of each audio: a duplicate is the same song, not a neighbour.
+            var audios = Set<Int32>()
+            var candidates = near.filter { audios.insert(index.audio[$0.row]).inserted }
             if !scope.isAll {
-                let visible = Set(try await tracks(ids: near.map { TrackID(index.ids[$0.row]) }, fields: .withoutTexts).tracks.map(\.id.rawValue))
-                candidates = near.filter { visible.contains(index.ids[$0.row]) }
+                let visible = Set(
+                    try await tracks(ids: candidates.map { TrackID(index.ids[$0.row]) }, fields: .withoutTexts).tracks.map(\.id.rawValue))
+                candidates = candidates.filter { visible.contains(index.ids[$0.row]) }
             }
             var chosen: [(row: Int, squared: Int32)] = []
             if preferVariety {
@@ -121,14 +127,17 @@ extension Library {
     public func sonicPath(from start: TrackID, to end: TrackID, count: Int) async throws -> [SonicMatch] {
         guard try await track(start) != nil else { throw LibraryError.trackNotFound(start) }
         guard try await track(end) != nil else { throw LibraryError.trackNotFound(end) }
-        let index = try await similarityIndex()
+        var index = try await similarityIndex(need: start)
+        if index.row(of: end) == nil { index = try await similarityIndex(need: end) }
         guard let a = index.row(of: start), let b = index.row(of: end), count > 0 else { return [] }
         func match(_ row: Int, squared: Int32) -> SonicMatch {
             SonicMatch(
                 track: TrackID(index.ids[row]), similarity: index.similarity(squared: squared, same: row == a),
                 traits: row == a ? [] : index.traits(a, row))
         }
-        if a == b || index.audio[a] == index.audio[b] { return [match(a, squared: 0)] }
+        if a == b { return [match(a, squared: 0)] }
+        // The same audio in two files: the path is its two ends.
+        if index.audio[a] == index.audio[b] { return [match(a, squared: 0), match(b, squared: 0)] }
         let steps = max(0, count - 2)
         // The best few rows near each evenly spaced point between the two ends.
         let buckets = index.pathCandidates(from: a, to: b, steps: steps, keep: 4)

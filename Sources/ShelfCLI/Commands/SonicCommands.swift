@@ -1,14 +1,12 @@
 import Foundation
 import Shelf
 import ShelfCore
+import ShelfServer
 import ShelfWire
 
-/// The command that starts an analysis worker: this executable, found through /proc so that a
-/// relative or PATH-found `shelf` starts itself.
-func analysisWorkerCommand() -> [String] {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    return [executable, "analyze-worker"]
-}
+/// The command that starts an analysis worker: this executable through `/proc/self/exe`, so that
+/// a relative or PATH-found `shelf` starts itself, and still does after an upgrade replaced it.
+func analysisWorkerCommand() -> [String] { AnalysisService.defaultCommand }
 
 /// `shelf analyze [--filter EXPR] [--workers N] [--json]`: listens to every track whose audio has
 /// no current sonic features.

@@ -72,10 +72,9 @@ public final class AnalysisService: Sendable {
         (signals, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// The worker command of the running `shelf` executable.
-    public static var defaultCommand: [String] {
-        [(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0], "analyze-worker"]
-    }
+    /// The worker command of the running `shelf` executable: `/proc/self/exe` itself, which
+    /// still starts this binary after a package upgrade replaced the file on disk.
+    public static var defaultCommand: [String] { ["/proc/self/exe", "analyze-worker"] }
 
     /// Starts the background job when enabled; its first run is now.
     public func start() {

@@ -26,7 +26,8 @@ export class Mixer {
 
   /** IDs played in the last hour (the listen log) and those in the queue: left out of a mix. */
   async #recent() {
-    const since = new Date(Date.now() - 3600_000).toISOString();
+    // Seconds since 1970: the API reads ISO 8601 without fractions, which toISOString() has.
+    const since = Math.floor(Date.now() / 1000) - 3600;
     let played = [];
     try {
       played = (await api('api/me/listens', { params: { since, limit: 200 } })).items?.map((listen) => listen.trackID ?? listen.track).filter(Boolean) ?? [];

@@ -1,27 +1,13 @@
 // The admin page's sonic analysis: whether it runs in the background, how many tracks are
 // analysed, waiting and without features, the current run's progress and rate, and a run started
 // by hand (polled until it ends while the page is shown).
-import { api } from './api.js';
 import { t, formatDateTime, formatNumber } from './i18n.js';
-import { showError } from './dom.js';
 import { JobSection, numbers, formatSpan } from './admin-common.js';
 
 /** The analysis section of `page` (the AdminPage). `hide()` stops its polling. */
 export class AnalysisSection extends JobSection {
   constructor(page) {
     super(page, 'analysis');
-  }
-
-  async start() {
-    showError(this.error, null);
-    try {
-      this.update(await api('api/analysis', { method: 'POST' }));
-      this.wait = Date.now() + 10_000;
-      clearTimeout(this.timer);
-      if (this.page.visible) this.timer = setTimeout(() => this.load(), 1500);
-    } catch (error) {
-      showError(this.error, error);
-    }
   }
 
   /** Shows the analysis' status (GET /api/analysis's JSON). */
@@ -46,9 +32,6 @@ export class AnalysisSection extends JobSection {
       if (status.rate) rows.push([t('admin.analysis.rate'), t('admin.analysis.rateValue', { rate: formatNumber(Math.round(status.rate)) })]);
     }
     this.body.replaceChildren(numbers(rows));
-    clearTimeout(this.timer);
-    const waiting = this.wait && Date.now() < this.wait;
-    if (!status.running && !waiting) this.wait = 0;
-    this.timer = (status.running || waiting) && this.page.visible ? setTimeout(() => this.load(), 3000) : null;
+    this.pollWhile(status.running);
   }
 }

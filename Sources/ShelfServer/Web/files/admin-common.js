@@ -40,9 +40,10 @@ export function numbers(rows) {
     )));
 }
 
-/** A section of the admin page over one server job (`api/NAME`: loudness, backups): its
- *  start button, error and status boxes and body, loaded from the job's status. Subclasses
- *  give `start()` and `update(status)`; `hide()` stops any polling `start()` set up. */
+/** A section of the admin page over one server job (`api/NAME`: loudness, analysis, backups):
+ *  its start button, error and status boxes and body, loaded from the job's status. Subclasses
+ *  give `update(status)` (ending with `pollWhile`), and `start()` where starting is not a plain
+ *  POST; `hide()` stops any polling `start()` set up. */
 export class JobSection {
   constructor(page, name) {
     this.page = page;
@@ -65,6 +66,29 @@ export class JobSection {
       h('div', { class: 'page-toolbar' }, this.button),
       this.error, this.state, this.body,
     );
+  }
+
+  /** Starts a run in the background (`POST api/NAME`), then polls until the job says it runs
+   *  and until it ends. */
+  async start() {
+    showError(this.error, null);
+    try {
+      this.update(await api(`api/${this.name}`, { method: 'POST' }));
+      this.wait = Date.now() + 10_000;
+      clearTimeout(this.timer);
+      if (this.page.visible) this.timer = setTimeout(() => this.load(), 1500);
+    } catch (error) {
+      showError(this.error, error);
+    }
+  }
+
+  /** Reads the status again in 3 s while the job runs (or for 10 s after a start, until it says
+   *  so), as long as the page is shown. */
+  pollWhile(running) {
+    clearTimeout(this.timer);
+    const waiting = this.wait && Date.now() < this.wait;
+    if (!running && !waiting) this.wait = 0;
+    this.timer = (running || waiting) && this.page.visible ? setTimeout(() => this.load(), 3000) : null;
   }
 
   /** Reads the job's status; an answer for a page shown since is dropped. */

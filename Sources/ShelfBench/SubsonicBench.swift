@@ -192,6 +192,33 @@ struct SubsonicBench {
             rows.append(row("getArtists, first call (renders the index)", artistsFirst))
             let artists = try Self.median(runs: 10, warmup: 0) { try client.call("getArtists").ms }
             rows.append(row("getArtists (median of 10)", artists))
+            // After a write (a rating, which moves the library's change token): what an app's
+            // first index and jump bar cost once the library has changed. Median of 5, each after its own write.
+            log("getArtists and getAlphabetIndex after a write")
+            var rating = 0
+            func afterWrite(_ name: String, _ parameters: String) throws -> Double {
+                try Self.median(runs: 5, warmup: 0) {
+                    rating = rating % 5 + 1
+                    _ = try client.call("setRating", "id=tr-1&rating=\(rating)")
+                    return try client.call(name, parameters).ms
+                }
+            }
+            let artistsAfterWrite = try afterWrite("getArtists", "")
+            rows.append(row("getArtists, first call after a write (median of 5 writes)", artistsAfterWrite))
+            var indexes: [(String, Double)] = []
+            for (label, parameters) in [
+                ("albums alphabeticalByName", "list=albums"), ("albums alphabeticalByArtist", "list=albums&type=alphabeticalByArtist"),
+                ("artists", "list=artists"), ("songs by album artist", "list=songs"),
+            ] {
+                let ms = try afterWrite("getAlphabetIndex", parameters)
+                indexes.append((label, ms))
+                rows.append(row("getAlphabetIndex \(label), first call after a write (median of 5 writes)", ms))
+            }
+            let byArtistIndex = indexes.first { $0.0.hasSuffix("ByArtist") }?.1 ?? .nan
+            let byArtistDeep = try Self.median(runs: 5, warmup: 0) {
+                try client.call("getAlbumList2", "type=alphabeticalByArtist&size=500&offset=\(deepest)").ms
+            }
+            rows.append(row("getAlbumList2 alphabeticalByArtist size=500 offset \(deepest) (median of 5)", byArtistDeep))
 
             // 4. Cover art under wrk: 50 albums warmed first, then albums never asked for.
             let auth = "apiKey=\(ServeBench.escape(key))&f=json&v=1.16.1&c=shelf-bench"
@@ -236,6 +263,8 @@ struct SubsonicBench {
                 ["every song exactly once (1 = yes)", exactlyOnce ? 1.0 : 0.0, 1.0, exactlyOnce],
                 ["getArtists ms (median of the calls after the first)", artists, 50.0, artists < 50],
                 ["getArtists ms, first call", artistsFirst, 50.0, artistsFirst <= 50],
+                ["getArtists ms, first call after a write", artistsAfterWrite, 50.0, artistsAfterWrite <= 50],
+                ["getAlphabetIndex albums alphabeticalByArtist ms, first call after a write", byArtistIndex, 100.0, byArtistIndex <= 100],
                 ["getRandomSongs size=50 ms (median)", random, 5.0, random <= 5],
                 ["getAlbumList2 type=random size=500 ms (median)", randomAlbums, 5.0, randomAlbums <= 5],
             ]

@@ -105,13 +105,17 @@ public struct GroupQuery: Sendable, Hashable {
     public var descending: Bool
     /// Albums only: those whose album artist has this ID.
     public var artist: GroupID?
+    /// Albums only: ordered by their album artist's name first, then by their own (Subsonic's
+    /// `alphabeticalByArtist`); sections are the album artist's letters.
+    public var byArtist: Bool
 
     /// A view of `kind` sorted by name ascending, sort tags on.
-    public init(kind: GroupKind, useSortTags: Bool = true, descending: Bool = false, artist: GroupID? = nil) {
+    public init(kind: GroupKind, useSortTags: Bool = true, descending: Bool = false, artist: GroupID? = nil, byArtist: Bool = false) {
         self.kind = kind
         self.useSortTags = useSortTags
         self.descending = descending
         self.artist = artist
+        self.byArtist = byArtist && kind == .album
     }
 }
 

@@ -460,11 +460,18 @@ func normalized(_ value: Any) -> Any {
             let newest = try ann.ok("getAlbumList2", [("type", "newest"), ("size", "500")])
             #expect(((newest["albumList2"] as? [String: Any])?["album"] as? [Any])?.count == total)
             var byArtist: [String] = []
+            var owners: [String] = []
             for offset in stride(from: 0, to: total + 2, by: 2) {
                 let page = try ann.ok("getAlbumList2", [("type", "alphabeticalByArtist"), ("size", "2"), ("offset", "\(offset)")])
-                byArtist += ((page["albumList2"] as? [String: Any])?["album"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                let albums = (page["albumList2"] as? [String: Any])?["album"] as? [[String: Any]] ?? []
+                byArtist += albums.compactMap { $0["id"] as? String }
+                owners += albums.map { ($0["artist"] as? String ?? "").lowercased() }
             }
             #expect(byArtist.count == total && Set(byArtist) == Set(names))
+            // By album artist: each artist's albums side by side (in the order of their sort names:
+            // 小倉唯 is read おぐらゆい, before くるり).
+            let runs = owners.enumerated().filter { $0.offset == 0 || owners[$0.offset - 1] != $0.element }.map(\.element)
+            #expect(runs.count == Set(owners).count && runs.first == "小倉唯" && runs.last == "[unknown artist]", "\(owners)")
             _ = try ann.ok("getAlbumList2", [("type", "byYear"), ("fromYear", "2100"), ("toYear", "1900")])
             _ = try ann.ok("getAlbumList2", [("type", "byGenre"), ("genre", "Rock")])
             let legacy = try ann.ok("getAlbumList", [("type", "alphabeticalByName"), ("size", "1")])

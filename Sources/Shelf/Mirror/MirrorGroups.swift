@@ -337,11 +337,14 @@ struct GroupRow: Equatable {
     }
 
     /// The view row with its section under `query`'s order (its `artworkID` is filled in later).
-    func item(useSortTags: Bool) -> GroupItem {
+    func item(useSortTags: Bool) -> GroupItem { item(GroupQuery(kind: kind, useSortTags: useSortTags)) }
+
+    /// The row as a view's item; its section is that of the first key `query` orders by.
+    func item(_ query: GroupQuery) -> GroupItem {
         GroupItem(
             id: id, kind: kind, name: name, sortName: sortName, artist: artist, artistID: artistID, trackCount: trackCount,
             albumCount: albumCount, duration: duration, year: year, genre: genre, artworkTrack: artworkTrack.map { TrackID($0) },
-            created: created.map { Date(timeIntervalSince1970: $0) }, section: SortKey.section(ofKey: useSortTags ? sName : kName),
+            created: created.map { Date(timeIntervalSince1970: $0) }, section: SortKey.section(ofKey: orderKeys(query)[0]),
             firstTrack: TrackID(firstTrack))
     }
 }

@@ -2,10 +2,37 @@ import Foundation
 import ShelfCore
 import ShelfDatabase
 
-/// A group cursor: the sort column's key, and the group ID in the cursor's ID slot.
+/// A group cursor: the order's keys (the album artist's, then the name's, for albums by artist;
+/// else the name's), and the group ID in the cursor's ID slot.
 extension GroupRow {
-    func cursor(useSortTags: Bool) -> PageCursor {
-        PageCursor(key: [.bytes(useSortTags ? sName : kName)], id: TrackID(id.rawValue))
+    /// The keys `query` orders this row by, most significant first (the ID breaks ties).
+    func orderKeys(_ query: GroupQuery) -> [[UInt8]] {
+        let name = query.useSortTags ? sName : kName
+        guard query.byArtist else { return [name] }
+        // An album row always has its owner's keys (see GroupAccumulators.rows).
+        return [(query.useSortTags ? sArtist : artistKey) ?? [], name]
+    }
+
+    func cursor(_ query: GroupQuery) -> PageCursor {
+        PageCursor(key: orderKeys(query).map { .bytes($0) }, id: TrackID(id.rawValue))
+    }
+
+    /// Whether this row comes before `other` in `query`'s ascending order.
+    func precedes(_ other: GroupRow, _ query: GroupQuery) -> Bool {
+        Self.precedes(orderKeys(query), id.rawValue, other.orderKeys(query), other.id.rawValue)
+    }
+
+    /// Whether keys `a` and ID `x` come before keys `b` and ID `y`, ascending.
+    static func precedes(_ a: [[UInt8]], _ x: Int64, _ b: [[UInt8]], _ y: Int64) -> Bool {
+        for (p, q) in zip(a, b) where p != q { return p.lexicographicallyPrecedes(q) }
+        return x < y
+    }
+
+    /// The mirror's columns for `query`'s order keys.
+    static func orderColumns(_ query: GroupQuery) -> [String] {
+        let name = query.useSortTags ? "s_name" : "k_name"
+        guard query.byArtist else { return [name] }
+        return [query.useSortTags ? "s_artist" : "k_artist", name]
     }
 }
 
@@ -20,24 +47,36 @@ extension MirrorQueryEngine: GroupEngine {
     private func groupPageSQL(
         _ query: GroupQuery, cursor: PageCursor?, total: (String, [(any SQLiteBindable)?])?, offset: Bool = false
     ) -> (sql: String, arguments: [(any SQLiteBindable)?]) {
-        let column = query.useSortTags ? "s_name" : "k_name"
+        let columns = GroupRow.orderColumns(query)
         let direction = query.descending ? " DESC" : ""
-        var conditions = ["kind = ?"]
-        var arguments: [(any SQLiteBindable)?] = (total?.1 ?? []) + [query.kind.code]
+        // Albums by artist name the kind literally: their order's indexes are partial (albums only).
+        var conditions = [query.byArtist ? "kind = \(GroupKind.album.code)" : "kind = ?"]
+        var arguments: [(any SQLiteBindable)?] = (total?.1 ?? []) + (query.byArtist ? [] : [query.kind.code])
         if let artist = query.artist {
             conditions.append("artist_id = ?")
             arguments.append(artist.rawValue)
         }
-        if let cursor, case .bytes(let key)? = cursor.key.first {
-            conditions.append("(\(column), id) \(query.descending ? "<" : ">")\(cursor.inclusive ? "=" : "") (?, ?)")
-            arguments += [Data(key), cursor.id.rawValue]
+        if let cursor, let keys = Self.keys(of: cursor, count: columns.count) {
+            let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+            conditions.append(
+                "(\(columns.joined(separator: ", ")), id) \(query.descending ? "<" : ">")\(cursor.inclusive ? "=" : "") (\(placeholders))")
+            arguments += keys.map { Data($0) } + [cursor.id.rawValue]
         }
-        let columns = GroupRow.columns + (total.map { ", (\($0.0))" } ?? "")
+        let selected = GroupRow.columns + (total.map { ", (\($0.0))" } ?? "")
+        let order = (columns + ["id"]).map { $0 + direction }.joined(separator: ", ")
         return (
-            "SELECT \(columns) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column)\(direction), id\(direction) LIMIT ?"
-                + (offset ? " OFFSET ?" : ""),
+            "SELECT \(selected) FROM mirror_group WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order) LIMIT ?" + (offset ? " OFFSET ?" : ""),
             arguments
         )
+    }
+
+    /// The byte keys of a group cursor made for an order of `count` keys; nil for another order's.
+    private static func keys(of cursor: PageCursor, count: Int) -> [[UInt8]]? {
+        let keys = cursor.key.compactMap { part -> [UInt8]? in
+            if case .bytes(let key) = part { return key }
+            return nil
+        }
+        return keys.count == count && cursor.key.count == count ? keys : nil
     }
 
     private func groupTotalSQL(_ query: GroupQuery) -> (String, [(any SQLiteBindable)?]) {
@@ -58,6 +97,26 @@ extension MirrorQueryEngine: GroupEngine {
     /// is small and skipped directly.
     package func groups(_ query: GroupQuery, offset: Int, limit: Int) throws -> GroupPage {
         guard query.artist == nil, offset > 0 else { return try groupPage(query, cursor: nil, skip: offset, limit: limit) }
+        if query.byArtist {
+            // Albums by artist have no maintained counts; their row is found on their covering
+            // index alone (skipped rows are index entries, a few per microsecond), then read from it.
+            return try db.transaction(.deferred) {
+                let columns = GroupRow.orderColumns(query)
+                let direction = query.descending ? " DESC" : ""
+                let order = (columns + ["id"]).map { $0 + direction }.joined(separator: ", ")
+                let start = try db.queryOne(
+                    "SELECT \(columns.joined(separator: ", ")), id FROM mirror_group WHERE kind = \(GroupKind.album.code) ORDER BY \(order) LIMIT 1 OFFSET ?",
+                    [offset]
+                ) { row in
+                    PageCursor(key: [.bytes(try row.bytes(0)), .bytes(try row.bytes(1))], id: TrackID(try row.int64(2)), inclusive: true)
+                }
+                guard let start else {
+                    let total = try db.scalar(Int.self, groupTotalSQL(query).0, groupTotalSQL(query).1) ?? 0
+                    return GroupPage(items: [], nextCursor: nil, total: total)
+                }
+                return try groupPage(query, cursor: start, skip: nil, limit: limit)
+            }
+        }
         return try db.transaction(.deferred) {
             var counts: [(byte: UInt8, count: Int)] = []
             try db.forEachRow(
@@ -117,14 +176,25 @@ extension MirrorQueryEngine: GroupEngine {
             rows.append(try GroupRow(row: row))
         }
         return GroupPage(
-            items: rows.map { $0.item(useSortTags: query.useSortTags) },
-            nextCursor: more ? rows.last?.cursor(useSortTags: query.useSortTags) : nil,
+            items: rows.map { $0.item(query) },
+            nextCursor: more ? rows.last?.cursor(query) : nil,
             total: try total ?? db.scalar(Int.self, totalSQL.0, totalSQL.1) ?? 0)
     }
 
     package func groupSections(_ query: GroupQuery) throws -> [SectionInfo] {
-        let column = query.useSortTags ? "s_name" : "k_name"
         var counts = SectionCounts()
+        if query.byArtist {
+            // The album artists' letters: one pass over the albums' owner index (no maintained counts).
+            try db.forEachRow(
+                "SELECT substr(\(GroupRow.orderColumns(query)[0]), 1, 1), count(*) FROM mirror_group WHERE kind = \(GroupKind.album.code)"
+                    + (query.artist == nil ? "" : " AND artist_id = ?") + " GROUP BY 1",
+                query.artist.map { [$0.rawValue] } ?? []
+            ) { row in
+                counts.add(row.firstByte(0), Int(try row.int64(1)))
+            }
+            return counts.infos(descending: query.descending)
+        }
+        let column = query.useSortTags ? "s_name" : "k_name"
         if query.artist == nil {
             // The whole view: maintained counts, never a count of its rows.
             try db.forEachRow(

@@ -8,7 +8,8 @@ struct GroupTable: Sendable {
     private let byKind: [GroupKind: [GroupRow]]
     private let byID: [GroupKind: [GroupID: GroupRow]]
     /// Each view's rows in ascending order, by sort names (`true`) and by display names, sorted
-    /// once when the table is made, so that a page is a slice, not a sort.
+    /// once when the table is made, so that a page is a slice, not a sort (albums by artist are
+    /// sorted when asked for).
     private let ordered: [GroupKind: [Bool: [GroupRow]]]
     /// Each album's member track IDs (an album seen within a scope lists only the scope's tracks).
     let albumMembers: [GroupID: Set<Int64>]
@@ -38,6 +39,7 @@ struct GroupTable: Sendable {
 
     /// The rows of one view in its order.
     func rows(_ query: GroupQuery) -> [GroupRow] {
+        if query.byArtist { return Self.ordered(byKind[query.kind] ?? [], query) }
         var rows = ordered[query.kind]?[query.useSortTags] ?? []
         if let artist = query.artist { rows = rows.filter { $0.artistID == artist } }
         return query.descending ? rows.reversed() : rows
@@ -53,45 +55,46 @@ struct GroupTable: Sendable {
     /// the one view it is asked for).
     static func ordered(_ rows: [GroupRow], _ query: GroupQuery) -> [GroupRow] {
         var rows = rows.filter { $0.kind == query.kind && (query.artist == nil || $0.artistID == query.artist) }
-        rows.sort { a, b in
-            let (x, y) = query.useSortTags ? (a.sName, b.sName) : (a.kName, b.kName)
-            return x != y ? x.lexicographicallyPrecedes(y) : a.id < b.id
-        }
+        rows.sort { $0.precedes($1, query) }
         return query.descending ? rows.reversed() : rows
     }
 
     /// A page of a view's `rows` (in its order) after `cursor`.
     static func page(_ rows: [GroupRow], _ query: GroupQuery, after cursor: PageCursor?, limit: Int) -> GroupPage {
         var start = 0
-        if let cursor, case .bytes(let key)? = cursor.key.first {
+        let keys = cursor?.key.compactMap { part -> [UInt8]? in
+            if case .bytes(let key) = part { return key }
+            return nil
+        }
+        if let cursor, let keys, !keys.isEmpty {
             start =
                 rows.firstIndex { row in
-                    let own = query.useSortTags ? row.sName : row.kName
-                    let after = own != key ? key.lexicographicallyPrecedes(own) : cursor.id.rawValue < row.id.rawValue
-                    return query.descending ? (own != key ? own.lexicographicallyPrecedes(key) : row.id.rawValue < cursor.id.rawValue) : after
+                    let own = row.orderKeys(query)
+                    if cursor.inclusive && own == keys && row.id.rawValue == cursor.id.rawValue { return true }
+                    return query.descending
+                        ? GroupRow.precedes(own, row.id.rawValue, keys, cursor.id.rawValue)
+                        : GroupRow.precedes(keys, cursor.id.rawValue, own, row.id.rawValue)
                 } ?? rows.count
         }
-        return Self.page(rows, from: start, limit: limit, useSortTags: query.useSortTags)
+        return Self.page(rows, from: start, limit: limit, query: query)
     }
 
     /// A page of a view's `rows` (in its order) from row `offset`.
     static func page(_ rows: [GroupRow], _ query: GroupQuery, offset: Int, limit: Int) -> GroupPage {
-        page(rows, from: min(offset, rows.count), limit: limit, useSortTags: query.useSortTags)
+        page(rows, from: min(offset, rows.count), limit: limit, query: query)
     }
 
-    private static func page(_ rows: [GroupRow], from start: Int, limit: Int, useSortTags: Bool) -> GroupPage {
+    private static func page(_ rows: [GroupRow], from start: Int, limit: Int, query: GroupQuery) -> GroupPage {
         let slice = Array(rows[start..<min(rows.count, start + limit)])
         let more = start + slice.count < rows.count
-        return GroupPage(
-            items: slice.map { $0.item(useSortTags: useSortTags) }, nextCursor: more ? slice.last?.cursor(useSortTags: useSortTags) : nil,
-            total: rows.count)
+        return GroupPage(items: slice.map { $0.item(query) }, nextCursor: more ? slice.last?.cursor(query) : nil, total: rows.count)
     }
 
     /// The sections of a view's `rows` (in its order).
     static func sections(_ rows: [GroupRow], _ query: GroupQuery) -> [SectionInfo] {
         var sections: [SectionInfo] = []
         for (index, row) in rows.enumerated() {
-            let name = SortKey.section(ofKey: query.useSortTags ? row.sName : row.kName)
+            let name = SortKey.section(ofKey: row.orderKeys(query)[0])
             if sections.last?.name == name {
                 sections[sections.count - 1].count += 1
             } else {

@@ -149,7 +149,7 @@ extension SubsonicAPI {
             let type = p.value("type") ?? "alphabeticalByName"
             switch type {
             case "alphabeticalByName": sections = try await library.groupSections(GroupQuery(kind: .album))
-            case "alphabeticalByArtist": sections = try await albumSectionsByArtist(.all)
+            case "alphabeticalByArtist": sections = try await library.groupSections(GroupQuery(kind: .album, byArtist: true))
             case "byGenre": sections = try await albumSectionsByArtist(.text(.genre, .equals(try p.required("genre"))))
             default:
                 throw SubsonicError.invalid(

@@ -19,8 +19,8 @@ extension SubsonicAPI {
         case "alphabeticalByName":
             items = try await groupRows(GroupQuery(kind: .album), offset: offset, limit: size)
         case "alphabeticalByArtist":
-            let ids = try await albumsOfTracks(LibraryQuery(sort: .albumArtist, filter: .all), offset: offset, limit: size)
-            items = try await albumItems(ids)
+            // The album view by album artist, then album: a page costs the same at any depth.
+            items = try await groupRows(GroupQuery(kind: .album, byArtist: true), offset: offset, limit: size)
         case "frequent" where !owner, "recent" where !owner, "highest" where !owner:
             // Another user's plays and ratings are their own rows, not the track's (the owner's).
             let order: UserTrackOrder = type == "frequent" ? .mostPlayed : type == "recent" ? .recentlyPlayed : .bestRated

@@ -71,7 +71,7 @@ extension SubsonicAPI {
     /// seek, which costs the same at any depth.
     func groupRows(_ query: GroupQuery, offset: Int, limit: Int) async throws -> [GroupItem] {
         guard limit > 0 else { return [] }
-        let list = "g|\(query.kind.rawValue)|\(query.artist?.rawValue ?? 0)|\(query.descending)"
+        let list = "g|\(query.kind.rawValue)|\(query.artist?.rawValue ?? 0)|\(query.descending)|\(query.byArtist)"
         // Pictures are only flagged on these rows (`hasPicture`), so their tracks are not read.
         let page: GroupPage
         if let known = cursors.nearest(list, atMost: offset), offset - known.offset <= Self.walkReach {

@@ -274,6 +274,17 @@ import Testing
         let sampled = try AudioIdentity.of(large)
         try TagFile.write(large, ["ARTIST": "Someone"])
         #expect(try AudioIdentity.of(large) == sampled && sampled != before)
+        // An Ogg file whose comment header spans pages (a picture of a few hundred KB, as taggers
+        // embed them): the header's continuation pages carry granule -1, and are tags, not audio.
+        let opus = dir.path("c.opus")
+        try TestAudio.opus(seconds: 0.4, seed: 9).write(to: opus)
+        let bare = try AudioIdentity.of(opus)
+        try TagFile.writePicture(opus, try DatasetGenerator.picture(side: 600, index: 1, noise: true))
+        #expect(try Data(contentsOf: opus).count > 150_000, "the picture spans several pages")
+        #expect(try AudioIdentity.of(opus) == bare)
+        try TagFile.writePicture(opus, try DatasetGenerator.picture(side: 700, index: 2, noise: true))
+        try TagFile.write(opus, ["TITLE": "retitled"])
+        #expect(try AudioIdentity.of(opus) == bare)
     }
 }
 

@@ -259,6 +259,10 @@ public enum AudioIdentity {
         let audio = try AudioLayout.oggAudioStream(size: size, read: read)?.serial
         var ranges: [(Int64, Int64)] = []
         var offset: Int64 = 0
+        // Header packets end on pages of granule 0, and a header spanning pages (a comment packet
+        // holding a picture) fills pages of granule -1 ("no packet ends here") before that: the
+        // audio starts at the first page with a real position, and a -1 page after it is audio.
+        var inAudio = false
         while offset + 27 <= size {
             let header = [UInt8](try read(offset, 27))
             guard header.count == 27, header[0..<4].elementsEqual(Array("OggS".utf8)) else { break }
@@ -268,7 +272,10 @@ public enum AudioIdentity {
             let table = [UInt8](try read(offset + 27, segments))
             let body = Int64(table.reduce(0) { $0 + Int($1) })
             let bodyStart = offset + 27 + Int64(segments)
-            if granule != 0, audio == nil || serial == audio { ranges.append((bodyStart, bodyStart + body)) }
+            if audio == nil || serial == audio {
+                if granule != 0 && granule != UInt64.max { inAudio = true }
+                if inAudio && granule != 0 { ranges.append((bodyStart, bodyStart + body)) }
+            }
             offset = bodyStart + body
         }
         guard !ranges.isEmpty else { return try sampled(start: 0, end: size, read: read) }

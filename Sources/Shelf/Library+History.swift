@@ -19,6 +19,23 @@ extension Library {
         }
     }
 
+    /// Whether a write committed after `token` may have changed a row of the aggregation views: a
+    /// track added, removed, retagged, moved or given a picture. Plays, ratings and stars do not, so a cache of
+    /// what the views show (the Subsonic artist index) outlives them. True when the history
+    /// after the token is no longer kept, or the token is another store's.
+    public func viewsChanged(since token: ChangeToken) async throws -> Bool {
+        let storeID = try await openedStore().storeID
+        guard token.storeID == storeID else { return true }
+        return try await read { db in
+            try db.transaction(.deferred) {
+                let bounds = try HistoryBounds.read(db)
+                guard token.transaction >= max(bounds.start, bounds.compacted) else { return true }
+                guard token.transaction < bounds.current else { return false }
+                return try db.scalar(Int.self, ScopedGroups.viewRowChangesSinceTransactionSQL, [token.transaction]) == 1
+            }
+        }
+    }
+
     /// When the last write was committed (nil for a library never written): what "modified since"
     /// questions compare with. Per-user writes (stars, plays) count too, so it errs towards "changed".
     public func lastChangeDate() async throws -> Date? {

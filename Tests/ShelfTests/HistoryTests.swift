@@ -236,6 +236,34 @@ func randomBatch(_ batch: WriteBatch, random: inout SeededRandom, serial: inout 
         await #expect(throws: LibraryError.self) { try await recreated.changes(since: current) }
     }
 
+    /// What keeps the Subsonic artist index through plays and ratings: only a change of what the
+    /// views show counts (a retag, a new track, a picture); another store's token always does.
+    @Test func viewsChangeWithTagsAndTracksButNotWithRatingsOrStars() async throws {
+        let dir = try TemporaryDirectory()
+        let library = Library(directory: dir.url)
+        let id = try await library.write { try $0.insert(sampleTrack(1)) }
+        let user = try await library.addUser(name: "owner", password: "pass-word", admin: true)
+        let start = try await library.currentToken()
+        #expect(try await library.viewsChanged(since: start) == false)
+        try await library.write { batch in
+            try batch.setRating(id, by: user.id, 60)
+            try batch.setStarred([id], by: user.id, true)
+        }
+        let rated = try await library.currentToken()
+        #expect(rated != start)
+        #expect(try await library.viewsChanged(since: start) == false)
+        var track = try #require(try await library.tracks(ids: [id]).tracks.first)
+        track.albumArtist = "Someone Else"
+        try await library.write { _ = try $0.update(track) }
+        #expect(try await library.viewsChanged(since: start) == true)
+        #expect(try await library.viewsChanged(since: rated) == true)
+        #expect(try await library.viewsChanged(since: try await library.currentToken()) == false)
+        try await library.write { _ = try $0.insert(sampleTrack(2)) }
+        #expect(try await library.viewsChanged(since: rated) == true)
+        #expect(try await library.viewsChanged(since: ChangeToken(storeID: UUID(), transaction: rated.transaction)) == true)
+        try await library.waitForMirror()
+    }
+
     @Test func scopesSeeTracksEnterAndLeaveTheirPlaylists() async throws {
         let dir = try TemporaryDirectory()
         let library = Library(directory: dir.url)

@@ -56,6 +56,12 @@ extension Library {
         try await withGroups(scope, { try $0.groups(ids, kind: kind) }, { table, _ in table.groups(ids, kind: kind) })
     }
 
+    /// Which of these IDs are rows of a view (within `scope`), without reading the rows: what a
+    /// list of thousands asks when it only needs to know whether a name is also in another view.
+    public func existingGroupIDs(_ ids: [GroupID], kind: GroupKind, scope: LibraryScope = .current) async throws -> Set<GroupID> {
+        try await withGroups(scope, { try $0.existingGroupIDs(ids, kind: kind) }, { table, _ in table.existing(ids, kind: kind) })
+    }
+
     /// Up to `count` distinct rows of a view drawn uniformly at random (each as likely as any
     /// other), without their artwork lookups.
     public func randomGroups(kind: GroupKind, count: Int, scope: LibraryScope = .current) async throws -> [GroupItem] {

@@ -254,6 +254,16 @@ extension MirrorQueryEngine: GroupEngine {
         return ids.compactMap { byID[$0] }
     }
 
+    /// One statement over `mirror_group`'s primary key, reading the IDs alone.
+    package func existingGroupIDs(_ ids: [GroupID], kind: GroupKind) throws -> Set<GroupID> {
+        guard !ids.isEmpty else { return [] }
+        let list = "[" + ids.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        return Set(
+            try db.int64Column("SELECT id FROM mirror_group WHERE kind = ? AND id IN (SELECT value FROM json_each(?))", [kind.code, list]).map {
+                GroupID($0)
+            })
+    }
+
     /// The view's IDs from its name index, without reading the rows.
     package func groupIDs(kind: GroupKind) throws -> [GroupID] {
         try db.int64Column("SELECT id FROM mirror_group WHERE kind = ?", [kind.code]).map { GroupID($0) }

@@ -51,6 +51,13 @@ package protocol GroupEngine {
     func groups(_ ids: [GroupID], kind: GroupKind) throws -> [GroupItem]
     /// Every row ID of a view, in no particular order.
     func groupIDs(kind: GroupKind) throws -> [GroupID]
+    /// Which of these IDs have a row in a view (none of the rows read).
+    func existingGroupIDs(_ ids: [GroupID], kind: GroupKind) throws -> Set<GroupID>
     /// The people credited in `role` (a `MirrorLists.roles` name), by name key (`RoleCredits`).
     func roleCredits(_ role: String) throws -> [GroupItem]
+}
+
+extension GroupEngine {
+    /// The rows read and their IDs kept: the direct path, where every read recomputes the views anyway.
+    package func existingGroupIDs(_ ids: [GroupID], kind: GroupKind) throws -> Set<GroupID> { Set(try groups(ids, kind: kind).map(\.id)) }
 }

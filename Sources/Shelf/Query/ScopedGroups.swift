@@ -114,6 +114,11 @@ struct GroupTable: Sendable {
     }
 
     func ids(kind: GroupKind) -> [GroupID] { (byKind[kind] ?? []).map(\.id) }
+
+    func existing(_ ids: [GroupID], kind: GroupKind) -> Set<GroupID> {
+        let rows = byID[kind] ?? [:]
+        return Set(ids.filter { rows[$0] != nil })
+    }
 }
 
 /// The views as a reader limited to some libraries sees them: made from the tracks of their
@@ -154,12 +159,17 @@ final class ScopedGroups: Sendable {
     /// Whether the change log holds, after the bound position, a track inserted or deleted, or
     /// updated in any group other than `ignored`: the question a cache of what tracks show asks
     /// before it answers again.
-    static func trackChangesSQL(beyond ignored: PropertyGroups) -> String {
+    static func trackChangesSQL(beyond ignored: PropertyGroups, after column: String = "seq") -> String {
         """
-        SELECT EXISTS (SELECT 1 FROM change_log WHERE seq > ? AND object_type = \(ObjectType.track.rawValue)
+        SELECT EXISTS (SELECT 1 FROM change_log WHERE \(column) > ? AND object_type = \(ObjectType.track.rawValue)
           AND NOT (op = \(ChangeOperation.update.rawValue) AND (groups & ~\(ignored.rawValue)) = 0))
         """
     }
+
+    /// Whether a view row may have changed after a transaction (a change token's position), on the
+    /// log's transaction index: pictures count here, since a view row names the track whose
+    /// picture represents it.
+    static let viewRowChangesSinceTransactionSQL = trackChangesSQL(beyond: [.playStats, .userData], after: "tx")
 
     /// The table of `scope` as of the engine's current state, made now when the kept one is stale.
     func table(_ scope: LibraryScope, engine: any QueryEngine) throws -> GroupTable {

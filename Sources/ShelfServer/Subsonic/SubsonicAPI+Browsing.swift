@@ -168,10 +168,19 @@ extension SubsonicAPI {
         }
         let format = call.format
         let key = SubsonicIndexCache.Key(
-            element: element, transaction: token.transaction, scope: LibraryScope.current,
+            element: element, scope: LibraryScope.current,
             stars: stars.artists.sorted { $0.key < $1.key }.flatMap { [$0.key.rawValue, Int64($0.value.timeIntervalSince1970 * 1000)] },
             json: format.isJSON)
-        if let body = indexCache.body(key) { return .binary(SubsonicRenderer.response(body, format: format)) }
+        if let kept = indexCache.entry(key) {
+            // getIndexes' answer carries the time of the last write; getArtists' only the views,
+            // which a play or a rating leaves as they were.
+            var current = kept.token == token
+            if !current && !lastModified { current = !(try await library.viewsChanged(since: kept.token)) }
+            if current {
+                if kept.token != token { indexCache.store(key, token, kept.body) }
+                return .binary(SubsonicRenderer.response(kept.body, format: format))
+            }
+        }
         var indexes: [SubsonicIndex<SubsonicArtist>] = []
         var cursor: PageCursor?
         repeat {
@@ -192,7 +201,7 @@ extension SubsonicAPI {
             w.list("index", indexes)
             w.close()
         }
-        indexCache.store(key, body)
+        indexCache.store(key, token, body)
         return .binary(SubsonicRenderer.response(body, format: format))
     }
 }

@@ -66,7 +66,7 @@ extension SubsonicAPI {
     /// Each album artist's OpenSubsonic roles: `albumartist`, and `artist` when the artist view
     /// has the same ID (one name has one ID in both views), read in one lookup.
     func artistRoles(_ items: [GroupItem]) async throws -> [GroupID: [String]] {
-        let credited = Set(try await library.groups(ids: items.map(\.id), kind: .artist).map(\.id))
+        let credited = try await library.existingGroupIDs(items.map(\.id), kind: .artist)
         return Dictionary(items.map { ($0.id, credited.contains($0.id) ? ["albumartist", "artist"] : ["albumartist"]) }, uniquingKeysWith: { a, _ in a })
     }
 

@@ -14,6 +14,8 @@ DEBIAN_TEST_PACKAGES := mpv python3-venv wrk groff-base chromium chromium-driver
 SWIFT ?= swift
 DEMO_DIR ?= demo-library
 BENCH_DIR ?= bench-library
+# `make bench-1m`'s libraries (about 25 GB at both sizes) and its JSON documents.
+BENCH_1M_DIR ?= bench-1m
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -21,7 +23,7 @@ DESTDIR ?=
 SHELF_BIN ?= .build/release/shelf
 BUILD_COMMIT_HEADER := Sources/CShelfBuild/build_commit.h
 
-.PHONY: audio-venv deps deps-test install-packages build-info build release test test-full tsan demo bench clean subsonic-client install uninstall snapshots lint format deb static-release docs generated-docs coverage image test-image test-build
+.PHONY: audio-venv deps deps-test install-packages build-info build release test test-full tsan demo bench bench-1m clean subsonic-client install uninstall snapshots lint format deb static-release docs generated-docs coverage image test-image test-build
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -217,6 +219,9 @@ bench: deps-test release audio-venv
 	.build/release/shelf-bench sonic --library $(BENCH_DIR)-sonic
 	.build/release/shelf-bench artwork --library $(BENCH_DIR)-artwork
 	.build/release/shelf-bench import --files 10000 --dir $(BENCH_DIR)-import
+	@# Real files of real sizes (made once with ffmpeg and mutagen), cold and warm, beside supysonic, beets and musickit.
+	.build/release/shelf-bench import --realistic --files 2000 --dir $(BENCH_DIR)-realistic
+	.build/release/shelf-bench rescan --files 500500 --dir $(BENCH_DIR)-rescan
 	.build/release/shelf-bench serve --library $(BENCH_DIR)-serve
 	.build/release/shelf-bench subsonic --library $(BENCH_DIR)-serve
 	.build/release/shelf-bench sync --library $(BENCH_DIR)-sync --small-library $(BENCH_DIR)-sync-small
@@ -224,8 +229,23 @@ bench: deps-test release audio-venv
 	.build/release/shelf-bench watch --dir $(BENCH_DIR)-watch
 	.build/release/shelf-bench loudness --dir $(BENCH_DIR)-loudness
 
+# The benchmarks at 500,500 and 1,000,000 tracks in one run, each pair side by side with the
+# ratio (scripts/bench_scale.py). Long: about two hours on a 2-core machine, most of it generating.
+BENCH_1M_SIZES := 500500 1000000
+bench-1m: deps-test release
+	mkdir -p $(BENCH_1M_DIR)/json
+	.build/release/shelf-bench mirror --tracks 500500,1000000 --library $(BENCH_1M_DIR)/mirror
+	for n in $(BENCH_1M_SIZES); do \
+	  .build/release/shelf-bench serve --tracks $$n --library $(BENCH_1M_DIR)/serve-$$n --json > $(BENCH_1M_DIR)/json/serve-$$n.json && \
+	  .build/release/shelf-bench subsonic --tracks $$n --library $(BENCH_1M_DIR)/serve-$$n --json > $(BENCH_1M_DIR)/json/subsonic-$$n.json && \
+	  .build/release/shelf-bench web --tracks $$n --library $(BENCH_1M_DIR)/serve-$$n --json > $(BENCH_1M_DIR)/json/web-$$n.json && \
+	  .build/release/shelf-bench sync --tracks $$n --library $(BENCH_1M_DIR)/sync-$$n --small-library $(BENCH_1M_DIR)/sync-small --json > $(BENCH_1M_DIR)/json/sync-$$n.json && \
+	  .build/release/shelf-bench history --tracks $$n --library $(BENCH_1M_DIR)/history-$$n --small-library $(BENCH_1M_DIR)/history-small --json > $(BENCH_1M_DIR)/json/history-$$n.json || exit 1; \
+	done
+	python3 scripts/bench_scale.py $(foreach b,serve subsonic web sync history,$(BENCH_1M_DIR)/json/$(b)-500500.json $(BENCH_1M_DIR)/json/$(b)-1000000.json)
+
 clean:
-	rm -rf .build $(DEMO_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-libraries $(BENCH_DIR)-listens $(BENCH_DIR)-sonic $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-serve $(BENCH_DIR)-sync $(BENCH_DIR)-sync-small $(BENCH_DIR)-watch $(BENCH_DIR)-loudness
+	rm -rf .build $(DEMO_DIR) $(BENCH_1M_DIR) $(BENCH_DIR) $(BENCH_DIR)-history $(BENCH_DIR)-history-small $(BENCH_DIR)-mirror $(BENCH_DIR)-libraries $(BENCH_DIR)-listens $(BENCH_DIR)-sonic $(BENCH_DIR)-artwork $(BENCH_DIR)-import $(BENCH_DIR)-realistic $(BENCH_DIR)-rescan $(BENCH_DIR)-serve $(BENCH_DIR)-sync $(BENCH_DIR)-sync-small $(BENCH_DIR)-watch $(BENCH_DIR)-loudness
 
 # The files `make install` writes and `make uninstall` removes: nothing else is touched.
 INSTALL_ROOT = $(DESTDIR)$(PREFIX)

@@ -24,6 +24,15 @@ struct BenchMain {
             with DCT scaling, without, and Pillow's draft mode.
         usage: shelf-bench import [--files 10000] --dir DIR
             Files per second of a first import and an unchanged rescan (fresh processes, peak RSS), beside mutagen.
+        usage: shelf-bench import --realistic [--files 2000] --dir DIR [--peers supysonic,beets,musickit|none]
+            Real files of real sizes (scripts/realistic_files.py, made once: 4-minute MP3 320k, FLAC 16/44.1 and 24/96, Opus,
+            AAC; pictures of 500 KB-2 MB in a third) imported cold (page cache dropped; root only) and warm by Shelf and by
+            the peers (scripts/import_peers.py) on the same files: files/s, MB read and CPU per file, peak RSS; issue 43's targets.
+        usage: shelf-bench rescan --dir DIR [--files 500500] [--added 1000] [--warm]
+            Unchanged rescans of --files sample files on disk (written once, 0.3 s, no pictures): the import of the root and
+            `shelf scan`, cold (page cache dropped; root only) and warm, each a fresh process (seconds, MB read, CPU, commits);
+            then --added files in as many new folders, found and imported cold; each beside issue 43's target (--warm:
+            never drop the cache).
         usage: shelf-bench sample-files --tracks N --dir DIR [--seconds S]
             Write N real, tagged audio files (FLAC, MP3, Ogg Opus, WAV, AIFF; a cover per album) for `shelf import`.
         usage: shelf-bench legacy-store --tracks N [--artwork-kib K] [--distinct N] --library DIR
@@ -97,6 +106,7 @@ struct BenchMain {
             case "legacy-store": try LegacyStoreCommand(words).run(&report)
             case "sample-files": try SampleFiles(words).run(&report)
             case "import": try await ImportBench(words).run(&report)
+            case "rescan": try await RescanBench(words).run(&report)
             case "artwork": try await ArtworkBench(words).run(&report)
             case "serve": try await ServeBench(words).run(&report)
             case "subsonic": try await SubsonicBench(words).run(&report)
@@ -106,6 +116,7 @@ struct BenchMain {
             case "loudness": try await LoudnessBench(words).run(&report)
             // The probes are this executable's own children: they always answer one JSON line.
             case "import-probe": return try await ImportBench.probe(words)
+            case "scan-probe": return try await RescanBench.scanProbe(words)
             case "artwork-probe": return try await ArtworkProbe.run(words)
             case "help", "--help", "-h": return print(usage)
             default: usageError("unknown command '\(command)'", json: json)

@@ -8,12 +8,17 @@ import ShelfTestSupport
 struct ImportBench {
     let files: Int
     let directory: URL
+    /// `--realistic`: real files of real sizes (see `RealisticImport`) instead of the sample files.
+    let realistic: Bool
+    let peers: String?
 
     init(_ words: [String]) throws {
-        let flags = try Flags(words, known: ["--files", "--dir"])
-        files = try flags.int("--files", default: 10_000)
+        let flags = try Flags(words, known: ["--files", "--dir", "--peers"], switches: ["--realistic"])
+        realistic = flags.bool("--realistic")
+        files = try flags.int("--files", default: realistic ? 2_000 : 10_000)
         guard let path = flags.string("--dir") else { throw BenchUsageError(message: "--dir is required") }
         directory = URL(fileURLWithPath: path)
+        peers = flags.string("--peers")
     }
 
     private func log(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
@@ -29,6 +34,7 @@ struct ImportBench {
     }
 
     func run(_ results: inout Report) async throws {
+        if realistic { return try RealisticImport(files: files, directory: directory, peers: peers).run(&results) }
         let me = URL(fileURLWithPath: CommandLine.arguments[0])
         var lines: [Line] = []
         // The plain sample files and the tagged ones (as Picard leaves a library: several
@@ -93,19 +99,29 @@ struct ImportBench {
             ], lines.map { [$0.files, $0.catalogue, $0.run, $0.seconds, $0.filesPerSecond, $0.peakRSSBytes.map { Double($0) / 1_048_576 }] })
     }
 
-    /// One import in this process: prints files handled, seconds and peak RSS as JSON.
+    /// One import in this process: prints files handled, seconds, peak RSS, bytes read from the
+    /// disk, CPU seconds, commits and whether the change token moved, as JSON.
     static func probe(_ words: [String]) async throws {
-        guard words.count == 2 else { throw BenchUsageError(message: "import-probe MUSIC LIBRARY") }
-        let library = Library(directory: URL(fileURLWithPath: words[1]))
+        guard words.count >= 2, let last = words.last else { throw BenchUsageError(message: "import-probe MUSIC... LIBRARY") }
+        let readBefore = ProcessUse.readBytes()
+        let cpuBefore = ProcessUse.cpuSeconds()
+        let started = DispatchTime.now().uptimeNanoseconds
+        let library = Library(directory: URL(fileURLWithPath: last))
         try await library.open()
-        let report = try await library.importFiles(at: [URL(fileURLWithPath: words[0])])
+        let before = try await library.currentToken()
+        let report = try await library.importFiles(at: words.dropLast().map { URL(fileURLWithPath: $0) })
+        let after = try await library.currentToken()
         let handled = report.added + report.updated + report.unchanged + report.moved + report.duplicates.count + report.failed.count
         let peak = ArtworkProbe.memory().peak
-        let json = try JSONSerialization.data(
-            withJSONObject: [
-                "files": handled, "seconds": report.seconds, "peak": peak, "added": report.added,
-                "unchanged": report.unchanged, "failed": report.failed.count,
-            ], options: [.sortedKeys])
+        var values: [String: Any] = [
+            "files": handled, "seconds": report.seconds, "peak": peak, "added": report.added, "updated": report.updated,
+            "unchanged": report.unchanged, "failed": report.failed.count, "duplicates": report.duplicates.count, "commits": report.commits,
+            "tokenMoved": before != after, "cpuSeconds": ProcessUse.cpuSeconds() - cpuBefore,
+            // With opening the library: what the command costs, not only its import.
+            "wallSeconds": Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
+        ]
+        if let readBefore, let readAfter = ProcessUse.readBytes() { values["readBytes"] = readAfter - readBefore }
+        let json = try JSONSerialization.data(withJSONObject: values, options: [.sortedKeys])
         print(String(decoding: json, as: UTF8.self))
     }
 }

@@ -94,7 +94,7 @@ struct Report {
     /// Adds a line of prose; its figures become top-level keys.
     mutating func sentence(_ sentence: Sentence) { blocks.append(.sentence(sentence)) }
 
-    /// The Markdown tables and sentences, blocks separated by blank lines.
+    /// The Markdown tables and sentences, blocks separated by blank lines, then the machine's load.
     func text() -> String {
         var out: [String] = []
         for block in blocks {
@@ -116,6 +116,12 @@ struct Report {
                     out.append("| " + zip(columns, row).map { Self.format($1, decimals: $0.decimals, suffix: $0.suffix) }.joined(separator: " | ") + " |")
                 }
             }
+        }
+        if let load = Self.loadAverage() {
+            out.append("")
+            out.append(
+                "Load average at the end (1, 5, 15 min): " + load.map { String(format: "%.2f", $0) }.joined(separator: ", ")
+                    + " on \(ProcessInfo.processInfo.activeProcessorCount) cores.")
         }
         return out.joined(separator: "\n")
     }
@@ -176,7 +182,16 @@ struct Report {
         {
             machine["cpu"] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
+        if let load = loadAverage() { machine["loadAverage"] = load }
         return machine
+    }
+
+    /// The 1-, 5- and 15-minute load averages when the report is made: figures from a busy
+    /// machine are quoted with its load beside them.
+    static func loadAverage() -> [Double]? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+        let values = text.split(separator: " ").prefix(3).compactMap { Double($0) }
+        return values.count == 3 ? values : nil
     }
 
     private static func format(_ value: Value, decimals: Int, suffix: String) -> String {

@@ -39,9 +39,14 @@ struct SampleFiles {
             """)
     }
 
-    /// Writes the files; returns how many.
-    static func write(tracks: Int, to directory: URL, seconds: Double, tagged: Bool = false) throws -> Int {
-        let catalogue = DatasetGenerator(tracks: tracks, seed: 23, tagged: tagged).allTracks()
+    /// Writes the files; returns how many. `formats` are taken in turn by album; without
+    /// `pictures` no cover is written (what a rescan of half a million files needs on disk);
+    /// `firstIndex` moves the audio along, so that files added to a set are not its duplicates.
+    static func write(
+        tracks: Int, to directory: URL, seconds: Double, tagged: Bool = false, formats: [String] = formats, pictures: Bool = true,
+        seed: UInt64 = 23, firstIndex: Int = 0
+    ) throws -> Int {
+        let catalogue = DatasetGenerator(tracks: tracks, seed: seed, tagged: tagged).allTracks()
         var albumIndex: [String: Int] = [:]
         var covers: [Int: (Data, String)] = [:]
         var playlist = "#EXTM3U\n"
@@ -55,12 +60,12 @@ struct SampleFiles {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let name = String(format: "%d-%02d ", track.discNumber ?? 1, track.trackNumber ?? 0) + component(track.title ?? "Untitled")
             let url = folder.appendingPathComponent(String(name.prefix(120)) + "." + format)
-            let frequency = 180 + Double(index) * 0.37  // distinct PCM for every track
+            let frequency = 180 + Double(firstIndex + index) * 0.37  // distinct PCM for every track
             let audio: Data =
                 switch format {
                 case "flac": TestAudio.flac(seconds: seconds, frequency: frequency)
-                case "mp3": TestAudio.mp3(seconds: seconds, seed: UInt64(index))
-                case "opus": TestAudio.opus(seconds: seconds, seed: UInt64(index))
+                case "mp3": TestAudio.mp3(seconds: seconds, seed: UInt64(firstIndex + index))
+                case "opus": TestAudio.opus(seconds: seconds, seed: UInt64(firstIndex + index))
                 case "aiff": TestAudio.aiff(seconds: seconds, frequency: frequency)
                 default: TestAudio.wav(seconds: seconds, frequency: frequency)
                 }
@@ -81,6 +86,7 @@ struct SampleFiles {
                 }
             }
             try TagFile.write(url, tags)
+            guard pictures else { continue }
             if covers[album] == nil {
                 let png = album % 3 == 0
                 let bytes = try DatasetGenerator.picture(side: 300, index: album, noise: false)

@@ -130,6 +130,7 @@ struct SubsonicBench {
             [name, ms, second, total, steady, perSecond]
         }
         var targets: [[any ReportValue]] = []
+        var syncPeak = 0
         do {
             let client = try Client(port: server.port, key: key)
             _ = try client.call("ping")
@@ -148,6 +149,8 @@ struct SubsonicBench {
                 if songs.count < 500 { break }
             }
             let syncSeconds = Double(DispatchTime.now().uptimeNanoseconds - syncStarted) / 1e9
+            // The peak so far is the sync's (the server had answered only a ping before it).
+            syncPeak = server.peakRSSBytes()
             // The server's share: the pages' request times alone, without this client's JSON parsing.
             let syncServedSeconds = pages.reduce(0, +) / 1000
             let sortedPages = pages.sorted()
@@ -276,7 +279,9 @@ struct SubsonicBench {
         let peak = server.peakRSSBytes()
         _ = server.stop()
         let peakMiB = Double(peak) / 1_048_576
-        targets.append(["server peak RSS MiB during the sync", peakMiB, 100.0, peakMiB <= 100])
+        let syncPeakMiB = Double(syncPeak) / 1_048_576
+        targets.append(["server peak RSS MiB during the whole sync", syncPeakMiB, 100.0, syncPeakMiB <= 100])
+        targets.append(["server peak RSS MiB over every scenario (cover art under wrk included)", peakMiB, 150.0, peakMiB <= 150])
 
         // 5. Stream time to first byte, on a small library of real files beside the big one (its
         // tracks are generated rows without files); the lookup by ID does not grow with the library.
@@ -296,7 +301,9 @@ struct SubsonicBench {
             [
                 .init("target", "target"), .init("measured", "measured", decimals: 2), .init("limit", "limit", decimals: 1), .init("met", "met"),
             ], targets)
-        results.sentence("Server peak RSS (VmHWM): \(figure: "peakRSSMiB", peakMiB, decimals: 1) MiB.")
+        results.sentence(
+            "Server peak RSS (VmHWM): \(figure: "syncPeakRSSMiB", syncPeakMiB, decimals: 1) MiB after the sync, \(figure: "peakRSSMiB", peakMiB, decimals: 1) MiB after every scenario."
+        )
     }
 
     /// Medians of curl's time to first byte for `stream` of a real FLAC file, raw and as mp3.

@@ -93,6 +93,23 @@ import Testing
         }
     }
 
+    @Test func rescan() async throws {
+        try await offCooperativePool { [self] in
+            let dir = try TemporaryDirectory()
+            // --warm: the suite never empties the machine's page cache under the other tests.
+            let document = try bench(["rescan", "--files", "30", "--added", "4", "--warm", "--dir", dir.url.path])
+            let runs = try rows(document, "runs")
+            #expect(runs.map { $0["cache"] as? String } == ["–", "warm", "warm", "warm", "warm", "warm"])
+            #expect(runs.first?["files"] as? Int == 30 && runs.last?["files"] as? Int == 34)
+            // Unchanged rescans commit nothing; the grown one commits the four new files.
+            #expect(runs.dropFirst().dropLast().allSatisfy { $0["commits"] as? Int == 0 && $0["tokenMoved"] as? String == "no" })
+            #expect(runs.last?["tokenMoved"] as? String == "yes")
+            #expect(document["addedFound"] as? Int == 4 && document["addedWritten"] as? Int == 4)
+            let targets = try rows(document, "targets")
+            #expect(targets.count == 4 && targets.allSatisfy { $0["met"] as? Bool == true }, "\(targets)")
+        }
+    }
+
     @Test func history() async throws {
         try await offCooperativePool { [self] in
             let document = try bench(["history", "--tracks", "1000", "--small-tracks", "1000", "--bulk-updates", "500", "--tail", "100"])

@@ -232,7 +232,7 @@ bench: deps-test release audio-venv
 # The benchmarks at 500,500 and 1,000,000 tracks in one run, each pair side by side with the
 # ratio (scripts/bench_scale.py). Long: about two hours on a 2-core machine, most of it generating.
 BENCH_1M_SIZES := 500500 1000000
-bench-1m: deps-test release
+bench-1m: deps-test release subsonic-client
 	mkdir -p $(BENCH_1M_DIR)/json
 	.build/release/shelf-bench mirror --tracks 500500,1000000 --library $(BENCH_1M_DIR)/mirror
 	for n in $(BENCH_1M_SIZES); do \

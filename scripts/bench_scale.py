@@ -4,19 +4,21 @@
 Usage: bench_scale.py SMALL.json LARGE.json [SMALL.json LARGE.json ...]
 
 Each file is one `shelf-bench ... --json` document. Rows of the keyed tables are paired by their
-first text cell with the numbers taken out (a row's name may quote the library's own counts), and
-every numeric cell is printed at both sizes with LARGE / SMALL beside it. Prints Markdown tables,
+first text cell when those are unique and the same at both sizes, else by position (a row's name
+may quote the library's own counts), and every numeric cell is printed at both sizes with
+LARGE / SMALL beside it. Prints Markdown tables,
 then one JSON line per pair of figures (for the README's table and for later comparison).
 """
 import json
-import re
 import sys
 
 
 def label(row):
+    """The row's first text cell (by key order), numbers left in: rows at two sizes that differ
+    only by a count quoted in their name are paired by position instead."""
     for value in row.values():
         if isinstance(value, str):
-            return re.sub(r"\d[\d,.]*", "#", value)
+            return value
     return None
 
 
@@ -29,16 +31,26 @@ def tracks(document):
 
 
 def pairs(small, large):
+    """Rows of each keyed table side by side: by label when every label is present and unique at
+    both sizes, else by position (a table whose rows have no text, or repeat it)."""
     for key, rows in small.items():
         if not isinstance(rows, list) or not rows or not isinstance(rows[0], dict):
             continue
-        others = {label(row): row for row in large.get(key, []) if isinstance(row, dict)}
-        for row in rows:
-            name = label(row)
-            other = others.get(name)
+        others = [row for row in large.get(key, []) if isinstance(row, dict)]
+        labels = [label(row) for row in rows]
+        other_labels = [label(row) for row in others]
+        by_label = (None not in labels and len(set(labels)) == len(labels)
+                    and len(set(other_labels)) == len(other_labels) and set(labels) == set(other_labels))
+        if by_label:
+            matched = [(row, dict(zip(other_labels, others)).get(name)) for row, name in zip(rows, labels)]
+        else:
+            if len(rows) != len(others):
+                print(f"warning: {key}: {len(rows)} rows beside {len(others)}, paired by position", file=sys.stderr)
+            matched = list(zip(rows, others))
+        for row, other in matched:
             if other is None:
                 continue
-            text = next((v for v in row.values() if isinstance(v, str)), name)
+            text = next((v for v in row.values() if isinstance(v, str)), f"row {rows.index(row) + 1}")
             for column, value in row.items():
                 big = other.get(column)
                 if isinstance(value, bool) or isinstance(big, bool):

@@ -36,6 +36,21 @@ extension Library {
         }
     }
 
+    /// Whether reads of the views now hold every write up to `token`: always when they come from
+    /// the store, else once the read mirror has applied the change log through the token's
+    /// transaction. The mirror commits after the store, so a read in between still shows the
+    /// state before; a cache of what the views show is right as of a token only when this held
+    /// before it was read.
+    public func viewsHold(_ token: ChangeToken) async throws -> Bool {
+        guard mirrorReaders.withLock({ $0 }) != nil else { return true }
+        let status = try await mirrorStatus()
+        guard status.state == .ready else { return false }
+        let needed = try await read { db in
+            try db.scalar(Int64.self, "SELECT seq FROM change_log WHERE tx <= ? ORDER BY seq DESC LIMIT 1", [token.transaction]) ?? 0
+        }
+        return status.appliedSeq >= needed
+    }
+
     /// When the last write was committed (nil for a library never written): what "modified since"
     /// questions compare with. Per-user writes (stars, plays) count too, so it errs towards "changed".
     public func lastChangeDate() async throws -> Date? {

@@ -61,14 +61,17 @@ struct RealisticImport {
             try? FileManager.default.removeItem(at: library)
             if cold { _ = ProcessUse.dropPageCache() }
             log("Shelf: \(label), \(cold ? "cold" : "warm")")
+            // The whole child's time, start-up included, as the peers' figures are.
+            let started = DispatchTime.now().uptimeNanoseconds
             let result = try ChildProcess.run(me, ["import-probe"] + paths + [library.path])
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
                 let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             else { throw BenchUsageError(message: "import probe failed: \(result.stderr.suffix(2000))") }
             let handled = values["files"] as? Int ?? 0
             return Run(
                 who: label, cache: cold && canDrop ? "cold" : "warm", files: handled, imported: values["added"] as? Int,
-                seconds: values["wallSeconds"] as? Double ?? values["seconds"] as? Double ?? .nan, readBytes: values["readBytes"] as? Int,
+                seconds: wall, readBytes: values["readBytes"] as? Int,
                 cpuSeconds: values["cpuSeconds"] as? Double, peakBytes: values["peak"] as? Int)
         }
         for cold in [true, false] { runs.append(try shelfImport([music.path], cold: cold, label: "Shelf")) }
@@ -96,11 +99,13 @@ struct RealisticImport {
                     results.sentence("\(who) (\(values["run"] as? String ?? "")): not measured: \(error)")
                     continue
                 }
-                let cold = values["cold"] as? Bool ?? false
+                let run = values["run"] as? String ?? "warm"
+                let dropped = values["cold"] as? Bool ?? false
                 let version = values["version"] as? String ?? ""
                 peerRuns.append(
                     Run(
-                        who: "\(who) \(version)", cache: cold ? "cold" : "warm", files: values["files"] as? Int ?? 0, imported: values["imported"] as? Int,
+                        who: "\(who) \(version)", cache: run == "cold" && !dropped ? "cold (not dropped)" : run, files: values["files"] as? Int ?? 0,
+                        imported: values["imported"] as? Int,
                         seconds: values["seconds"] as? Double ?? .nan, readBytes: values["readBytes"] as? Int,
                         cpuSeconds: values["cpuSeconds"] as? Double, peakBytes: values["peakRSSBytes"] as? Int))
             }

@@ -61,11 +61,17 @@ struct RescanBench {
             log("written in \(Int(Date().timeIntervalSince(started))) s")
             _ = FileManager.default.createFile(atPath: written.path, contents: nil)
         }
-        // Files added by an earlier run go, so that every run starts from the same library.
+        // Files added by an earlier run go, and their tracks with them, so that every run starts
+        // from the same files (without importing half a million files again).
         let addedRoot = music.appendingPathComponent("Added")
         if FileManager.default.fileExists(atPath: addedRoot.path) {
             try FileManager.default.removeItem(at: addedRoot)
-            try? FileManager.default.removeItem(at: library)
+            if FileManager.default.fileExists(atPath: library.appendingPathComponent("library.sqlite").path) {
+                log("removing the last run's added tracks (shelf scan --prune)")
+                let pruned = Library(directory: library)
+                _ = try await pruned.scanMissing(prune: true)
+                try await pruned.waitForMirror()
+            }
         }
         var lines: [[any ReportValue]] = []
         func line(_ name: String, _ p: Probe, cold: Bool?, handled: Int) {
@@ -129,10 +135,16 @@ struct RescanBench {
             "targets", key: "targets",
             [.init("target", "target"), .init("measured", "measured", decimals: 2), .init("limit", "limit", decimals: 1), .init("met", "met")],
             [
-                ["unchanged rescan s, cold (import of the root + shelf scan)", importCold + scanCold, 60.0, importCold + scanCold <= 60],
+                [
+                    "unchanged rescan s, \(canDrop ? "cold" : "warm: the cache could not be dropped") (import of the root + shelf scan)", importCold + scanCold,
+                    60.0, importCold + scanCold <= 60,
+                ],
                 ["unchanged rescan s, warm (import of the root + shelf scan)", importWarm + scanWarm, 15.0, importWarm + scanWarm <= 15],
                 ["unchanged rescans commit nothing (1 = yes)", unchangedCommitted ? 0.0 : 1.0, 1.0, !unchangedCommitted],
-                ["\(placed) new files in new folders found and imported s, cold", grown.seconds, 70.0, grown.seconds <= 70 && grown.int("added") == placed],
+                [
+                    "\(placed) new files in new folders found and imported s, \(canDrop ? "cold" : "warm")", grown.seconds, 70.0,
+                    grown.seconds <= 70 && grown.int("added") == placed,
+                ],
             ])
         results.sentence("The grown rescan added \(figure: "addedFound", grown.int("added")) of \(figure: "addedWritten", placed) new files.")
     }
@@ -148,9 +160,10 @@ struct RescanBench {
         let before = try await library.currentToken()
         let report = try await library.scanMissing()
         let after = try await library.currentToken()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let tracks = try await library.info().trackCount
         var values: [String: Any] = [
-            "seconds": Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, "tracks": tracks, "missing": report.missing.count,
+            "seconds": seconds, "tracks": tracks, "missing": report.missing.count,
             "newlyMissing": report.newlyMissing, "tokenMoved": before != after, "peak": ArtworkProbe.memory().peak,
             "cpuSeconds": ProcessUse.cpuSeconds() - cpuBefore,
         ]

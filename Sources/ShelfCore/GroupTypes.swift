@@ -105,9 +105,12 @@ public struct GroupQuery: Sendable, Hashable {
     public var descending: Bool
     /// Albums only: those whose album artist has this ID.
     public var artist: GroupID?
-    /// Albums only: ordered by their album artist's name first, then by their own (Subsonic's
-    /// `alphabeticalByArtist`); sections are the album artist's letters.
-    public var byArtist: Bool
+    /// Albums ordered by their album artist's name first, then by their own (Subsonic's
+    /// `alphabeticalByArtist`); sections are the album artist's letters. Other views ignore it.
+    public var ordersByArtist: Bool
+
+    /// Whether this query orders albums by album artist (`ordersByArtist` on the album view).
+    public var byArtist: Bool { ordersByArtist && kind == .album }
 
     /// A view of `kind` sorted by name ascending, sort tags on.
     public init(kind: GroupKind, useSortTags: Bool = true, descending: Bool = false, artist: GroupID? = nil, byArtist: Bool = false) {
@@ -115,7 +118,7 @@ public struct GroupQuery: Sendable, Hashable {
         self.useSortTags = useSortTags
         self.descending = descending
         self.artist = artist
-        self.byArtist = byArtist && kind == .album
+        self.ordersByArtist = byArtist
     }
 }
 

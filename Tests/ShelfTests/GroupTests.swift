@@ -283,7 +283,7 @@ import Testing
                     // Albums: of one artist, and all of them by album artist first.
                     for (artist, byArtist): (GroupID?, Bool) in kind == .album ? [(nil, false), (GroupID(42), false), (nil, true)] : [(nil, false)] {
                         let query = GroupQuery(kind: kind, useSortTags: tags, descending: descending, artist: artist, byArtist: byArtist)
-                        let keys: [SortComponent] = byArtist ? [.bytes([0x41]), .bytes([0x42])] : [.bytes([0x41])]
+                        let keys: [SortComponent] = (byArtist ? (tags ? [[0x41], [0x41], [0x42]] : [[0x41], [0x42]]) : [[0x41]]).map { .bytes($0) }
                         let (sql, arguments) = engines.mirrored.groupPageSQL(query, cursor: PageCursor(key: keys, id: TrackID(1)))
                         let plan = try engines.mirror.query("EXPLAIN QUERY PLAN " + sql, arguments + [51]) { try $0.string(3) }.joined(separator: " | ")
                         #expect(

@@ -260,6 +260,9 @@ func randomBatch(_ batch: WriteBatch, random: inout SeededRandom, serial: inout 
         #expect(try await library.viewsChanged(since: try await library.currentToken()) == false)
         try await library.write { _ = try $0.insert(sampleTrack(2)) }
         #expect(try await library.viewsChanged(since: rated) == true)
+        // Once the read mirror has applied a write, a cache of the views is right as of its token.
+        try await library.waitForMirror()
+        #expect(try await library.viewsHold(try await library.currentToken()))
         #expect(try await library.viewsChanged(since: ChangeToken(storeID: UUID(), transaction: rated.transaction)) == true)
         try await library.waitForMirror()
     }

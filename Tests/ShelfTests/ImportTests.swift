@@ -286,6 +286,35 @@ import Testing
         try TagFile.write(opus, ["TITLE": "retitled"])
         #expect(try AudioIdentity.of(opus) == bare)
     }
+
+    /// A library made before Ogg header pages were told from audio holds such a file under its
+    /// old identity: moved, it is still the same track (its plays kept), and takes the new one.
+    @Test func anOggFileStoredUnderItsOldIdentityIsStillRecognisedWhenMoved() async throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music")
+        let original = music.appendingPathComponent("a/song.opus")
+        try FileManager.default.createDirectory(at: original.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try TestAudio.opus(seconds: 0.4, seed: 21).write(to: original)
+        try TagFile.write(original, ["TITLE": "Song", "ARTIST": "A"])
+        try TagFile.writePicture(original, try DatasetGenerator.picture(side: 600, index: 3, noise: true))
+        let (current, legacy) = try AudioIdentity.identities(original)
+        let old = try #require(legacy, "the picture spans pages, so the old rule hashed some of it")
+        #expect(old != current)
+        let library = Library(directory: dir.path("lib"))
+        #expect(try await library.importFiles(at: [music]).added == 1)
+        let id = try #require(try await library.snapshot(LibraryQuery()).first)
+        try await library.write { batch in try batch.updateTrack(id) { $0.playCount = 3 } }
+        // As the earlier version stored it.
+        let db = try Connection(path: library.storeURL.path)
+        try db.execute("UPDATE track SET audio_hash = ? WHERE id = ?", [old, id.rawValue])
+        let moved = music.appendingPathComponent("b/renamed.opus")
+        try FileManager.default.createDirectory(at: moved.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: original, to: moved)
+        let move = try await library.importFiles(at: [music])
+        #expect(move.moved == 1 && move.added == 0)
+        let track = try #require(try await library.track(id))
+        #expect(track.path == moved.path && track.playCount == 3 && track.audioHash == current)
+    }
 }
 
 @Suite struct FormatRoundTripTests {

@@ -7,6 +7,12 @@ import Foundation
 enum AudioFile {
     /// The tags and identity of the file at `url`; throws `TagError` or `FFprobeError`.
     static func read(_ url: URL) throws -> (AudioFileTags, String) {
+        let (tags, identity, _) = try readForImport(url)
+        return (tags, identity)
+    }
+
+    /// The same with the file's legacy identity (`AudioIdentity.identities`), for an import's lookup.
+    static func readForImport(_ url: URL) throws -> (AudioFileTags, String, String?) {
         let foreign = AudioLayout.foreignToTagLib(url)
         var refusal = TagError.unreadable(path: url.path, reason: "no audio stream found in this container")
         if !foreign {
@@ -17,7 +23,8 @@ enum AudioFile {
                 if tags.durationMilliseconds <= 0, let probed = try? FFprobe.onPath.get().read(url), probed.durationMilliseconds > 0 {
                     tags.durationMilliseconds = probed.durationMilliseconds
                 }
-                return (tags, try AudioIdentity.of(url))
+                let identities = try AudioIdentity.identities(url)
+                return (tags, identities.current, identities.legacy)
             case .failure(let error): refusal = error
             }
         }
@@ -31,6 +38,7 @@ enum AudioFile {
             tags.picture = own.picture
             tags.pictureMimeType = own.pictureMimeType
         }
-        return (tags, try AudioIdentity.of(url))
+        let identities = try AudioIdentity.identities(url)
+        return (tags, identities.current, identities.legacy)
     }
 }

@@ -29,7 +29,14 @@ public enum AudioIdentity {
     public static let window = 64 << 10
 
     /// The identity of the file at `url`: "v1:" and 64 hex digits (or "flac-md5:" and 32).
-    public static func of(_ url: URL) throws -> String {
+    public static func of(_ url: URL) throws -> String { try identities(url).current }
+
+    /// The identity of the file at `url`, and for an Ogg file whose header spans pages the one it
+    /// had before those pages were told from audio (a comment packet holding a picture was
+    /// hashed as audio; nil when the two agree). An import looks a file up by the older one when
+    /// the current matches nothing, so a file imported before the change and moved since is still
+    /// recognised as the track it was.
+    public static func identities(_ url: URL) throws -> (current: String, legacy: String?) {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         let size = Int64(try handle.seekToEnd())
@@ -50,17 +57,17 @@ public enum AudioIdentity {
         } else if starts("ftyp", at: 4) {
             region = try box(named: "mdat", size: size, read: read) ?? .range(0, size)
         } else if starts("OggS") {
-            return try oggIdentity(size: size, read: read)
+            return try oggIdentities(size: size, read: read)
         } else if head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) {
             let clusters = try AudioLayout.matroskaSegmentChildren(size: size, read: read)
                 .filter { $0.id == AudioLayout.clusterID }.map { ($0.start, $0.end) }
-            return try clusters.isEmpty ? sampled(start: 0, end: size, read: read) : sampled(ranges: clusters, read: read)
+            return (try clusters.isEmpty ? sampled(start: 0, end: size, read: read) : sampled(ranges: clusters, read: read), nil)
         } else if starts("DSD ") && starts("fmt ", at: 28) {
             region = try dsfData(size: size, read: read) ?? .range(0, size)
         } else if starts("FRM8") && starts("DSD ", at: 12) {
             region = try dffSound(size: size, read: read) ?? .range(0, size)
         } else if let title = try moduleTitle(head: head, size: size, read: read) {
-            return try sampled(ranges: [(0, title.lowerBound), (title.upperBound, size)], read: read)
+            return (try sampled(ranges: [(0, title.lowerBound), (title.upperBound, size)], read: read), nil)
         } else {
             let start = try id3v2Length(read(0, 10))
             if try read(start, 4).starts(with: Array("fLaC".utf8)) {
@@ -70,8 +77,8 @@ public enum AudioIdentity {
             }
         }
         switch region {
-        case .md5(let digest): return "flac-md5:" + hex(digest)
-        case .range(let start, let end): return try sampled(start: start, end: max(start, end), read: read)
+        case .md5(let digest): return ("flac-md5:" + hex(digest), nil)
+        case .range(let start, let end): return (try sampled(start: start, end: max(start, end), read: read), nil)
         }
     }
 
@@ -253,15 +260,17 @@ public enum AudioIdentity {
         return .range(offset, size)
     }
 
-    /// Ogg: the page bodies of the first audio stream (by serial) after its header pages
-    /// (granule position 0); a file with no recognised audio stream keeps every stream's pages.
-    static func oggIdentity(size: Int64, read: (Int64, Int) throws -> Data) throws -> String {
+    /// Ogg: the page bodies of the first audio stream (by serial) after its header pages; a file
+    /// with no recognised audio stream keeps every stream's pages. Header packets end on pages of
+    /// granule 0, and a header spanning pages (a comment packet holding a picture) fills pages of
+    /// granule -1 ("no packet ends here") before that: the audio starts at the first page with a
+    /// real position, and a -1 page after it is audio. The legacy identity also counted those
+    /// header pages as audio (nil when there are none).
+    static func oggIdentities(size: Int64, read: (Int64, Int) throws -> Data) throws -> (current: String, legacy: String?) {
         let audio = try AudioLayout.oggAudioStream(size: size, read: read)?.serial
         var ranges: [(Int64, Int64)] = []
+        var legacyRanges: [(Int64, Int64)] = []
         var offset: Int64 = 0
-        // Header packets end on pages of granule 0, and a header spanning pages (a comment packet
-        // holding a picture) fills pages of granule -1 ("no packet ends here") before that: the
-        // audio starts at the first page with a real position, and a -1 page after it is audio.
         var inAudio = false
         while offset + 27 <= size {
             let header = [UInt8](try read(offset, 27))
@@ -272,14 +281,19 @@ public enum AudioIdentity {
             let table = [UInt8](try read(offset + 27, segments))
             let body = Int64(table.reduce(0) { $0 + Int($1) })
             let bodyStart = offset + 27 + Int64(segments)
-            if audio == nil || serial == audio {
-                if granule != 0 && granule != UInt64.max { inAudio = true }
-                if inAudio && granule != 0 { ranges.append((bodyStart, bodyStart + body)) }
+            if granule != 0, audio == nil || serial == audio {
+                if granule != UInt64.max { inAudio = true }
+                if inAudio { ranges.append((bodyStart, bodyStart + body)) }
+                legacyRanges.append((bodyStart, bodyStart + body))
             }
             offset = bodyStart + body
         }
-        guard !ranges.isEmpty else { return try sampled(start: 0, end: size, read: read) }
-        return try sampled(ranges: ranges, read: read)
+        guard !ranges.isEmpty else {
+            let whole = try sampled(start: 0, end: size, read: read)
+            return (whole, legacyRanges.isEmpty ? nil : try sampled(ranges: legacyRanges, read: read))
+        }
+        let current = try sampled(ranges: ranges, read: read)
+        return (current, legacyRanges.count == ranges.count ? nil : try sampled(ranges: legacyRanges, read: read))
     }
 
     static func hex(_ data: Data) -> String {

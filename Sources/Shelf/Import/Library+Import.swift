@@ -73,7 +73,8 @@ struct ParsedFile: Sendable {
     let url: URL
     let size: Int64
     let modified: Date
-    let result: Result<(AudioFileTags, String), TagReadFailure>
+    /// The tags, the identity and the legacy identity (see `AudioIdentity.identities`).
+    let result: Result<(AudioFileTags, String, String?), TagReadFailure>
     /// The picture file beside it, where the settings let it stand in for or before the file's own.
     var folderPicture: Data?
     /// The lyrics file beside it, likewise.
@@ -243,11 +244,12 @@ extension Library {
                 let path = file.url.path
                 let tags: AudioFileTags
                 let identity: String
+                let legacyIdentity: String?
                 switch file.result {
                 case .failure(let failure):
                     outcome.failed.append(.init(path: path, error: failure.message))
                     continue
-                case .success(let value): (tags, identity) = value
+                case .success(let value): (tags, identity, legacyIdentity) = value
                 }
                 var (track, problems) = file.reading ?? tags.reading(path: path, separators: settings.separators)
                 outcome.warnings += problems.map { .init(path: path, error: "\(path): \($0)") }
@@ -272,13 +274,22 @@ extension Library {
                         try Self.replace(id, with: track, in: batch)
                         outcome.updated += 1
                     } else {
-                        let sameAudio = try batch.db.query("SELECT id, path FROM track WHERE audio_hash = ? ORDER BY id", [identity]) {
+                        var known = identity
+                        var sameAudio = try batch.db.query("SELECT id, path FROM track WHERE audio_hash = ? ORDER BY id", [known]) {
                             (TrackID(try $0.int64(0)), try $0.string(1))
+                        }
+                        // An Ogg file stored under its identity before header pages were told
+                        // from audio (see `AudioIdentity.legacyOggIdentity`): a move is still a move.
+                        if sameAudio.isEmpty, cut.isEmpty, let legacy = legacyIdentity {
+                            known = legacy
+                            sameAudio = try batch.db.query("SELECT id, path FROM track WHERE audio_hash = ? ORDER BY id", [known]) {
+                                (TrackID(try $0.int64(0)), try $0.string(1))
+                            }
                         }
                         // A track marked missing is the likeliest owner; then any whose file is gone.
                         let missingIDs = try Set(
                             batch.db.query(
-                                "SELECT id FROM track WHERE audio_hash = ? AND missing_since IS NOT NULL", [identity]
+                                "SELECT id FROM track WHERE audio_hash = ? AND missing_since IS NOT NULL", [known]
                             ) { try $0.int64(0) })
                         if let gone = sameAudio.first(where: { missingIDs.contains($0.0.rawValue) })
                             ?? sameAudio.first(where: { !Library.fileOnDisk($0.1) })
@@ -356,9 +367,9 @@ extension Library {
                 // One file per part: files differ widely in cost, so small parts balance the cores.
                 let results = parallelMap(Array(files.indices), maximumParts: files.count) { index -> ParsedFile in
                     let (url, size, modified) = files[index]
-                    let result: Result<(AudioFileTags, String), TagReadFailure>
+                    let result: Result<(AudioFileTags, String, String?), TagReadFailure>
                     do {
-                        result = .success(try AudioFile.read(url))
+                        result = .success(try AudioFile.readForImport(url))
                     } catch let error as TagError {
                         result = .failure(TagReadFailure(message: error.description))
                     } catch let error as FFprobeError {

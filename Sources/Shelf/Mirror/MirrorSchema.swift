@@ -118,7 +118,8 @@ package enum MirrorSchema {
             CREATE INDEX IF NOT EXISTS mirror_group_artist_tags ON mirror_group (kind, artist_id, s_name, id);
             -- Albums by their album artist's name, then their own (alphabeticalByArtist).
             CREATE INDEX IF NOT EXISTS mirror_group_owner ON mirror_group (kind, k_artist, k_name, id) WHERE kind = 0;
-            CREATE INDEX IF NOT EXISTS mirror_group_owner_tags ON mirror_group (kind, s_artist, s_name, id) WHERE kind = 0;
+            CREATE INDEX IF NOT EXISTS mirror_group_owner_sorted ON mirror_group (kind, s_artist, k_artist, s_name, id) WHERE kind = 0;
+            DROP INDEX IF EXISTS mirror_group_owner_tags;  -- the first form of the one above, on main for a day
             -- The search index (see SearchDocument for its columns and SearchText for its tokens).
             -- Contentless: the text is not stored twice; a row is removed with its old tokens,
             -- which sync recomputes from the track's old version or its old mirror row.

@@ -9,8 +9,10 @@ extension GroupRow {
     func orderKeys(_ query: GroupQuery) -> [[UInt8]] {
         let name = query.useSortTags ? sName : kName
         guard query.byArtist else { return [name] }
-        // An album row always has its owner's keys (see GroupAccumulators.rows).
-        return [(query.useSortTags ? sArtist : artistKey) ?? [], name]
+        // An album row always has its owner's keys (see GroupAccumulators.rows). With sort tags,
+        // the owner's own key follows its sort key, so that an artist whose albums carry
+        // different sort tags is not interleaved with another of the same sort name.
+        return query.useSortTags ? [sArtist ?? [], artistKey ?? [], name] : [artistKey ?? [], name]
     }
 
     func cursor(_ query: GroupQuery) -> PageCursor {
@@ -32,7 +34,7 @@ extension GroupRow {
     static func orderColumns(_ query: GroupQuery) -> [String] {
         let name = query.useSortTags ? "s_name" : "k_name"
         guard query.byArtist else { return [name] }
-        return [query.useSortTags ? "s_artist" : "k_artist", name]
+        return query.useSortTags ? ["s_artist", "k_artist", name] : ["k_artist", name]
     }
 }
 
@@ -108,7 +110,9 @@ extension MirrorQueryEngine: GroupEngine {
                     "SELECT \(columns.joined(separator: ", ")), id FROM mirror_group WHERE kind = \(GroupKind.album.code) ORDER BY \(order) LIMIT 1 OFFSET ?",
                     [offset]
                 ) { row in
-                    PageCursor(key: [.bytes(try row.bytes(0)), .bytes(try row.bytes(1))], id: TrackID(try row.int64(2)), inclusive: true)
+                    PageCursor(
+                        key: try (0..<Int32(columns.count)).map { .bytes(try row.bytes($0)) }, id: TrackID(try row.int64(Int32(columns.count))),
+                        inclusive: true)
                 }
                 guard let start else {
                     let total = try db.scalar(Int.self, groupTotalSQL(query).0, groupTotalSQL(query).1) ?? 0

@@ -8,9 +8,10 @@ struct GroupTable: Sendable {
     private let byKind: [GroupKind: [GroupRow]]
     private let byID: [GroupKind: [GroupID: GroupRow]]
     /// Each view's rows in ascending order, by sort names (`true`) and by display names, sorted
-    /// once when the table is made, so that a page is a slice, not a sort (albums by artist are
-    /// sorted when asked for).
+    /// once when the table is made, so that a page is a slice, not a sort.
     private let ordered: [GroupKind: [Bool: [GroupRow]]]
+    /// The albums by album artist, with sort tags (`true`) and without, sorted once too.
+    private let albumsByArtist: [Bool: [GroupRow]]
     /// Each album's member track IDs (an album seen within a scope lists only the scope's tracks).
     let albumMembers: [GroupID: Set<Int64>]
 
@@ -34,13 +35,18 @@ struct GroupTable: Sendable {
             }
             return orders
         }
+        let albumRows = byKind[.album] ?? []
+        albumsByArtist = Dictionary(
+            uniqueKeysWithValues: [true, false].map { tags in
+                let query = GroupQuery(kind: .album, useSortTags: tags, byArtist: true)
+                return (tags, albumRows.sorted { $0.precedes($1, query) })
+            })
         albumMembers = albums
     }
 
     /// The rows of one view in its order.
     func rows(_ query: GroupQuery) -> [GroupRow] {
-        if query.byArtist { return Self.ordered(byKind[query.kind] ?? [], query) }
-        var rows = ordered[query.kind]?[query.useSortTags] ?? []
+        var rows = (query.byArtist ? albumsByArtist[query.useSortTags] : ordered[query.kind]?[query.useSortTags]) ?? []
         if let artist = query.artist { rows = rows.filter { $0.artistID == artist } }
         return query.descending ? rows.reversed() : rows
     }

@@ -175,12 +175,15 @@ extension SubsonicAPI {
             // getIndexes' answer carries the time of the last write; getArtists' only the views,
             // which a play or a rating leaves as they were.
             var current = kept.token == token
-            if !current && !lastModified { current = !(try await library.viewsChanged(since: kept.token)) }
+            if !current && !lastModified && kept.settled { current = !(try await library.viewsChanged(since: kept.token)) }
             if current {
-                if kept.token != token { indexCache.store(key, token, kept.body) }
+                if kept.token != token { indexCache.store(key, token, kept.body, settled: true) }
                 return .binary(SubsonicRenderer.response(kept.body, format: format))
             }
         }
+        // Read before the index: a render that began before the mirror caught up is kept for its
+        // token alone, never carried over later writes.
+        let settled = try await library.viewsHold(token)
         var indexes: [SubsonicIndex<SubsonicArtist>] = []
         var cursor: PageCursor?
         repeat {
@@ -201,7 +204,7 @@ extension SubsonicAPI {
             w.list("index", indexes)
             w.close()
         }
-        indexCache.store(key, token, body)
+        indexCache.store(key, token, body, settled: settled)
         return .binary(SubsonicRenderer.response(body, format: format))
     }
 }

@@ -19,7 +19,7 @@ extension SubsonicAPI {
         case "alphabeticalByName":
             items = try await groupRows(GroupQuery(kind: .album), offset: offset, limit: size)
         case "alphabeticalByArtist":
-            // The album view by album artist, then album: a page costs the same at any depth.
+            // The album view by album artist, then album: a deep page skips index entries, not songs.
             items = try await groupRows(GroupQuery(kind: .album, byArtist: true), offset: offset, limit: size)
         case "frequent" where !owner, "recent" where !owner, "highest" where !owner:
             // Another user's plays and ratings are their own rows, not the track's (the owner's).

@@ -22,6 +22,9 @@ final class SubsonicIndexCache: Sendable {
     struct Entry: Sendable {
         let token: ChangeToken
         let body: Data
+        /// Whether the views held every write up to `token` when it was rendered
+        /// (`Library.viewsHold`): only then may it outlive writes that change no view row.
+        let settled: Bool
     }
 
     private let entries = Locked<[(key: Key, entry: Entry)]>([])
@@ -30,11 +33,11 @@ final class SubsonicIndexCache: Sendable {
     /// The kept answer of `key` and the state it was last known right for, if kept.
     func entry(_ key: Key) -> Entry? { entries.withLock { $0.first { $0.key == key }?.entry } }
 
-    /// Keeps `body` for `key`, right as of `token`.
-    func store(_ key: Key, _ token: ChangeToken, _ body: Data) {
+    /// Keeps `body` for `key`, right as of `token` (`settled`: the views held the token's writes).
+    func store(_ key: Key, _ token: ChangeToken, _ body: Data, settled: Bool) {
         entries.withLock { entries in
             entries.removeAll { $0.key == key }
-            entries.append((key, Entry(token: token, body: body)))
+            entries.append((key, Entry(token: token, body: body, settled: settled)))
             if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
         }
     }

@@ -287,6 +287,22 @@ import Testing
         #expect(try AudioIdentity.of(opus) == bare)
     }
 
+    /// A chunk is cut at its byte budget as well as its file count: each is a transaction.
+    @Test func chunksAreCutByBytesAsWellAsFiles() async throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music")
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        var sizes: [Int] = []
+        for index in 0..<5 {
+            let url = try Self.wav(music.appendingPathComponent("\(index).wav"), frequency: 300 + Double(index) * 10)
+            sizes.append(try Data(contentsOf: url).count)
+        }
+        let library = Library(directory: dir.path("lib"))
+        // Two files' bytes a chunk: three transactions for five files (500 files would be one).
+        let report = try await library.importFiles(at: [music], options: ImportOptions(chunkBytes: Int64(sizes[0] + 1)))
+        #expect(report.added == 5 && report.commits == 3, "\(report.commits) commits")
+    }
+
     /// A library made before Ogg header pages were told from audio holds such a file under its
     /// old identity: moved, it is still the same track (its plays kept), and takes the new one.
     @Test func anOggFileStoredUnderItsOldIdentityIsStillRecognisedWhenMoved() async throws {

@@ -261,7 +261,9 @@ struct SubsonicAlbum: SubsonicModel {
             w.attribute("version", first.albumVersion)
             let credited = first.albumArtists.isEmpty ? [SubsonicPlaceholder.name(item.artist, SubsonicPlaceholder.artist)] : first.albumArtists
             w.attribute("displayArtist", SubsonicPlaceholder.name(item.artist, SubsonicPlaceholder.artist))
-            w.list("artists", credited.map { SubsonicArtistRef(name: $0) })
+            // The album's own artist has its ID on the row already: a page of 500 albums then
+            // keys no name for the common album credited to its album artist alone.
+            w.list("artists", credited.map { SubsonicArtistRef(name: $0, id: $0 == item.artist ? item.artistID : nil) })
             // Unions over every track: getAlbum only (a list reads one track per album).
             if songs != nil {
                 w.list(

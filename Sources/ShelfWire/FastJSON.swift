@@ -97,14 +97,29 @@ public struct JSONWriter {
     @inlinable
     public static func appendDecimal<Sink: ByteSink & ~Copyable>(_ int: Int64, to bytes: inout Sink) {
         if int < 0 { bytes.append(UInt8(ascii: "-")) }
-        // The magnitude as UInt64, so Int64.min has one too; digits from the most significant.
-        let magnitude = int.magnitude
-        var divisor: UInt64 = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / divisor % 10))
-            divisor /= 10
-        } while divisor > 0
+        // The magnitude as UInt64, so Int64.min has one too. Digits are made from the least
+        // significant, two at a time: division by the constant 100 compiles to a multiplication,
+        // where dividing by a running power of ten cost a hardware division per digit (a
+        // 19-digit group ID took about sixty, a tenth of a page of songs).
+        var magnitude = int.magnitude
+        var digits = InlineArray<20, UInt8>(repeating: 0)
+        var start = 20
+        while magnitude >= 100 {
+            let (quotient, pair) = magnitude.quotientAndRemainder(dividingBy: 100)
+            start -= 2
+            digits[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: pair / 10)
+            digits[start + 1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: pair % 10)
+            magnitude = quotient
+        }
+        if magnitude >= 10 {
+            start -= 2
+            digits[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / 10)
+            digits[start + 1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+        } else {
+            start -= 1
+            digits[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude)
+        }
+        for index in start..<20 { bytes.append(digits[index]) }
     }
 
     /// Writes an integer in decimal.

@@ -155,7 +155,10 @@ import Testing
             track.duration = double
             try expectSame(track)
         }
-        for int in [Int.min, Int.max, -1, 0, 9, 10, 99, 100] {
+        // Every digit count, either side of each power of ten, and random values.
+        let powers = (0...18).map { Int(pow(10.0, Double($0)).rounded()) }
+        let boundaries = powers.flatMap { [$0 - 1, $0, $0 + 1, -$0, -($0 - 1)] }
+        for int in [Int.min, Int.min + 1, Int.max, Int.max - 1, -1, 0, 9, 10, 99, 100] + boundaries + (0..<200).map({ _ in Int.random(in: .min ... .max) }) {
             var track = Self.full(Int64(int))
             (track.year, track.playCount, track.rating, track.fileSize) = (int, int, int, Int64(int))
             try expectSame(track)

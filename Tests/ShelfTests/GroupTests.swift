@@ -70,9 +70,12 @@ import Testing
             // per call); both directions of both in make test-full.
             let reduced = [(true, false), (false, true)]
             let combinations = TestScale.reduced ? [reduced[(index + round) % 2]] : [(false, false), (false, true), (true, false), (true, true)]
-            // Albums are also ordered by album artist first (alphabeticalByArtist).
+            // Albums are also ordered by album artist first (alphabeticalByArtist): both orders in
+            // make test-full; in make test, by name in round 0 and by artist in the later rounds
+            // (both tag settings between them), so the suite costs what it did.
+            let orders = !TestScale.reduced ? [false, true] : kind != .album ? [false] : [round > 0]
             for (tags, descending) in combinations {
-                for query in [false, true].map({ GroupQuery(kind: kind, useSortTags: tags, descending: descending, byArtist: $0) })
+                for query in orders.map({ GroupQuery(kind: kind, useSortTags: tags, descending: descending, byArtist: $0) })
                 where !query.byArtist || kind == .album {
                     let expected = try engines.direct.groupRows(query)
                     var walked: [GroupItem] = []

@@ -34,7 +34,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from check_kit import HANG, check, failures, free_port, wait_until
+from check_kit import HANG, ShelfServe, check, failures, free_port, wait_until
 
 MODE, SHELF, LIBRARY, MALOJA = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 PASSWORDS = {"ann": "ann's secret", "bob": "bob-pass"}
@@ -61,7 +61,7 @@ def cli_json(args, env=None):
     return json.loads(result.stdout)
 
 
-class Shelf:
+class Shelf(ShelfServe):
     """`shelf serve` on a free loopback port, its log kept."""
 
     def __init__(self, env):
@@ -70,29 +70,7 @@ class Shelf:
         self.start()
 
     def start(self):
-        self.log = tempfile.NamedTemporaryFile(prefix="shelf-serve-", suffix=".log", delete=False)
-        self.process = subprocess.Popen(
-            [SHELF, "--library", LIBRARY, "serve", "--listen", "127.0.0.1:0"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=self.log, env={**os.environ, "XDG_CONFIG_HOME": "/nonexistent-shelf-test-config", **self.env})
-
-        def serving():
-            if self.process.poll() is not None:
-                raise RuntimeError(f"shelf serve exited: {self.text()[-2000:]}")
-            for line in self.text().splitlines():
-                if " on http://127.0.0.1:" in line and "serving" in line:
-                    return int(line.rsplit(":", 1)[1])
-            return None
-
-        self.port = wait_until("shelf serve to listen", serving)
-        self.base = f"http://127.0.0.1:{self.port}"
-
-    def text(self):
-        with open(self.log.name, errors="replace") as f:
-            return f.read()
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        self.process.wait(HANG)
+        self.serve(SHELF, LIBRARY, {**os.environ, "XDG_CONFIG_HOME": "/nonexistent-shelf-test-config", **self.env})
 
     def scrobbling(self, user):
         """The user's links as `/api/me/scrobbling` shows them (signed in by an API key made once)."""

@@ -12,7 +12,7 @@ import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
 
-from check_kit import HANG, check, wait_until
+from check_kit import HANG, ShelfServe, check, wait_until
 
 PASSWORD = "ann's secret"
 NS = "{http://subsonic.org/restapi}"
@@ -32,32 +32,12 @@ def cli_json(shelf, library, args):
     return json.loads(result.stdout)
 
 
-class Server:
+class Server(ShelfServe):
     """`shelf serve` on a free loopback port with its log kept; `get` signs in with ann's API key."""
 
     def __init__(self, shelf, library, key, args=(), extra=None):
         self.key = key
-        self.log = tempfile.NamedTemporaryFile(prefix="shelf-serve-", suffix=".log", delete=False)
-        self.process = subprocess.Popen([shelf, "--library", library, "serve", "--listen", "127.0.0.1:0", *args],
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log, env={**ENV, **(extra or {})})
-
-        def serving():
-            if self.process.poll() is not None:
-                raise RuntimeError(f"shelf serve exited: {self.text()[-2000:]}")
-            for line in self.text().splitlines():
-                if " on http://127.0.0.1:" in line and "serving" in line:
-                    return int(line.rsplit(":", 1)[1])
-            return None
-
-        self.base = f"http://127.0.0.1:{wait_until('shelf serve to listen', serving)}"
-
-    def text(self):
-        with open(self.log.name, errors="replace") as f:
-            return f.read()
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        self.process.wait(HANG)
+        self.serve(shelf, library, {**ENV, **(extra or {})}, args)
 
     def get(self, path, method="GET"):
         request = urllib.request.Request(self.base + path, headers={"Authorization": f"Bearer {self.key}"}, method=method)

@@ -35,7 +35,6 @@ struct ImportBench {
 
     func run(_ results: inout Report) async throws {
         if realistic { return try RealisticImport(files: files, directory: directory, peers: peers).run(&results) }
-        let me = URL(fileURLWithPath: CommandLine.arguments[0])
         var lines: [Line] = []
         // The plain sample files and the tagged ones (as Picard leaves a library: several
         // artists, IDs, gains, cover.jpg and .lrc files beside the audio), side by side.
@@ -49,11 +48,9 @@ struct ImportBench {
             }
             try? FileManager.default.removeItem(at: library)
             for run in ["first import", "unchanged rescan"] {
-                let result = try ChildProcess.run(me, ["import-probe", music.path, library.path])
-                guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
-                    let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                    let seconds = values["seconds"] as? Double, let handled = values["files"] as? Int
-                else { throw BenchUsageError(message: "import probe failed: \(result.stderr)") }
+                let values = try ProbeChild.run(["import-probe", music.path, library.path])
+                guard let seconds = values["seconds"] as? Double, let handled = values["files"] as? Int
+                else { throw BenchUsageError(message: "import probe answered without seconds or files: \(values)") }
                 lines.append(
                     Line(
                         files: handled, catalogue: tagged ? "tagged" : "plain", run: run, seconds: seconds,

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 
 /// Timing helpers: warm-up, then repeated runs, reporting the median (the machine is noisy).
 /// What is measured is shown through `Report`.
@@ -14,6 +15,18 @@ enum Measure {
         }
         samples.sort()
         return samples[samples.count / 2]
+    }
+}
+
+/// A probe subcommand of this executable (`import-probe`, `scan-probe`) run as a fresh process:
+/// its JSON answer (the last line of its output), so each measurement starts cold.
+enum ProbeChild {
+    static func run(_ arguments: [String]) throws -> [String: Any] {
+        let result = try ChildProcess.run(URL(fileURLWithPath: CommandLine.arguments[0]), arguments)
+        guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
+            let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        else { throw BenchUsageError(message: "\(arguments.first ?? "probe") failed: \(result.stderr.suffix(2000))") }
+        return values
     }
 }
 

@@ -54,7 +54,6 @@ struct RealisticImport {
         )
         let canDrop = ProcessUse.dropPageCache()
         if !canDrop { log("cannot drop the page cache (not root): the cold runs are warm") }
-        let me = URL(fileURLWithPath: CommandLine.arguments[0])
         var runs: [Run] = []
         func shelfImport(_ paths: [String], cold: Bool, label: String) throws -> Run {
             let library = directory.appendingPathComponent("shelf-library")
@@ -63,11 +62,8 @@ struct RealisticImport {
             log("Shelf: \(label), \(cold ? "cold" : "warm")")
             // The whole child's time, start-up included, as the peers' figures are.
             let started = DispatchTime.now().uptimeNanoseconds
-            let result = try ChildProcess.run(me, ["import-probe"] + paths + [library.path])
+            let values = try ProbeChild.run(["import-probe"] + paths + [library.path])
             let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
-                let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            else { throw BenchUsageError(message: "import probe failed: \(result.stderr.suffix(2000))") }
             let handled = values["files"] as? Int ?? 0
             return Run(
                 who: label, cache: cold && canDrop ? "cold" : "warm", files: handled, imported: values["added"] as? Int,

@@ -39,14 +39,7 @@ struct RescanBench {
         var tokenMoved: Bool { values["tokenMoved"] as? Bool ?? true }
     }
 
-    private func probe(_ arguments: [String]) throws -> Probe {
-        let me = URL(fileURLWithPath: CommandLine.arguments[0])
-        let result = try ChildProcess.run(me, arguments)
-        guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
-            let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        else { throw BenchUsageError(message: "\(arguments.first ?? "probe") failed: \(result.stderr.suffix(2000))") }
-        return Probe(values: values)
-    }
+    private func probe(_ arguments: [String]) throws -> Probe { Probe(values: try ProbeChild.run(arguments)) }
 
     func run(_ results: inout Report) async throws {
         let music = directory.appendingPathComponent("music-\(files)")

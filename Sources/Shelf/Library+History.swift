@@ -41,10 +41,13 @@ extension Library {
     /// transaction. The mirror commits after the store, so a read in between still shows the
     /// state before; a cache of what the views show is right as of a token only when this held
     /// before it was read.
+    /// Not while an import keeps large groups waiting (their rows are behind the log until it ends).
     public func viewsHold(_ token: ChangeToken) async throws -> Bool {
-        guard mirrorReaders.withLock({ $0 }) != nil else { return true }
+        guard let mirror = mirrorReaders.withLock({ $0 }) else { return true }
         let status = try await mirrorStatus()
         guard status.state == .ready else { return false }
+        let waiting = try await mirror.read { db in try db.scalar(Int.self, "SELECT EXISTS (SELECT 1 FROM mirror_group_pending)") == 1 }
+        if waiting { return false }
         let needed = try await read { db in
             try db.scalar(Int64.self, "SELECT seq FROM change_log WHERE tx <= ? ORDER BY seq DESC LIMIT 1", [token.transaction]) ?? 0
         }

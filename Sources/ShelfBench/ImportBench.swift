@@ -106,14 +106,27 @@ struct ImportBench {
         let library = Library(directory: URL(fileURLWithPath: last))
         try await library.open()
         let before = try await library.currentToken()
-        let report = try await library.importFiles(at: words.dropLast().map { URL(fileURLWithPath: $0) })
+        // Files per second through each tenth of the import: flat when the import is linear in the
+        // library's size, falling when each chunk costs more than the last.
+        let marks = Locked<[(done: Int, at: UInt64)]>([(0, DispatchTime.now().uptimeNanoseconds)])
+        let report = try await library.importFiles(at: words.dropLast().map { URL(fileURLWithPath: $0) }) { progress in
+            marks.withLock { marks in
+                let tenth = max(1, progress.total / 10)
+                if progress.done / tenth > marks.last!.done / tenth || progress.done == progress.total {
+                    marks.append((progress.done, DispatchTime.now().uptimeNanoseconds))
+                }
+            }
+        }
+        let tenths = marks.withLock { marks in
+            zip(marks, marks.dropFirst()).map { Double($1.done - $0.done) / (Double($1.at - $0.at) / 1e9) }
+        }
         let after = try await library.currentToken()
         let handled = report.added + report.updated + report.unchanged + report.moved + report.duplicates.count + report.failed.count
         let peak = ArtworkProbe.memory().peak
         var values: [String: Any] = [
             "files": handled, "seconds": report.seconds, "peak": peak, "added": report.added, "updated": report.updated,
             "unchanged": report.unchanged, "failed": report.failed.count, "duplicates": report.duplicates.count, "commits": report.commits,
-            "tokenMoved": before != after, "cpuSeconds": ProcessUse.cpuSeconds() - cpuBefore,
+            "tokenMoved": before != after, "cpuSeconds": ProcessUse.cpuSeconds() - cpuBefore, "tenths": tenths,
             // With opening the library: what the command costs, not only its import.
             "wallSeconds": Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
         ]

@@ -67,6 +67,7 @@ struct RescanBench {
             }
         }
         var lines: [[any ReportValue]] = []
+        var firstImportRatio: Double?
         func line(_ name: String, _ p: Probe, cold: Bool?, handled: Int) {
             lines.append([
                 name, cold.map { $0 ? "cold" : "warm" } ?? "–", handled, p.seconds, Double(handled) / p.seconds, p.readMB, p.cpuSeconds, p.peakMiB,
@@ -77,6 +78,11 @@ struct RescanBench {
             log("first import of \(files) files")
             let first = try probe(["import-probe", music.path, library.path])
             line("first import", first, cold: nil, handled: first.int("files"))
+            let tenths = first.values["tenths"] as? [Double] ?? []
+            results.table(
+                "First import: files/s through each tenth (flat when the import is linear in the library's size)", key: "firstImportTenths",
+                [.init("tenth", "tenth"), .init("files/s", "filesPerSecond")], tenths.enumerated().map { [$0.offset + 1, $0.element] })
+            firstImportRatio = tenths.count > 1 ? tenths.last! / tenths.first! : nil
         }
         let canDrop = !warmOnly && ProcessUse.dropPageCache()
         if !canDrop && !warmOnly { log("cannot drop the page cache (not root): the cold runs are warm") }
@@ -138,7 +144,7 @@ struct RescanBench {
                     "\(placed) new files in new folders found and imported s, \(canDrop ? "cold" : "warm")", grown.seconds, 70.0,
                     grown.seconds <= 70 && grown.int("added") == placed,
                 ],
-            ])
+            ] + (firstImportRatio.map { [["first import linear: last tenth's files/s ÷ first tenth's (≥)", $0, 0.8, $0 >= 0.8]] } ?? []))
         results.sentence("The grown rescan added \(figure: "addedFound", grown.int("added")) of \(figure: "addedWritten", placed) new files.")
     }
 

@@ -130,6 +130,40 @@ extension Library {
         let total = AudioScanner.count(paths)
         var scanner = AudioScanner(paths)
         var listings = FolderListings()
+        // Large groups (a genre of 50,000 tracks) are recomputed once per eighth of their size
+        // instead of once per chunk, and exactly at the end, whether the import finished or not.
+        try await deferMirrorGroups(true)
+        do {
+            try await importChunks(
+                &scanner, options: options, settings: settings, roots: paths, total: total, started: started, listings: &listings,
+                into: &report, progress: progress)
+        } catch {
+            try? await deferMirrorGroups(false)
+            throw error
+        }
+        try await deferMirrorGroups(false)
+        try await pruneArtistPictures()
+        // Playlist files last, so that their entries find the tracks this import added.
+        if !scanner.playlists.isEmpty {
+            try Task.checkCancellation()
+            try await importPlaylistFiles(scanner.playlists, roots: paths, into: &report)
+        }
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// Starts (`true`) or ends an import's deferral of the mirror's large groups.
+    @LibraryActor
+    private func deferMirrorGroups(_ on: Bool) async throws {
+        let mirror = try await store().mirror
+        if on { mirror?.beginDeferringGroups() } else { mirror?.endDeferringGroups() }
+    }
+
+    /// Reads and writes the scanner's files chunk by chunk.
+    private func importChunks(
+        _ scanner: inout AudioScanner, options: ImportOptions, settings: ImportSettings, roots paths: [URL], total: Int, started: Date,
+        listings: inout FolderListings, into report: inout ImportReport, progress: @escaping @Sendable (ImportProgress) -> Void
+    ) async throws {
         var done = 0
         while true {
             var chunk: [(URL, Int64, Date)] = []
@@ -149,14 +183,6 @@ extension Library {
             progress(
                 ImportProgress(done: done, total: max(total, done), filesPerSecond: rate, secondsLeft: rate > 0 ? Double(max(0, total - done)) / rate : nil))
         }
-        try await pruneArtistPictures()
-        // Playlist files last, so that their entries find the tracks this import added.
-        if !scanner.playlists.isEmpty {
-            try Task.checkCancellation()
-            try await importPlaylistFiles(scanner.playlists, roots: paths, into: &report)
-        }
-        report.seconds = Date().timeIntervalSince(started)
-        return report
     }
 
     private func importChunk(

@@ -112,6 +112,12 @@ package enum MirrorSchema {
               kind INTEGER NOT NULL, tags INTEGER NOT NULL, section INTEGER NOT NULL, count INTEGER NOT NULL,
               PRIMARY KEY (kind, tags, section)
             ) WITHOUT ROWID;
+            -- Large groups an import touched whose recompute waits (see MirrorGroups.refresh), with
+            -- how many of their members changed since.
+            CREATE TABLE IF NOT EXISTS mirror_group_pending (
+              kind INTEGER NOT NULL, id INTEGER NOT NULL, key BLOB NOT NULL, album BLOB, waiting INTEGER NOT NULL,
+              PRIMARY KEY (kind, id)
+            ) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS mirror_group_name ON mirror_group (kind, k_name, id);
             CREATE INDEX IF NOT EXISTS mirror_group_name_tags ON mirror_group (kind, s_name, id);
             CREATE INDEX IF NOT EXISTS mirror_group_artist ON mirror_group (kind, artist_id, k_name, id);

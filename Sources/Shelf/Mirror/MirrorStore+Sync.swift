@@ -57,10 +57,10 @@ extension MirrorStore {
     /// track back from the canonical store.
     private func applyTracks(_ touched: [TrackID], states: [TrackID: TrackState], to db: Connection) throws {
         var counts: [String: [UInt8: Int]] = [:]
-        var groups = Set<GroupKey>()
+        var groups: [GroupKey: Int] = [:]
         func regroup(_ old: GroupMember?, _ new: GroupMember?) {
             guard old != new else { return }
-            for key in (old?.groups ?? []) + (new?.groups ?? []) { groups.insert(key) }
+            for key in Set((old?.groups ?? []) + (new?.groups ?? [])) { groups[key, default: 0] += 1 }
         }
         // The text fields each track may have a new value in, for the contains index.
         var newValues: [(TrackID, [Int])] = []
@@ -117,7 +117,7 @@ extension MirrorStore {
             }
         }
         try Self.flush(counts, to: db)
-        try MirrorGroups.refresh(groups, in: db)
+        try MirrorGroups.refresh(groups, in: db, deferLarge: deferringGroups > 0)
         try MirrorValues.add(try MirrorValues.values(of: newValues, in: db), to: db)
     }
 
@@ -200,6 +200,28 @@ extension MirrorStore {
     func abandonStaged() {
         if staged == .open, let db = writer, db.isInTransaction { try? db.execute("ROLLBACK") }
         staged = .none
+    }
+
+    // MARK: Imports
+
+    /// Marks the start of an import: from now on large groups wait (see `MirrorGroups.refresh`).
+    func beginDeferringGroups() { deferringGroups += 1 }
+
+    /// Marks an import's end; the last one recomputes every waiting group. A failure leaves them
+    /// waiting in the mirror, and the next write or opening recomputes them.
+    func endDeferringGroups() {
+        deferringGroups = max(0, deferringGroups - 1)
+        if deferringGroups == 0 { flushPendingGroups() }
+    }
+
+    /// Recomputes the groups left waiting (by an import that ended, or a process that stopped during one).
+    func flushPendingGroups() {
+        guard state == .ready, staged == .none, let db = writer else { return }
+        do {
+            try db.transaction { try MirrorGroups.flushPending(in: db) }
+        } catch {
+            try? startBuild(fresh: true)
+        }
     }
 
     /// Adds a track's row and search document, and counts its sections.

@@ -34,6 +34,8 @@ final class MirrorStore {
     enum StagedOutcome { case none, open, failed }
     var staged: StagedOutcome = .none
     var checkpointing = false
+    /// Imports under way: while any is, large groups wait (see `MirrorGroups.refresh`).
+    var deferringGroups = 0
     /// WAL size above which a background checkpoint runs.
     static let checkpointBytes: Int64 = 16 << 20
 
@@ -72,6 +74,7 @@ final class MirrorStore {
                 appliedSeq = Int64(meta["applied_seq"] ?? "0") ?? 0
                 state = .ready
                 if try !catchUp() { return }
+                flushPendingGroups()
                 readers = ReadPool(path: path.path, size: readerCount, busyTimeoutMilliseconds: 5_000)
                 publish(readers)
             } else {

@@ -26,15 +26,13 @@ extension NativeAPI {
 
     func signIn(_ request: RouteRequest) async throws -> HTTPResponse {
         let body = try request.json(SignInBody.self)
-        try context.throttle.check(request.http.remoteAddress)
-        var found = try await library.authenticate(name: body.name, password: body.password)
-        if found == nil, let directory = context.directory {
-            found = try await directory.signIn(name: body.name, password: body.password, library: library)
+        let attempt = try await context.throttle.admit(request.http.remoteAddress)
+        let found = try await SubsonicAPI.judged(attempt, by: context.throttle) {
+            if let user = try await library.authenticate(name: body.name, password: body.password) { return user }
+            guard let directory = context.directory else { return nil }
+            return try await directory.signIn(name: body.name, password: body.password, library: library)
         }
-        guard let user = found else {
-            context.throttle.fail(request.http.remoteAddress)
-            throw HTTPError.unauthorized("wrong name or password")
-        }
+        guard let user = found else { throw HTTPError.unauthorized("wrong name or password") }
         let token = try await library.createSession(user: user.id)
         return try .json(
             UserDocument(user: user),

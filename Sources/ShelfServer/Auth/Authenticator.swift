@@ -66,12 +66,10 @@ public struct SessionAuthenticator: Authenticating {
             guard authorization.lowercased().hasPrefix("bearer ") else {
                 throw HTTPError.unauthorized("Authorization must be 'Bearer <api key>'")
             }
-            try throttle.check(request.remoteAddress)
+            let attempt = try await throttle.admit(request.remoteAddress)
             let key = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-            guard let user = try await library.user(forAPIKey: key) else {
-                throttle.fail(request.remoteAddress)
-                throw HTTPError.unauthorized("the API key is not valid (revoked, or never issued)")
-            }
+            let found = try await SubsonicAPI.judged(attempt, by: throttle) { try await library.user(forAPIKey: key) }
+            guard let user = found else { throw HTTPError.unauthorized("the API key is not valid (revoked, or never issued)") }
             try await Self.inDirectory(user, directory, library)
             return user
         }

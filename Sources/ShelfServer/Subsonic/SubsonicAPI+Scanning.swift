@@ -15,11 +15,14 @@ extension SubsonicAPI {
         return try await scanStatus()
     }
 
-    /// getScanStatus: whether an import runs, and files handled (while one runs) or tracks in the library.
+    /// getScanStatus: whether an import runs, and the tracks in the library — or the files the
+    /// running scan has handled once they outnumber them. Never 0 for a library that has tracks
+    /// while a scan starts: a tagger's plugin logs startScan's count as the tracks being scanned.
     func scanStatus() async throws -> SubsonicReply {
         let status = context.imports.status
         let scanning = status.state == "running"
-        let count = scanning ? status.done : try await library.info().trackCount
+        let tracks = try await library.info().trackCount
+        let count = scanning ? max(status.done, tracks) : tracks
         return .element("scanStatus", SubsonicScanStatus(scanning: scanning, count: count, total: scanning ? status.total : nil))
     }
 }

@@ -225,17 +225,19 @@ extension Library {
         var stamps: [String: String] = [:]
         // The album folders of each credited owner in this chunk, for its `artist.*` picture.
         var owners = ArtistPictures.Owners()
-        for file in files {
-            let directory = file.0.deletingLastPathComponent()
-            let stamp = SidecarStamp.of(file.0, in: listings.of(directory), settings: settings)
-            if let existing = known[file.0.path], existing.size == file.1,
+        // Path strings, not URLs: an unchanged rescan does this per file, and URL's path and
+        // parent each parse the URL again (a third of a 100,000-file rescan).
+        for (file, path) in zip(files, paths) {
+            let directory = FilePath.directory(of: path)
+            let stamp = SidecarStamp.of(path: path, in: listings.of(path: directory), settings: settings)
+            if let existing = known[path], existing.size == file.1,
                 let stored = existing.modified, abs(stored - file.2.timeIntervalSince1970) < 0.000_5, existing.sidecars == stamp
             {
                 report.unchanged += 1
-                if let owner = existing.owner { owners.add(owner, folder: directory) }
+                if let owner = existing.owner { owners.add(owner, folderPath: directory) }
             } else {
                 toParse.append(file)
-                stamps[file.0.path] = stamp
+                stamps[path] = stamp
             }
         }
         var parsed = toParse.isEmpty ? [] : await Self.parse(toParse, separators: settings.separators)

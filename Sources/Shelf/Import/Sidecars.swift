@@ -88,16 +88,32 @@ struct FolderListing: Sendable {
 
     /// The entries of `directory` (none when it cannot be read).
     init(_ directory: URL) {
+        self.init(directory, path: directory.path)
+    }
+
+    /// The same, with the directory's path already at hand.
+    init(_ directory: URL, path: String) {
         self.directory = directory
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         // Two entries that differ only in case: the first in byte order, so the choice is stable.
         var entries: [String: String] = [:]
         for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where entries[name.lowercased()] == nil {
             entries[name.lowercased()] = name
         }
         self.entries = entries
+        // Most folders hold no lyrics file: then a track's lyrics stamp is one empty check.
+        var lyrics: [String: [String]] = [:]
+        for ext in LyricsFile.extensions {
+            for (lower, name) in entries where lower.hasSuffix("." + ext) {
+                lyrics[String(lower.dropLast(ext.count + 1)), default: []].append(name)
+            }
+        }
+        lyricsByStem = lyrics
         albumPictures = PictureFiles.album.stamp(in: self)
     }
+
+    /// The lyrics files (`LyricsFile.extensions`, in their order) by their lower-cased stem.
+    let lyricsByStem: [String: [String]]
 
     /// The entry named `name` in any case, as spelled on disk.
     func entry(_ name: String) -> String? { entries[name.lowercased()] }
@@ -120,12 +136,16 @@ struct FolderListings {
     private var cache: [String: FolderListing] = [:]
 
     /// The listing of `directory`, read on first use.
-    mutating func of(_ directory: URL) -> FolderListing {
-        if let known = cache[directory.path] { return known }
+    mutating func of(_ directory: URL) -> FolderListing { of(path: directory.path) }
+
+    /// The listing of the directory at `path`: a rescan looks a folder up per file, and a path
+    /// string costs a dictionary probe where a URL's `path` is parsed again each time.
+    mutating func of(path: String) -> FolderListing {
+        if let known = cache[path] { return known }
         // Imports walk folder by folder: a bounded cache keeps memory flat over 40,000 folders.
         if cache.count >= 4096 { cache.removeAll(keepingCapacity: true) }
-        let listing = FolderListing(directory)
-        cache[directory.path] = listing
+        let listing = FolderListing(URL(fileURLWithPath: path, isDirectory: true), path: path)
+        cache[path] = listing
         return listing
     }
 }
@@ -193,13 +213,18 @@ enum LyricsFile {
 
     /// The candidate entries beside `audio`, in the order they are tried.
     static func candidates(beside audio: URL, in listing: FolderListing) -> [String] {
-        let stem = audio.deletingPathExtension().lastPathComponent
-        return extensions.compactMap { listing.entry("\(stem).\($0)") }
+        candidates(besidePath: audio.path, in: listing)
     }
 
-    /// What changes when a lyrics file beside `audio` is added, replaced or removed ("" with none).
-    static func stamp(beside audio: URL, in listing: FolderListing) -> String {
-        candidates(beside: audio, in: listing).compactMap(listing.stamp).joined(separator: ",")
+    /// The same for the audio file at `path`.
+    static func candidates(besidePath path: String, in listing: FolderListing) -> [String] {
+        guard !listing.lyricsByStem.isEmpty else { return [] }
+        return listing.lyricsByStem[FilePath.stem(of: path).lowercased()] ?? []
+    }
+
+    /// What changes when a lyrics file beside the audio at `path` is added, replaced or removed ("" with none).
+    static func stamp(besidePath path: String, in listing: FolderListing) -> String {
+        candidates(besidePath: path, in: listing).compactMap(listing.stamp).joined(separator: ",")
     }
 
     /// The text of the lyrics file beside `audio`, and what was wrong with one passed over.
@@ -220,17 +245,39 @@ enum LyricsFile {
     }
 }
 
+/// Path strings cut where `URL` would parse them again.
+enum FilePath {
+    /// The directory part of `path` ("/" for a file at the root; "." for a bare name).
+    static func directory(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The last component of `path` without its extension, as `deletingPathExtension` gives it
+    /// (a leading dot is a name, not an extension).
+    static func stem(of path: String) -> Substring {
+        let name = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.index(after: $0)...] } ?? path[...]
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return name }
+        return name[..<dot]
+    }
+}
+
 /// What an imported track took from beside its file, so that a rescan notices a picture or
 /// lyrics file added, replaced or removed next to unchanged audio (stored in `track.sidecars`).
 enum SidecarStamp {
     /// The stamp of `audio` under `settings` ("" when nothing beside it could count, as for a
     /// track imported before stamps were kept).
     static func of(_ audio: URL, in listing: FolderListing, settings: ImportSettings) -> String {
+        of(path: audio.path, in: listing, settings: settings)
+    }
+
+    /// The same for the audio file at `path`.
+    static func of(path: String, in listing: FolderListing, settings: ImportSettings) -> String {
         let picture = listing.albumPictures
-        let lyrics = LyricsFile.stamp(beside: audio, in: listing)
+        let lyrics = LyricsFile.stamp(besidePath: path, in: listing)
         // An image's sheets: a sheet written or added re-reads the image's tracks.
         let sheets =
-            CueImages.imageExtensions.contains(AudioScanner.pathExtension(audio.path))
+            CueImages.imageExtensions.contains(AudioScanner.pathExtension(path))
             ? listing.entries.values.sorted().filter { AudioScanner.pathExtension($0) == "cue" }.compactMap { listing.stamp($0) }.joined(separator: ",")
             : ""
         if picture.isEmpty, lyrics.isEmpty, sheets.isEmpty { return "" }
@@ -252,16 +299,27 @@ enum ArtistPictures {
 
     /// The album folders of each owner met in one chunk.
     struct Owners {
-        fileprivate var byID: [GroupID: (name: String, folders: [URL])] = [:]
+        fileprivate var byID: [GroupID: (name: String, folders: [String])] = [:]
+        /// Each name's ID, computed once per chunk (a rescan meets the same owner per file).
+        private var ids: [String: GroupID] = [:]
 
         /// Notes that `name`'s album lies in `folder`.
-        mutating func add(_ name: String, folder: URL) {
-            let id = Library.artistID(named: name)
+        mutating func add(_ name: String, folder: URL) { add(name, folderPath: folder.path) }
+
+        /// Notes that `name`'s album lies in the folder at `folderPath`.
+        mutating func add(_ name: String, folderPath: String) {
+            let id: GroupID
+            if let known = ids[name] {
+                id = known
+            } else {
+                id = Library.artistID(named: name)
+                ids[name] = id
+            }
             if var entry = byID[id] {
-                if !entry.folders.contains(folder) { entry.folders.append(folder) }
+                if entry.folders.last != folderPath && !entry.folders.contains(folderPath) { entry.folders.append(folderPath) }
                 byID[id] = entry
             } else {
-                byID[id] = (name, [folder])
+                byID[id] = (name, [folderPath])
             }
         }
     }
@@ -319,7 +377,7 @@ enum ArtistPictures {
         }
         var changes = Changes()
         for (id, owner) in owners.byID {
-            let candidates = folders(of: owner.folders, roots: roots)
+            let candidates = folders(of: owner.folders.map { URL(fileURLWithPath: $0, isDirectory: true) }, roots: roots)
             let old = stored[id]
             let oldFolder = old.map { URL(fileURLWithPath: $0.path).deletingLastPathComponent().path }
             var found: Picture?

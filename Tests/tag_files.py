@@ -6,7 +6,9 @@ Usage: tag_files.py tag-id3 PATH VERSION   (VERSION 3 or 4: a Picard-like ID3v2 
        tag_files.py tag-full PATH FORMAT   (FORMAT id3v23, id3v24, flac, vorbis, opus, mp4, wavpack:
                                             everything Picard writes, as Picard spells it there)
        tag_files.py expected FORMAT        (what Shelf must read from such a file, JSON)
-       tag_files.py dump-any PATH          (every tag of any format as mutagen reads it, JSON)"""
+       tag_files.py dump-any PATH          (every tag of any format as mutagen reads it, JSON)
+       tag_files.py tag-artists PATH NAME...  (the artist tag given several values and nothing else:
+                                            Vorbis ARTIST repeated, ID3v2.4 TPE1 list, MP4 ©ART list)"""
 import json
 import sys
 
@@ -316,6 +318,24 @@ def dump_any(path):
     print(json.dumps(out, ensure_ascii=False, sort_keys=True))
 
 
+def tag_artists(path, names):
+    audio = mutagen.File(path)
+    if audio.tags is None:
+        audio.add_tags()
+    if path.endswith(".mp3"):
+        audio.tags.add(TPE1(encoding=3, text=names))
+        audio.tags.add(TIT2(encoding=3, text=["Duet"]))
+        audio.save(v2_version=4)
+        return
+    if path.endswith(".m4a"):
+        audio.tags["\xa9ART"] = names
+        audio.tags["\xa9nam"] = ["Duet"]
+    else:
+        audio.tags["ARTIST"] = names
+        audio.tags["TITLE"] = ["Duet"]
+    audio.save()
+
+
 if __name__ == "__main__":
     command = sys.argv[1]
     if command == "tag-id3":
@@ -328,5 +348,7 @@ if __name__ == "__main__":
         print(json.dumps(expected(sys.argv[2]), ensure_ascii=False, sort_keys=True))
     elif command == "dump-any":
         dump_any(sys.argv[2])
+    elif command == "tag-artists":
+        tag_artists(sys.argv[2], sys.argv[3:])
     else:
         sys.exit(f"unknown command {command}")

@@ -87,6 +87,10 @@ public struct ReplayGain: Sendable, Codable, Equatable {
     @NullWhenNil public var trackPeak: Double?
     @NullWhenNil public var albumGain: Double?
     @NullWhenNil public var albumPeak: Double?
+    /// True when Shelf measured these (`shelf loudness`), nil when they came from the file's tags:
+    /// measured gains are Shelf's to redo (a track added to the album changes its album gain),
+    /// tagged ones are the user's to keep.
+    public var measured: Bool?
 
     /// Gains and peaks as given.
     public init(trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil) {
@@ -210,6 +214,7 @@ public struct TrackDetails: Sendable, Equatable {
             put("rtp", gain.trackPeak)
             put("rag", gain.albumGain)
             put("rap", gain.albumPeak)
+            if gain.measured == true { put("rm", "1") }
             if gain == ReplayGain() { put("r0", "") }
         }
         put("od", originalDate)
@@ -286,6 +291,10 @@ public struct TrackDetails: Sendable, Equatable {
             case "rag": gain { $0.albumGain = $1 }
             case "rap": gain { $0.albumPeak = $1 }
             case "r0": replayGain = replayGain ?? ReplayGain()
+            case "rm":
+                var g = replayGain ?? ReplayGain()
+                g.measured = true
+                replayGain = g
             case "od": originalDate = first
             case "rd": releaseDate = first
             case "rt": releaseTypes = values

@@ -186,6 +186,40 @@ import Testing
             }
         }
     }
+
+    /// An artist tag with several values and no joined credit beside it (Vorbis `ARTIST=Zeta`,
+    /// `ARTIST=Eta`; an ID3v2.4 `TPE1` list; an MP4 `©ART` list) names both in the display
+    /// credit, joined by "; ", as well as in `artists` (it showed only Zeta).
+    @Test(.enabled(if: TagRoundTripTests.hasMutagen, "no .venv with mutagen (make test makes it)"))
+    func severalArtistValuesAreAllInTheDisplayCredit() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let music = dir.path("music")
+            try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+            let formats = [("flac", "flac"), ("opus", "opus"), ("id3v24", "mp3"), ("mp4", "m4a")]
+            for (format, ext) in formats {
+                let file = music.appendingPathComponent("\(format).\(ext)")
+                try audio(format, ext: ext, at: file)
+                let tagged = try ChildProcess.run(TagRoundTripTests.python, [TagRoundTripTests.script.path, "tag-artists", file.path, "Zeta", "Eta"])
+                try #require(tagged.status == 0, "\(tagged.stderr)")
+            }
+            let library = dir.path("library").path
+            let shelf = products.appendingPathComponent("shelf")
+            let imported = try ChildProcess.run(shelf, ["--library", library, "import", music.path])
+            try #require(imported.status == 0, "\(imported.stderr)")
+            let listed = try ChildProcess.run(shelf, ["--library", library, "tracks", "--json", "--limit", "10"])
+            let page = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+            let items = try #require(page["items"] as? [[String: Any]])
+            #expect(items.count == formats.count)
+            for item in items {
+                let id = try #require(item["id"] as? Int)
+                let shown = try ChildProcess.run(shelf, ["--library", library, "track", "\(id)", "--json"])
+                let track = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+                #expect(track["artist"] as? String == "Zeta; Eta", "\(track["path"] ?? id)")
+                #expect(track["artists"] as? [String] == ["Zeta", "Eta"], "\(track["path"] ?? id)")
+            }
+        }
+    }
 }
 
 /// Two JSON values compared as values.

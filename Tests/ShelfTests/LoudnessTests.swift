@@ -142,4 +142,74 @@ import Testing
         #expect(rescan.unchanged == 3, "\(rescan)")
         try await library.waitForMirror()
     }
+
+    /// A first run over one track of a five-track album (`--filter title:Soft`), then a run over
+    /// the rest: every track of the album carries the same album gain and peak, of all five
+    /// together (the runs gave −5.95 and −12.72 dB where the album is −11.9). Then `--write-tags`
+    /// with everything measured writes the stored figures into all five files, and a second
+    /// `--write-tags` writes nothing.
+    @Test(.enabled(if: CueImportTests.hasMutagen, "no .venv with mutagen (make test makes it)"))
+    func albumGainIsOfTheWholeAlbumAndWriteTagsWritesWhatIsStored() async throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.path("music")
+        let levels = [("Soft", "-20dB"), ("Loud", "0dB"), ("Mid", "-6dB"), ("Low", "-12dB"), ("Quiet", "-16dB")]
+        var files: [URL] = []
+        for (index, (title, level)) in levels.enumerated() {
+            let file = music.appendingPathComponent("Album/\(index + 1).flac")
+            try Self.make(
+                file, source: "sine=frequency=\(300 + 100 * index):duration=4:sample_rate=44100", filter: "volume=\(level)",
+                tags: ["album": "Five", "album_artist": "Band", "title": title])
+            files.append(file)
+        }
+        let library = Library(directory: dir.path("lib"))
+        #expect(try await library.importFiles(at: [music]).added == 5)
+        let soft = try await library.measureLoudness(LoudnessOptions(filter: .text(.title, .equals("Soft"))))
+        #expect(soft.measured.count == 5, "a selected track re-measures its whole album")
+        let rest = try await library.measureLoudness()
+        #expect(rest.measured.isEmpty, "everything is measured")
+        let ids = try await library.snapshot(LibraryQuery(sort: .path))
+        let gains = try await ids.asyncMap { try #require(try await library.track($0)?.details.replayGain) }
+        let together = try Self.ffmpegFigures(files, in: dir.url)
+        for gain in gains {
+            #expect(gain.albumGain == gains[0].albumGain && gain.albumPeak == gains[0].albumPeak, "\(gains)")
+            #expect(gain.measured == true)
+        }
+        let albumGain = try #require(gains[0].albumGain)
+        // ffmpeg gates the files played one after another (its blocks span the joins), libebur128
+        // each file's blocks: a tenth of a dB or so apart, where one track's gain is 6 dB off.
+        #expect(abs(albumGain - (-18 - together.integrated)) <= 0.2, "\(albumGain) vs ffmpeg \(-18 - together.integrated)")
+        // A new track in the album: measured with it, and the album's figures move on every track.
+        let added = music.appendingPathComponent("Album/6.flac")
+        try Self.make(
+            added, source: "sine=frequency=900:duration=4:sample_rate=44100", filter: "volume=-3dB",
+            tags: ["album": "Five", "album_artist": "Band", "title": "New"])
+        #expect(try await library.importFiles(at: [music]).added == 1)
+        #expect(try await library.measureLoudness().measured.count == 6)
+        let six = try await library.snapshot(LibraryQuery(sort: .path)).asyncMap { try #require(try await library.track($0)?.details.replayGain) }
+        let sixTogether = try Self.ffmpegFigures(files + [added], in: dir.url)
+        #expect(Set(six.map(\.albumGain)).count == 1, "\(six)")
+        #expect(abs((six[0].albumGain ?? .nan) - (-18 - sixTogether.integrated)) <= 0.2)
+        files.append(added)
+
+        // Everything is measured: --write-tags writes the stored figures into every file.
+        let written = try await library.measureLoudness(LoudnessOptions(writeTags: true))
+        #expect(written.written == 6 && written.failed.isEmpty && written.measured.isEmpty, "\(written)")
+        let read = """
+            import sys, mutagen
+            for path in sys.argv[1:]:
+                f = mutagen.File(path)
+                print(*[(f.tags.get(key) or [''])[0] for key in ('REPLAYGAIN_TRACK_GAIN', 'REPLAYGAIN_ALBUM_GAIN', 'REPLAYGAIN_ALBUM_PEAK')], sep='|')
+            """
+        let lines = try ChildProcess.run(Self.python, ["-c", read] + files.map(\.path)).stdout.split(separator: "\n")
+        #expect(lines.count == 6)
+        for (line, gain) in zip(lines, six) {
+            #expect(
+                line == "\(String(format: "%.2f dB", gain.trackGain ?? .nan))|\(String(format: "%.2f dB", gain.albumGain ?? .nan))|"
+                    + String(format: "%.6f", gain.albumPeak ?? .nan), "\(line)")
+        }
+        #expect(try await library.measureLoudness(LoudnessOptions(writeTags: true)).written == 0, "the tags hold the figures already")
+        // Nothing is read again by a rescan: the library knows the rewritten files.
+        #expect(try await library.importFiles(at: [music]).unchanged == 6)
+        try await library.waitForMirror()
+    }
 }

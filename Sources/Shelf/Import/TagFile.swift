@@ -79,10 +79,20 @@ public struct AudioFileTags: Sendable, Equatable {
         return (track, problems)
     }
 
+    /// Joins the several values of a display credit tag: `;` is a name separator (`TagSeparators`),
+    /// so the joined credit splits back into the same names when it is edited or exported.
+    public static let creditSeparator = "; "
+
     private func displayTrack(path: String) -> Track {
         func text(_ key: String) -> String? {
             guard let value = properties[key], !SortKey.isBlank(value) else { return nil }
             return value
+        }
+        /// A display credit: several values of the tag (Vorbis `ARTIST` twice, an ID3v2.4 `TPE1`
+        /// list) with no joined credit beside them name every one, joined by `creditSeparator`.
+        func credit(_ key: String) -> String? {
+            guard let values = lists[key]?.filter({ !SortKey.isBlank($0) }), values.count > 1 else { return text(key) }
+            return values.joined(separator: Self.creditSeparator)
         }
         /// "3/12" → (3, 12); "3" → (3, nil).
         func pair(_ key: String) -> (Int?, Int?) {
@@ -95,13 +105,13 @@ public struct AudioFileTags: Sendable, Equatable {
         let year = properties["DATE"].flatMap { Int($0.prefix(4)) }
         let compilation = ["1", "true", "yes"].contains(properties["COMPILATION"]?.lowercased() ?? "")
         return Track(
-            path: path, title: text("TITLE"), artist: text("ARTIST"), album: text("ALBUM"), albumArtist: text("ALBUMARTIST"),
+            path: path, title: text("TITLE"), artist: credit("ARTIST"), album: text("ALBUM"), albumArtist: text("ALBUMARTIST"),
             composer: text("COMPOSER"), genre: text("GENRE"), year: year, trackNumber: trackNumber, trackCount: trackCount,
             discNumber: discNumber, discCount: discCount,
             duration: durationMilliseconds > 0 ? Double(durationMilliseconds) / 1000 : nil,
             bitrate: bitrate > 0 ? bitrate : nil, sampleRate: sampleRate > 0 ? sampleRate : nil, channels: channels > 0 ? channels : nil,
             codec: codec.isEmpty ? nil : codec, compilation: compilation, comment: text("COMMENT"), lyrics: text("LYRICS"),
-            sortTitle: text("TITLESORT"), sortArtist: text("ARTISTSORT"), sortAlbum: text("ALBUMSORT"),
+            sortTitle: text("TITLESORT"), sortArtist: credit("ARTISTSORT"), sortAlbum: text("ALBUMSORT"),
             sortAlbumArtist: text("ALBUMARTISTSORT"), sortComposer: text("COMPOSERSORT"))
     }
 }

@@ -59,39 +59,39 @@ public struct LoudnessOptions: Sendable {
 
 extension Library {
     /// Measures EBU R128 integrated loudness and true peak of the tracks `options` selects, per
-    /// track and per album (the album's from all its selected tracks' audio together), and stores
-    /// them as ReplayGain (−18 LUFS) on tracks whose tags carry none; with `writeTags` also into
-    /// the files. One album per transaction: a run stopped (cancelled, killed) keeps what it
-    /// finished, and the next run carries on with what is left.
+    /// track and per album, and stores them as ReplayGain (−18 LUFS) on tracks whose tags carry
+    /// none; with `writeTags` also into the files. An album's gain and peak are always of all its
+    /// present tracks' audio together, whichever of them the filter selected: a selected track
+    /// re-measures its whole album. With `writeTags`, tracks already measured are not decoded
+    /// again: their stored figures are written into every file whose tags differ. One album per
+    /// transaction: a run stopped (cancelled, killed) keeps what it finished, and the next run
+    /// carries on with what is left.
     public func measureLoudness(
         _ options: LoudnessOptions = LoudnessOptions(), progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) async throws -> LoudnessReport {
         let started = Date()
         let ffmpeg = try Self.findFFmpeg(options.ffmpegPath)
         let meter = LoudnessMeter(ffmpeg: ffmpeg, niceness: options.niceness)
-        let ids = try await snapshot(LibraryQuery(sort: .album, filter: options.filter ?? .flag(.replayGain, false))).filter {
-            !options.skip.contains($0)
-        }
+        // Without a filter: what is not measured — and, writing tags, everything (what is measured
+        // already is written without decoding it again).
+        let selection = options.filter ?? (options.writeTags ? .all : .flag(.replayGain, false))
+        let ids = try await snapshot(LibraryQuery(sort: .album, filter: selection)).filter { !options.skip.contains($0) }
         var report = LoudnessReport()
-        // Albums in list order: the snapshot is sorted by album, so an album's tracks are together.
-        var groups: [[Track]] = []
-        var keys: [String: Int] = [:]
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            for track in try await tracks(ids: Array(ids[start..<min(ids.count, start + 500)]), fields: .withoutTexts).tracks {
-                let key = Self.loudnessAlbumKey(track)
-                if let key, let index = keys[key] {
-                    groups[index].append(track)
-                } else {
-                    if let key { keys[key] = groups.count }
-                    groups.append([track])
-                }
-            }
-        }
+        let groups = try await loudnessAlbums(of: ids, skip: options.skip)
+        let total = groups.reduce(0) { $0 + $1.tracks.count }
         var done = 0
-        progress(0, ids.count)
+        progress(0, total)
         for group in groups {
             try Task.checkCancellation()
-            let inputs = group.map { track in
+            // Writing tags, an album all of whose tracks have figures is written as stored.
+            let complete = group.tracks.allSatisfy { $0.details.replayGain?.trackGain != nil || $0.details.replayGain?.trackPeak != nil }
+            if options.writeTags && complete {
+                try await writeStored(group.tracks.filter { group.selected.contains($0.id) }, into: &report)
+                done += group.tracks.count
+                progress(done, total)
+                continue
+            }
+            let inputs = group.tracks.map { track in
                 LoudnessInput(url: URL(fileURLWithPath: track.filePath), start: track.details.cue?.start, end: track.details.cue?.end)
             }
             // The decode runs on a plain thread, which sees the task's cancellation through a flag.
@@ -103,7 +103,7 @@ extension Library {
             }
             report.albums += 1
             var measured: [(Track, LoudnessMeasurement)] = []
-            for (track, outcome) in zip(group, result.tracks) {
+            for (track, outcome) in zip(group.tracks, result.tracks) {
                 switch outcome {
                 case .success(let value):
                     measured.append((track, value))
@@ -112,43 +112,103 @@ extension Library {
                 }
             }
             // A track without an album has no album gain; an album's gain is of all its tracks measured.
-            let album = group.first.flatMap(Self.loudnessAlbumKey) != nil ? result.album : nil
-            try await store(measured, album: album, writeTags: options.writeTags, into: &report)
-            done += group.count
-            progress(done, ids.count)
+            let album = group.tracks.first.flatMap(Self.loudnessAlbumKey) != nil ? result.album : nil
+            try await store(measured, album: album, writeTags: options.writeTags ? group.selected : [], into: &report)
+            done += group.tracks.count
+            progress(done, total)
         }
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
 
-    /// Stores one album's figures (and writes them into the files when asked), in one transaction.
-    private func store(_ measured: [(Track, LoudnessMeasurement)], album: LoudnessMeasurement?, writeTags: Bool, into report: inout LoudnessReport) async throws
+    /// The albums of `ids` (in their order), each with every present track of the album, and
+    /// which of them were selected; a track without an album is an album of one.
+    private func loudnessAlbums(of ids: [TrackID], skip: Set<TrackID>) async throws -> [(tracks: [Track], selected: Set<TrackID>)] {
+        var groups: [(tracks: [Track], selected: Set<TrackID>)] = []
+        var keys: [String: Int] = [:]
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            for track in try await tracks(ids: Array(ids[start..<min(ids.count, start + 500)]), fields: .withoutTexts).tracks {
+                let key = Self.loudnessAlbumKey(track)
+                if let key, let index = keys[key] {
+                    groups[index].tracks.append(track)
+                    groups[index].selected.insert(track.id)
+                } else {
+                    if let key { keys[key] = groups.count }
+                    groups.append(([track], [track.id]))
+                }
+            }
+        }
+        // The album's tracks the filter left out are measured with it (its gain is of all of them).
+        for index in groups.indices {
+            guard let first = groups[index].tracks.first, let key = Self.loudnessAlbumKey(first), let album = first.album else { continue }
+            let members = try await snapshot(LibraryQuery(sort: .album, filter: .text(.album, .equals(album))))
+            let missing = members.filter { !groups[index].selected.contains($0) && !skip.contains($0) }
+            guard !missing.isEmpty else { continue }
+            let others = try await tracks(ids: missing, fields: .withoutTexts).tracks.filter { !$0.missing && Self.loudnessAlbumKey($0) == key }
+            groups[index].tracks += others
+        }
+        return groups
+    }
+
+    /// Writes the stored figures of `tracks` into their files where the files' tags differ.
+    private func writeStored(_ tracks: [Track], into report: inout LoudnessReport) async throws {
+        var files: [TrackID: (size: Int64, modified: Date)] = [:]
+        for track in tracks {
+            guard let gain = track.details.replayGain else { continue }
+            if let written = writeGainTags(track, gain, into: &report) { files[track.id] = written }
+        }
+        try await recordRewrites(files)
+    }
+
+    /// Writes `gain` into `track`'s file unless its tags hold it already; the file's new size and
+    /// time when it was rewritten.
+    private func writeGainTags(_ track: Track, _ gain: ReplayGain, into report: inout LoudnessReport) -> (size: Int64, modified: Date)? {
+        if track.details.cue != nil {
+            report.failed.append(
+                .init(
+                    id: track.id, path: track.path,
+                    error: "\(track.path): a track of a CUE image has no tags of its own; its gain is stored in the library only"))
+            return nil
+        }
+        let properties = Self.gainTags(gain, codec: track.codec)
+        let url = URL(fileURLWithPath: track.path)
+        if let current = try? TagFile.read(url), properties.allSatisfy({ current.properties[$0.key] == $0.value }) { return nil }
+        do {
+            let written = try AtomicRewrite.rewrite(url, cancelled: { false }) { copy in try TagFile.write(copy, properties) }
+            report.written += 1
+            return written
+        } catch {
+            report.failed.append(.init(id: track.id, path: track.path, error: "\(track.path): cannot write its tags: \(error)"))
+            return nil
+        }
+    }
+
+    /// Keeps the library's size and time of files rewritten, so that a rescan reads nothing again.
+    private func recordRewrites(_ files: [TrackID: (size: Int64, modified: Date)]) async throws {
+        guard !files.isEmpty else { return }
+        try await write { batch in
+            for (id, file) in files {
+                try batch.updateTrack(id) { track in
+                    track.fileSize = file.size
+                    track.fileModified = file.modified
+                }
+            }
+        }
+    }
+
+    /// Stores one album's figures (and writes them into the files of `writeTags`), in one transaction.
+    private func store(_ measured: [(Track, LoudnessMeasurement)], album: LoudnessMeasurement?, writeTags: Set<TrackID>, into report: inout LoudnessReport)
+        async throws
     {
         var files: [TrackID: (size: Int64, modified: Date)] = [:]
         var gains: [TrackID: ReplayGain] = [:]
         for (track, value) in measured {
-            let gain = ReplayGain(
+            var gain = ReplayGain(
                 trackGain: value.replayGain.map(Self.roundGain), trackPeak: Self.roundPeak(value.truePeak),
                 albumGain: album?.replayGain.map(Self.roundGain), albumPeak: album.map { Self.roundPeak($0.truePeak) })
+            gain.measured = true
             gains[track.id] = gain
-            guard writeTags else { continue }
-            if track.details.cue != nil {
-                report.failed.append(
-                    .init(
-                        id: track.id, path: track.path,
-                        error: "\(track.path): a track of a CUE image has no tags of its own; its gain is stored in the library only"))
-                continue
-            }
-            do {
-                let properties = Self.gainTags(gain, codec: track.codec)
-                let written = try AtomicRewrite.rewrite(URL(fileURLWithPath: track.path), cancelled: { false }) { copy in
-                    try TagFile.write(copy, properties)
-                }
-                files[track.id] = written
-                report.written += 1
-            } catch {
-                report.failed.append(.init(id: track.id, path: track.path, error: "\(track.path): cannot write its tags: \(error)"))
-            }
+            if writeTags.contains(track.id), let written = writeGainTags(track, gain, into: &report) { files[track.id] = written }
         }
         let values = measured
         let (storedGains, storedFiles) = (gains, files)
@@ -156,7 +216,7 @@ extension Library {
             var stored = Set<TrackID>()
             for (track, _) in values {
                 guard let current = try batch.track(track.id), let gain = storedGains[track.id] else { continue }
-                let tagged = current.details.replayGain.map { $0.trackGain != nil || $0.albumGain != nil } ?? false
+                let tagged = current.details.replayGain.map { ($0.trackGain != nil || $0.albumGain != nil) && $0.measured != true } ?? false
                 let file = storedFiles[track.id]
                 // Tags a user put there win, unless the measurement was just written over them.
                 guard !tagged || file != nil else { continue }

@@ -10,16 +10,18 @@ struct LoudnessCommand: Command {
     static let synopsis = "[--filter EXPR] [--write-tags] [--json]"
     static let discussion = """
         Decodes each track with ffmpeg and measures its integrated loudness (EBU R128, through libebur128) and \
-        true peak, and each album's from all its tracks' audio together (not the mean of its tracks). The \
-        figures are stored as ReplayGain 2.0 gains against −18 LUFS on the tracks whose tags carry none, so \
-        that every player and the Subsonic API level them. By default the tracks without any ReplayGain are \
-        measured; --filter picks others. --write-tags also writes REPLAYGAIN_TRACK_GAIN/PEAK and \
-        REPLAYGAIN_ALBUM_GAIN/PEAK (R128_TRACK_GAIN and R128_ALBUM_GAIN for Opus) into the files, each \
-        rewritten atomically, as rsgain does. One album per transaction: Ctrl-C stops between albums and a \
-        second run carries on with what is left.
+        true peak, and each album's from all its tracks' audio together (not the mean of its tracks): a \
+        selected track is measured with every other track of its album, so an album's tracks always carry \
+        one album gain and peak. The figures are stored as ReplayGain 2.0 gains against −18 LUFS on the \
+        tracks whose tags carry none, so that every player and the Subsonic API level them. By default the \
+        tracks without any ReplayGain are measured; --filter picks others. --write-tags also writes \
+        REPLAYGAIN_TRACK_GAIN/PEAK and REPLAYGAIN_ALBUM_GAIN/PEAK (R128_TRACK_GAIN and R128_ALBUM_GAIN for \
+        Opus) into the files whose tags differ, each rewritten atomically, as rsgain does; without --filter \
+        it covers every track, writing what is measured already without decoding it again. One album per \
+        transaction: Ctrl-C stops between albums and a second run carries on with what is left.
         """
     static let flags = [
-        FlagHelp("--filter", "EXPR", "Which tracks to measure (the filter language of shelf tracks).", default: "replayGain:no"),
+        FlagHelp("--filter", "EXPR", "Which tracks to measure (the filter language of shelf tracks).", default: "replayGain:no; every track with --write-tags"),
         FlagHelp("--write-tags", nil, "Also write the gains into the files' tags (atomically)."),
     ]
     static let examples = ["shelf loudness", "shelf loudness --filter 'album:\"Kind of Blue\"' --write-tags", "shelf loudness --json"]

@@ -23,7 +23,7 @@ DESTDIR ?=
 SHELF_BIN ?= .build/release/shelf
 BUILD_COMMIT_HEADER := Sources/CShelfBuild/build_commit.h
 
-.PHONY: audio-venv deps deps-test install-packages build-info build release test test-full tsan demo bench bench-1m clean subsonic-client install uninstall snapshots lint format deb static-release docs generated-docs coverage image test-image test-build
+.PHONY: audio-venv deps deps-test install-packages build-info build release test test-full tsan asan fuzz demo bench bench-1m clean subsonic-client install uninstall snapshots lint format deb static-release docs generated-docs coverage image test-image test-build
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -176,6 +176,30 @@ audio-venv: subsonic-client
 tsan: deps-test build-info
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	SHELF_SANITIZER=thread TSAN_OPTIONS="second_deadlock_stack=1 $(TSAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
+
+# The suite under AddressSanitizer (and its leak checker), in its own build folder, as `make tsan`.
+asan: deps-test build-info
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
+	SHELF_SANITIZER=address ASAN_OPTIONS="detect_leaks=0 $(ASAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
+
+# Every fuzz target of `shelf-fuzz` under libFuzzer and AddressSanitizer for FUZZ_SECONDS each,
+# from its committed seeds (Tests/Fuzz/corpus) plus what earlier runs found (.build/fuzz-corpus);
+# fails on a crash, a leak, an AddressSanitizer report or a broken invariant. Findings are left in
+# .build/fuzz-findings/TARGET; each becomes a file in Tests/Fuzz/crashes/TARGET with its fix.
+FUZZ_SECONDS ?= 60
+fuzz: deps-test build-info
+	$(SWIFT) build --product shelf-fuzz --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -gnone
+	@set -e; bin=.build/fuzz/debug/shelf-fuzz; failed=""; \
+	for target in $$($$bin --list); do \
+	  mkdir -p .build/fuzz-corpus/$$target .build/fuzz-findings/$$target; \
+	  echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
+	  if ! $$bin $$target -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=.build/fuzz-findings/$$target/ \
+	      -max_len=65536 -rss_limit_mb=2048 -timeout=10 .build/fuzz-corpus/$$target Tests/Fuzz/corpus/$$target > .build/fuzz-findings/$$target.log 2>&1; then \
+	    failed="$$failed $$target"; tail -40 .build/fuzz-findings/$$target.log; \
+	  fi; \
+	  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" .build/fuzz-findings/$$target.log | tr '\n' ' '; echo; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: findings in$$failed (inputs in .build/fuzz-findings)"; exit 1; fi
 
 demo: release
 	rm -rf $(DEMO_DIR)

@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Shelf", targets: ["Shelf"]),
         .executable(name: "shelf", targets: ["ShelfCLI"]),
         .executable(name: "shelf-bench", targets: ["ShelfBench"]),
+        .executable(name: "shelf-fuzz", targets: ["ShelfFuzz"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -52,6 +53,8 @@ let package = Package(
             ]),
         // The git commit a build came from (written by `make`, "unknown" without it) for `--version`.
         .target(name: "CShelfBuild", path: "Sources/CShelfBuild"),
+        // libFuzzer's driver when linked in (make fuzz), a corpus replayer otherwise.
+        .target(name: "CFuzzDriver", path: "Sources/CFuzzDriver"),
         .target(name: "ShelfDatabase", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "ShelfCore", swiftSettings: swiftSettings),
         .target(
@@ -69,6 +72,8 @@ let package = Package(
         .executableTarget(
             name: "ShelfBench", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfTestSupport", "ShelfDatabase", "CShelfBuild"],
             swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ShelfFuzz", dependencies: ["Shelf", "ShelfCore", "ShelfServer", "CFuzzDriver"], swiftSettings: swiftSettings),
         .testTarget(name: "ShelfDatabaseTests", dependencies: ["ShelfDatabase"], swiftSettings: swiftSettings),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"], swiftSettings: swiftSettings),
         .testTarget(

@@ -33,6 +33,11 @@ struct BenchMain {
             `shelf scan`, cold (page cache dropped; root only) and warm, each a fresh process (seconds, MB read, CPU, commits);
             then --added files in as many new folders, found and imported cold; each beside issue 43's target (--warm:
             never drop the cache).
+        usage: shelf-bench soak --minutes 60 --dir DIR [--tracks 100000] [--warmup 5] [--sample 10] [--workers 4]
+            shelf serve under a fixed mix (pages, search, syncs, streams with ranges and transcodes, artwork, event streams,
+            edits, files copied in and deleted under the watcher, backups every 10 minutes, wrong passwords) for --minutes:
+            RSS, open descriptors and each kind's p99 over time (soak.svg), 5xx, streams cut short, integrity and the mirror
+            at the end; issue 44's targets.
         usage: shelf-bench sample-files --tracks N --dir DIR [--seconds S]
             Write N real, tagged audio files (FLAC, MP3, Ogg Opus, WAV, AIFF; a cover per album) for `shelf import`.
         usage: shelf-bench legacy-store --tracks N [--artwork-kib K] [--distinct N] --library DIR
@@ -107,6 +112,7 @@ struct BenchMain {
             case "sample-files": try SampleFiles(words).run(&report)
             case "import": try await ImportBench(words).run(&report)
             case "rescan": try await RescanBench(words).run(&report)
+            case "soak": try await SoakBench(words).run(&report)
             case "artwork": try await ArtworkBench(words).run(&report)
             case "serve": try await ServeBench(words).run(&report)
             case "subsonic": try await SubsonicBench(words).run(&report)

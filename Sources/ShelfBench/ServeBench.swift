@@ -433,10 +433,10 @@ final class ServerProcess {
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts the server and returns once it serves (or throws with what it printed).
-    init(shelf: URL, library: URL) throws {
+    init(shelf: URL, library: URL, arguments: [String] = []) throws {
         let process = Process()
         process.executableURL = shelf
-        process.arguments = ["--library", library.path, "serve", "--listen", "127.0.0.1:0"]
+        process.arguments = ["--library", library.path, "serve", "--listen", "127.0.0.1:0"] + arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         let err = Pipe()

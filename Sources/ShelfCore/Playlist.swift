@@ -20,14 +20,17 @@ public struct Playlist: Sendable, Codable, Equatable, Identifiable {
     public var kind: Kind
     /// The smart playlist's rules as JSON (nil for other kinds).
     public var rules: String?
+    /// The owner's note about it (Subsonic's `comment`; tools find their playlists by a tag in it).
+    public var comment: String?
     public var dateAdded: Date
     public var dateModified: Date
 
     /// Creates a playlist value; the store assigns `id` on insertion.
     public init(
         id: PlaylistID = PlaylistID(0), name: String, parentID: PlaylistID? = nil, kind: Kind = .regular,
-        rules: String? = nil, dateAdded: Date = Date(), dateModified: Date? = nil
+        rules: String? = nil, comment: String? = nil, dateAdded: Date = Date(), dateModified: Date? = nil
     ) {
+        self.comment = comment
         self.id = id
         self.name = name
         self.parentID = parentID

@@ -12,6 +12,8 @@ public struct PlaylistSummary: Encodable, Sendable {
     public let parentID: PlaylistID?
     /// Its items (0 for folders and smart playlists in lists).
     public let itemCount: Int
+    /// The owner's note about it (absent when it has none).
+    public let comment: String?
 
     /// The summary of `playlist` with `itemCount` items.
     public init(_ playlist: Playlist, itemCount: Int) {
@@ -20,6 +22,7 @@ public struct PlaylistSummary: Encodable, Sendable {
         kind = Self.kindName(playlist.kind)
         parentID = playlist.parentID
         self.itemCount = itemCount
+        comment = playlist.comment
     }
 
     /// The JSON name of a playlist kind.

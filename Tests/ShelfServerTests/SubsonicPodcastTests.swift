@@ -221,6 +221,15 @@ final class FeedServer: @unchecked Sendable {
             #expect(part.status == 206 && part.body == episodeAudio[10..<20])
             let transcoded = try cy.raw("stream", [("id", id("First")), ("format", "opus"), ("timeOffset", "1")])
             #expect(transcoded.status == 200 && transcoded.body.prefix(4) == Data("OggS".utf8))
+            // The page's player streams an episode from /api/ as it streams a track: the same bytes.
+            let page = Curl(base: server.base)
+            let signedIn = try page.request(
+                "POST", "/api/session", headers: ["x-shelf-request": "1"], body: Data(#"{"name":"cy","password":"cy-pass"}"#.utf8))
+            #expect(signedIn.status == 200, "\(String(decoding: signedIn.body, as: UTF8.self))")
+            let episodeNumber = id("First").dropFirst("pe-".count)
+            let fromPage = try page.request("GET", "/api/podcasts/episodes/\(episodeNumber)/stream", headers: ["x-shelf-request": "1"])
+            #expect(fromPage.status == 200 && fromPage.body == episodeAudio, "\(fromPage.status)")
+            #expect(try page.request("GET", "/api/podcasts/episodes/999/stream", headers: ["x-shelf-request": "1"]).status == 404)
             let newest = try #require((try cy.ok("getNewestPodcasts", [("count", "2")])["newestPodcasts"] as? [String: Any])?["episode"] as? [[String: Any]])
             #expect(newest.compactMap { $0["title"] as? String } == ["Atomic", "Words only"])
 

@@ -68,7 +68,8 @@ import Testing
     static let album = SubsonicAlbum(item: albumItem, created: added, starred: starred)
     static let artist = SubsonicArtist(item: artistItem, starred: starred)
     static let playlist = SubsonicPlaylist(
-        id: PlaylistID(3), name: "Drive & <Night>", owner: "ann", isPublic: false, songCount: 2, duration: 300, created: added,
+        id: PlaylistID(3), name: "Drive & <Night>", owner: "ann", isPublic: false, songCount: 2, duration: 300, comment: "made by tool #7",
+        created: added,
         changed: played, hasCover: true, readOnly: false)
 
     /// Every type, as the element it is answered in.
@@ -342,6 +343,27 @@ import Testing
                 }
             }
         }
+    }
+
+    /// XML for a client that declared an older API version (`v=1.8.0`): no OpenSubsonic child
+    /// elements (an old desktop player stops reading an album at the first child that is not a
+    /// `song`, so it read none of 1,200 songs); each `song` still follows its album at once.
+    @Test func olderClientsGetXMLWithoutOpenSubsonicChildren() throws {
+        let legacy = ["song", "album-songs", "artist", "artists-index"]
+        for (name, body) in Self.cases where legacy.contains(name) {
+            let bytes = SubsonicRenderer.$olderClient.withValue(true) { SubsonicRenderer.document(json: false, body) }
+            try Self.check("\(name).legacy.xml", bytes)
+            let document = try XMLDocument(data: Data(bytes))
+            for element in try document.nodes(forXPath: "//album | //song | //artist") {
+                let children = (element.children ?? []).compactMap(\.name)
+                #expect(children.allSatisfy { name == "artists-index" ? $0 == "artist" : ["song", "album"].contains($0) }, "\(name): \(children)")
+            }
+            // JSON, and XML for a current client, are as before.
+            let json = SubsonicRenderer.$olderClient.withValue(true) { SubsonicRenderer.document(json: true, body) }
+            #expect(json == SubsonicRenderer.document(json: true, body))
+        }
+        #expect(SubsonicRenderer.isOlder("1.8.0") && SubsonicRenderer.isOlder("1.16.0") && SubsonicRenderer.isOlder("1.2"))
+        #expect(!SubsonicRenderer.isOlder("1.16.1") && !SubsonicRenderer.isOlder("1.17") && !SubsonicRenderer.isOlder(nil) && !SubsonicRenderer.isOlder("x"))
     }
 
     @Test func failedEnvelopes() throws {

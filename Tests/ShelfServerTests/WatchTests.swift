@@ -100,6 +100,48 @@ import Testing
     /// A tmpfs root unmounted under a running server: reported offline by the watcher, the scan
     /// and `shelf scan`; no track is marked missing or pruned; mounted again with the same files,
     /// every track, star and playlist entry is as it was.
+    /// A file still being written (a slow copy: the first half, a pause with the file open, the
+    /// second half) is read once its writer closes it, not while it pauses: it was imported
+    /// half-written and then updated. A file copied in whole beside it is imported meanwhile.
+    @Test func aFileStillBeingWrittenWaitsForItsWriterToClose() async throws {
+        try await offCooperativePool {
+            let fixture = try ServedLibrary(tracks: 1)
+            defer { fixture.remove() }
+            let server = try ServerProcess(library: fixture.library, arguments: ["--music", fixture.music])
+            defer { server.stop() }
+            try #require(server.waitForLine { $0.contains("shelf: watch: watching") } != nil, "\(server.log)")
+            let staging = fixture.root.appendingPathComponent("staging").path
+            try Self.sampleFiles(2, into: staging, seconds: "2")
+            let sources = try FileManager.default.subpathsOfDirectory(atPath: staging).filter {
+                $0.hasSuffix(".mp3") || $0.hasSuffix(".flac") || $0.hasSuffix(".opus")
+            }
+            .sorted()
+            try #require(sources.count == 2)
+            let whole = try Data(contentsOf: URL(fileURLWithPath: staging).appendingPathComponent(sources[0]))
+            let slowFolder = URL(fileURLWithPath: fixture.music).appendingPathComponent("slow")
+            try FileManager.default.createDirectory(at: slowFolder, withIntermediateDirectories: true)
+            let slow = slowFolder.appendingPathComponent("copying." + URL(fileURLWithPath: sources[0]).pathExtension)
+            try #require(FileManager.default.createFile(atPath: slow.path, contents: nil))
+            let writer = try FileHandle(forWritingTo: slow)
+            try writer.write(contentsOf: whole.prefix(whole.count / 2))
+            // A whole file copied in after the first half: once it is in the library, the
+            // half-written one has been quiet longer, and was imported with it before the fix.
+            let sentinel = URL(fileURLWithPath: fixture.music).appendingPathComponent("whole")
+            try FileManager.default.createDirectory(at: sentinel, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: URL(fileURLWithPath: staging).appendingPathComponent(sources[1]),
+                to: sentinel.appendingPathComponent(URL(fileURLWithPath: sources[1]).lastPathComponent))
+            try Self.eventually("the whole file is in the library") { try Self.tracks(fixture).count == 2 }
+            #expect(try Self.tracks(fixture, filter: "path:copying").isEmpty, "a file still open for writing was imported")
+            try writer.write(contentsOf: whole.suffix(from: whole.count / 2))
+            try writer.close()
+            try Self.eventually("the finished file is in the library") { try Self.tracks(fixture).count == 3 }
+            let imported = try #require(try Self.tracks(fixture, filter: "path:copying").first)
+            #expect(imported["fileSize"] as? Int == whole.count, "\(imported)")
+            #expect(!server.log.contains { $0.contains("1 updated") }, "imported half-written, then updated: \(server.log.suffix(8))")
+        }
+    }
+
     @Test func anUnmountedRootLosesNothing() async throws {
         try await offCooperativePool {
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-mount-\(UUID().uuidString)")

@@ -87,6 +87,9 @@ import Testing
             #expect(picture == before.pictures[track.id.rawValue], "picture of track \(track.id) at schema \(version)")
         }
         for (playlist, items) in before.items { #expect(try await library.playlistItems(PlaylistID(playlist)).map(\.rawValue) == items) }
+        // A playlist's comment (schema 14) comes through; older stores had none to keep.
+        let comment = try await library.write { batch in try batch.playlist(PlaylistID(facts.playlist))?.comment }
+        #expect(comment == (version >= 14 ? "#fixture" : nil), "schema \(version)")
 
         try await Self.expectUsersAndTheirData(library, facts: facts, version: version, users: before.users)
         try await Self.expectOneLibrary(library, version: version, tracks: before.texts.count)
@@ -396,7 +399,7 @@ import Testing
         try #require(edit.updated == [opening.id], "edit: \(edit.failed)")
         try await library.write { batch in try batch.deleteTrack(deleted) }
         let playlist = try await library.write { batch in
-            let id = try batch.createPlaylist(Playlist(name: "Fixture mix"))
+            let id = try batch.createPlaylist(Playlist(name: "Fixture mix", comment: "#fixture"))
             try batch.setPlaylistItems(id, [opening.id, hikari.id, second.id, opening.id])
             return id
         }

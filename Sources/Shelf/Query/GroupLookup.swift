@@ -110,3 +110,30 @@ extension Library {
         return Secrets.constantTimeEqual(Data(expected.utf8), Data(token.lowercased().utf8))
     }
 }
+
+extension Library {
+    /// The albums artist `id` is credited on (as a track's artist, or in its `artists` list)
+    /// whose album artist is someone else: an artist page's "Appears on". Within the current
+    /// scope; oldest first, undated last, then by name.
+    public func appearances(of id: GroupID) async throws -> [GroupItem] {
+        let found = try await group(id, kind: .artist)
+        guard let name = found?.name, !SortKey.isBlank(name) else { return [] }
+        // The filter finds every track naming the artist (display credit or list); the IDs keep
+        // exactly those whose credit is this artist under the views' key.
+        let candidates = try await snapshot(LibraryQuery(sort: .album, filter: .text(.artist, .equals(name))))
+        var albums: [GroupID] = []
+        var seen = Set<GroupID>()
+        for start in stride(from: 0, to: candidates.count, by: 500) {
+            let page = Array(candidates[start..<min(candidates.count, start + 500)])
+            for track in try await tracks(ids: page, fields: .withoutTexts).tracks {
+                let credited = (track.details.artists.isEmpty ? [track.artist].compactMap { $0 } : track.details.artists)
+                guard credited.contains(where: { Self.artistID(named: $0) == id }) else { continue }
+                let ids = Self.groupIDs(of: track)
+                guard let album = ids.album, ids.albumArtist != id, seen.insert(album).inserted else { continue }
+                albums.append(album)
+            }
+        }
+        let items = try await groups(ids: albums, kind: .album)
+        return items.sorted { ($0.year ?? Int.max, $0.name) < ($1.year ?? Int.max, $1.name) }
+    }
+}

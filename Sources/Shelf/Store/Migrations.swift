@@ -56,6 +56,9 @@ enum Migrations {
         Step(name: "addSonicAnalysis", from: 12, to: 13) { db in
             try db.execute(script: Schema.version13Additions)
         },
+        Step(name: "addPlaylistComments", from: 13, to: 14) { db in
+            try db.execute(script: Schema.version14Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

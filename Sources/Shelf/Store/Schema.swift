@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 13
+    static let currentVersion = 14
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -463,4 +463,8 @@ enum Schema {
         );
         """
 
+    /// Version 14: a playlist's comment (Subsonic's `comment`, which tools use to find their playlists).
+    static let version14Additions = """
+        ALTER TABLE playlist ADD COLUMN comment TEXT;
+        """
 }

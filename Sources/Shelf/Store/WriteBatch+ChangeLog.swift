@@ -119,12 +119,12 @@ struct PendingChange {
 
 /// How a `Playlist` maps to a `playlist` row.
 enum PlaylistRow {
-    static let select = "SELECT id, name, parent_id, kind, rules, date_added, date_modified FROM playlist"
+    static let select = "SELECT id, name, parent_id, kind, rules, date_added, date_modified, comment FROM playlist"
 
     static func decode(_ row: Row) throws -> Playlist {
         Playlist(
             id: PlaylistID(try row.int64(0)), name: try row.string(1),
             parentID: row.optionalInt64(2).map { PlaylistID($0) }, kind: Playlist.Kind(rawValue: Int(try row.int64(3))) ?? .regular,
-            rules: row.optionalString(4), dateAdded: try row.get(5), dateModified: try row.get(6))
+            rules: row.optionalString(4), comment: row.optionalString(7), dateAdded: try row.get(5), dateModified: try row.get(6))
     }
 }

@@ -11,12 +11,21 @@ extension WriteBatch {
         try checkPlaylistName(playlist.name)
         if let parent = playlist.parentID { try checkFolder(parent) }
         try db.execute(
-            "INSERT INTO playlist (name, parent_id, kind, rules, date_added, date_modified) VALUES (?, ?, ?, ?, ?, ?)",
-            [playlist.name, playlist.parentID?.rawValue, playlist.kind.rawValue, playlist.rules, now, now])
+            "INSERT INTO playlist (name, parent_id, kind, rules, comment, date_added, date_modified) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [playlist.name, playlist.parentID?.rawValue, playlist.kind.rawValue, playlist.rules, try Self.comment(playlist.comment), now, now])
         let id = PlaylistID(db.lastInsertRowID)
         if playlist.kind == .smart { try checkSmartRules(playlist.rules, id: id) }
         record(.playlist(id), .insert)
         return id
+    }
+
+    /// A comment as stored: nil for none or a blank one; over 4,000 characters is refused.
+    static func comment(_ text: String?) throws -> String? {
+        guard let text, !SortKey.isBlank(text) else { return nil }
+        guard text.count <= 4_000 else {
+            throw LibraryError.invalidValue(field: "playlist comment", value: "\(text.prefix(40))…", reason: "must be at most 4,000 characters")
+        }
+        return text
     }
 
     /// Rejects smart rules that cannot be evaluated (see `SmartContext.problem`), naming why.
@@ -54,11 +63,12 @@ extension WriteBatch {
                     field: "parentID", value: String(parent.rawValue), reason: "a folder cannot be moved into itself")
             }
         }
-        guard old.name != playlist.name || old.parentID != playlist.parentID || old.rules != playlist.rules else { return }
+        let comment = try Self.comment(playlist.comment)
+        guard old.name != playlist.name || old.parentID != playlist.parentID || old.rules != playlist.rules || old.comment != comment else { return }
         if old.kind == .smart, old.rules != playlist.rules { try checkSmartRules(playlist.rules, id: playlist.id) }
         try db.execute(
-            "UPDATE playlist SET name = ?, parent_id = ?, rules = ?, date_modified = ? WHERE id = ?",
-            [playlist.name, playlist.parentID?.rawValue, playlist.rules, now, playlist.id.rawValue])
+            "UPDATE playlist SET name = ?, parent_id = ?, rules = ?, comment = ?, date_modified = ? WHERE id = ?",
+            [playlist.name, playlist.parentID?.rawValue, playlist.rules, comment, now, playlist.id.rawValue])
         record(.playlist(playlist.id), .update, .metadata)
     }
 

@@ -25,7 +25,15 @@ public final class LibraryWatcher: Sendable {
         var lastEvent: ContinuousClock.Instant
         /// Size and modification time when last looked at (nil: not yet).
         var seen: FileStamp?
+        /// Created and not closed since (IN_CREATE without IN_CLOSE_WRITE): a writer still has it
+        /// open, and a slow copy that pauses between writes keeps its size for a while. Waits for
+        /// the close as well as for the size to settle.
+        var open = false
     }
+
+    /// How long a file created and never closed after writing waits before it is read anyway
+    /// (whatever made it without writing: a hard link made by another name's tool, say).
+    static let openLimit: Duration = .seconds(120)
 
     struct FileStamp: Equatable {
         let size: Int64
@@ -153,6 +161,8 @@ public final class LibraryWatcher: Sendable {
                     state.gone.remove(event.path)
                     state.pending[event.path, default: Pending(lastEvent: now)].lastEvent = now
                     state.pending[event.path]?.seen = nil
+                    // A new hard link is a whole file that is never written: only a new file waits for its close.
+                    state.pending[event.path]?.open = event.kind == .created && !Self.isHardLink(event.path)
                 }
             }
         }
@@ -180,6 +190,7 @@ public final class LibraryWatcher: Sendable {
         let (ready, gone, rescan, rootsAway, waiting) = state.withLock { state -> ([String], Set<String>, Bool, Bool, Bool) in
             var ready: [String] = []
             for (path, pending) in state.pending where now - pending.lastEvent >= settle {
+                if pending.open && now - pending.lastEvent < Self.openLimit { continue }
                 let stamp = Self.stamp(path)
                 if stamp == nil {
                     state.pending[path] = nil
@@ -306,6 +317,12 @@ public final class LibraryWatcher: Sendable {
     }
 
     static let sidecarExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "lrc", "txt", "cue"]
+
+    /// Whether the file at `path` has other names too.
+    static func isHardLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_nlink > 1
+    }
 
     static func stamp(_ path: String) -> FileStamp? {
         var info = stat()

@@ -58,6 +58,16 @@ extension NativeAPI {
                 }
                 return try .json(RenamedDocument(id: id, name: name))
             },
+            Route("POST", "/api/playlists/{id}/comment", bodyLimit: 16 * 1024) { request in
+                let id = try await ownedPlaylist(request)
+                let comment = try request.json(CommentBody.self).comment
+                try await context.write { batch in
+                    guard var playlist = try batch.playlist(id) else { throw LibraryError.playlistNotFound(id) }
+                    playlist.comment = comment
+                    try batch.updatePlaylist(playlist)
+                }
+                return try .json(CommentedDocument(id: id, comment: comment.flatMap { SortKey.isBlank($0) ? nil : $0 }))
+            },
             Route("DELETE", "/api/playlists/{id}") { request in
                 let id = try await ownedPlaylist(request)
                 try await context.write { batch in try batch.deletePlaylist(id) }
@@ -71,8 +81,20 @@ extension NativeAPI {
         ]
     }
 
+    /// `{"comment": "…"}`; null or blank clears it.
+    struct CommentBody: Decodable {
+        let comment: String?
+    }
+
+    /// `{"id":…,"comment":…}` after a comment is set.
+    struct CommentedDocument: Encodable {
+        let id: PlaylistID
+        let comment: String?
+    }
+
     struct CreatePlaylistBody: Decodable {
         let name: String
+        let comment: String?
         let folder: Bool?
         let parent: Int64?
         let `public`: Bool?
@@ -144,7 +166,8 @@ extension NativeAPI {
         guard !name.isEmpty, name.count <= 500 else { throw HTTPError.badRequest("name must be 1 to 500 characters", code: "invalidValue") }
         let parent = body.parent.map { PlaylistID($0) }
         let id = try await context.write { batch in
-            let id = try batch.createPlaylist(Playlist(name: name, parentID: parent, kind: body.folder == true ? .folder : .regular))
+            let id = try batch.createPlaylist(
+                Playlist(name: name, parentID: parent, kind: body.folder == true ? .folder : .regular, comment: body.comment))
             try batch.setPlaylistOwner(id, user.id, public: body.public ?? false)
             return id
         }

@@ -39,7 +39,15 @@ extension NativeAPI {
                 return try .json(try await Documents.tracks(ListPage(items: items, nextCursor: nil, total: items.count), library))
             },
             Route("GET", "/api/artists", query: ["sort", "sortTags", "by", "after", "limit"]) { try await groups(.artist, $0) },
-            Route("GET", "/api/artists/{id}/albums", query: ["sort", "sortTags", "after", "limit"]) { request in
+            Route("GET", "/api/artists/{id}/albums", query: ["sort", "sortTags", "after", "limit", "role"]) { request in
+                // role=appears: the albums of others the artist is credited on (all of them, one page).
+                switch request.query("role") ?? "owner" {
+                case "owner": break
+                case "appears":
+                    let items = try await library.appearances(of: GroupID(try request.id("id", what: "artist")))
+                    return try .json(Documents.groups(GroupPage(items: items, nextCursor: nil, total: items.count)))
+                case let other: throw HTTPError.badRequest("role expects owner or appears, got '\(other)'", code: "invalidValue")
+                }
                 let query = try Parameters.groupQuery(
                     kind: .album, by: nil, sort: request.query("sort"), sortTags: request.query("sortTags"),
                     artist: String(try request.id("id", what: "artist")))

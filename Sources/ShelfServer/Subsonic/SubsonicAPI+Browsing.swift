@@ -31,11 +31,22 @@ extension SubsonicAPI {
     /// The articles the engine's collation skips, as getArtists/getIndexes name them.
     static var ignoredArticles: String { SortKeyOptions.english.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
 
-    /// getArtist: the artist and its albums.
+    /// getArtist: the artist and its albums. An artist who is only ever credited on tracks (never
+    /// an album artist) is answered too, with the albums it appears on.
     func getArtist(_ call: SubsonicCall) async throws -> SubsonicReply {
         guard case .artist(let id) = try call.parameters.id() else { throw SubsonicError.notFound("artist '\(call.parameters.value("id") ?? "")'") }
-        let item = try await artistItem(id)
-        let rows = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
+        let item: GroupItem
+        let rows: [GroupItem]
+        if let owner = try await context.library.group(id, kind: .albumArtist) {
+            item = owner
+            rows = try await groupRows(GroupQuery(kind: .album, artist: id), offset: 0, limit: 10_000)
+        } else if var credited = try await context.library.group(id, kind: .artist) {
+            rows = try await library.appearances(of: id)
+            credited.albumCount = rows.count
+            item = credited
+        } else {
+            throw SubsonicError.notFound("artist ar-\(id)")
+        }
         let stars = try await groupStars(of: try call.signedIn)
         let artist = SubsonicArtist(
             item: item, starred: stars.artists[item.id], albums: try await albums(rows, stars: stars), roles: try await artistRoles([item])[item.id],
@@ -170,7 +181,7 @@ extension SubsonicAPI {
         let key = SubsonicIndexCache.Key(
             element: element, scope: LibraryScope.current,
             stars: stars.artists.sorted { $0.key < $1.key }.flatMap { [$0.key.rawValue, Int64($0.value.timeIntervalSince1970 * 1000)] },
-            json: format.isJSON)
+            json: format.isJSON, olderClient: !format.isJSON && SubsonicRenderer.olderClient)
         if let kept = indexCache.entry(key) {
             // getIndexes' answer carries the time of the last write; getArtists' only the views,
             // which a play or a rating leaves as they were.

@@ -6,9 +6,12 @@ import ShelfCore
 extension SubsonicAPI {
     /// `stream`: the file itself (ranges and all) unless a transcode is asked for by `format`
     /// or a `maxBitRate` below the file's (then mp3, which every player takes); `timeOffset` seeks a transcode.
+    /// The original file goes only to a user with the download role: others always get a
+    /// transcode (mp3), and `format=raw` is refused (error 50).
     func stream(_ call: SubsonicCall) async throws -> SubsonicReply {
         let user = try call.signedIn
         try Self.require(.stream, of: user, for: "stream")
+        let originals = user.may(.download)
         let p = call.parameters
         let idText = try p.required("id")
         let episode = try await episodeSource(idText)
@@ -30,7 +33,9 @@ extension SubsonicAPI {
         let preset = context.streams.presets[formatText]
         switch formatText {
         case _ where preset != nil: format = preset?.format
-        case "raw": format = nil
+        case "raw":
+            guard originals else { throw Self.noOriginals }
+            format = nil
         case "": format = (maxBitRate > 0 && maxBitRate < (source.bitRate ?? Int.max)) || timeOffset > 0 ? .mp3 : nil
         case "ogg", "oga": format = .opus
         case "m4a": format = .aac
@@ -40,6 +45,7 @@ extension SubsonicAPI {
             }
             format = known
         }
+        if format == nil && !originals { format = .mp3 }
         guard let format else { return .binary(try context.streams.file(source, request: call.http)) }
         let bitRate = maxBitRate > 0 ? min(320, max(32, maxBitRate)) : preset?.bitRate ?? 192
         let estimate = try call.parameters.bool("estimateContentLength") ?? false
@@ -71,6 +77,10 @@ extension SubsonicAPI {
             try await context.artwork.respond(
                 artwork, size: size, format: .jpeg, ifNoneMatch: call.http.headers["if-none-match"], cacheControl: "private, max-age=3600"))
     }
+
+    /// The refusal of an original file to a user who may stream but not download.
+    static let noOriginals = SubsonicError(
+        50, "this user may stream but not download original files: ask for a format (or no format, for mp3), or for the download role")
 
     /// download: the file as it is, ranges and all.
     func download(_ call: SubsonicCall) async throws -> SubsonicReply {

@@ -32,7 +32,7 @@ extension SubsonicAPI {
         return SubsonicPlaylist(
             id: playlist.id, name: playlist.name, owner: ownership?.user.flatMap { users[$0] } ?? "",
             isPublic: ownership?.user == nil || ownership?.isPublic == true, songCount: items.count, duration: Int(duration.rounded()),
-            created: playlist.dateAdded, changed: playlist.dateModified, hasCover: tracks.contains { $0.artworkID != nil },
+            comment: playlist.comment, created: playlist.dateAdded, changed: playlist.dateModified, hasCover: tracks.contains { $0.artworkID != nil },
             readOnly: playlist.kind == .smart, entries: songs)
     }
 
@@ -84,10 +84,13 @@ extension SubsonicAPI {
         if call.parameters.has("playlistId") {
             let id = try playlistID(call, "playlistId")
             try await ownedPlaylist(id, user)
+            let comment = call.parameters.value("comment")
             try await context.write { batch in
                 try batch.setPlaylistItems(id, songs)
-                if let name = call.parameters.value("name"), !name.isEmpty, var playlist = try batch.playlist(id) {
-                    playlist.name = name
+                let name = call.parameters.value("name").flatMap { $0.isEmpty ? nil : $0 }
+                if name != nil || comment != nil, var playlist = try batch.playlist(id) {
+                    if let name { playlist.name = name }
+                    if let comment { playlist.comment = comment }
                     try batch.updatePlaylist(playlist)
                 }
             }
@@ -95,8 +98,9 @@ extension SubsonicAPI {
         }
         let name = (try call.parameters.required("name")).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 500 else { throw SubsonicError(0, "name must be 1 to 500 characters") }
+        let comment = call.parameters.value("comment")
         let id = try await context.write { batch in
-            let id = try batch.createPlaylist(Playlist(name: name))
+            let id = try batch.createPlaylist(Playlist(name: name, comment: comment))
             try batch.setPlaylistOwner(id, user.id, public: false)
             try batch.appendToPlaylist(id, songs)
             return id
@@ -104,8 +108,8 @@ extension SubsonicAPI {
         return try await playlistReply(id, user)
     }
 
-    /// updatePlaylist: name, comment (ignored: Shelf playlists have none), public, songs added
-    /// and removed by their 0-based positions.
+    /// updatePlaylist: name, comment (an empty one clears it), public, songs added and removed
+    /// by their 0-based positions.
     func updatePlaylist(_ call: SubsonicCall) async throws -> SubsonicReply {
         let user = try call.signedIn
         try Self.require(.playlist, of: user, for: "edit playlists")
@@ -122,11 +126,13 @@ extension SubsonicAPI {
             return index
         }
         let makePublic = try p.bool("public")
-        let name = p.value("name")
+        let name = p.value("name").flatMap { $0.isEmpty ? nil : $0 }
+        let comment = p.value("comment")
         let owner = try await library.playlistOwners()[id]
         try await context.write { batch in
-            if let name, !name.isEmpty, var playlist = try batch.playlist(id) {
-                playlist.name = name
+            if name != nil || comment != nil, var playlist = try batch.playlist(id) {
+                if let name { playlist.name = name }
+                if let comment { playlist.comment = comment }
                 try batch.updatePlaylist(playlist)
             }
             if !remove.isEmpty { try batch.removeFromPlaylist(id, at: Array(Set(remove))) }

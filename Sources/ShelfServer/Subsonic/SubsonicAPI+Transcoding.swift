@@ -155,7 +155,7 @@ extension SubsonicAPI {
         } catch {
             throw SubsonicError(0, "the body is not a ClientInfo JSON document (name and platform are required): \(Self.describe(error))")
         }
-        return .element("transcodeDecision", decide(client, source: source, userMaxKbps: user.maxBitRate))
+        return .element("transcodeDecision", decide(client, source: source, userMaxKbps: user.maxBitRate, originals: user.may(.download)))
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -168,15 +168,17 @@ extension SubsonicAPI {
         }
     }
 
-    /// The decision for `source` and what `client` plays.
-    func decide(_ client: ClientInfo, source: StreamDetails, userMaxKbps: Int) -> TranscodeDecision {
+    /// The decision for `source` and what `client` plays; without `originals` (the download
+    /// role) direct play is never offered: the original file does not leave the server.
+    func decide(_ client: ClientInfo, source: StreamDetails, userMaxKbps: Int, originals: Bool = true) -> TranscodeDecision {
         // Limits in bit/s; 0 or absent: none. The user's own cap applies to both.
         let userMax = userMaxKbps > 0 ? userMaxKbps * 1000 : 0
         func tighter(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
         let maxDirect = tighter(client.maxAudioBitrate ?? 0, userMax)
         var reasons: [String] = []
         var direct = false
-        for profile in client.directPlayProfiles ?? [] {
+        if !originals { reasons.append("DirectPlayNotAllowed") }
+        for profile in client.directPlayProfiles ?? [] where originals {
             var why: [String] = []
             if !profile.containers.isEmpty, !profile.containers.contains(where: { $0.lowercased() == source.container }) { why.append("ContainerNotSupported") }
             if !profile.audioCodecs.isEmpty, !profile.audioCodecs.contains(where: { $0.lowercased() == source.codec }) { why.append("AudioCodecNotSupported") }
@@ -303,7 +305,10 @@ extension SubsonicAPI {
         }
         do {
             guard let format = choice.format else {
-                if offset > 0 { return .binary(try context.streams.transcode(source, format: .mp3, bitRate: 192, timeOffset: Double(offset))) }
+                if offset > 0 || !user.may(.download) {
+                    let kbps = user.maxBitRate > 0 ? max(32, min(192, user.maxBitRate)) : 192
+                    return .binary(try context.streams.transcode(source, format: .mp3, bitRate: kbps, timeOffset: Double(offset)))
+                }
                 return .binary(try context.streams.file(source, request: call.http))
             }
             var kbps = choice.bitRate > 0 ? choice.bitRate : 192

@@ -99,12 +99,15 @@ final class SubsonicAPI: Sendable {
             let scope = try await self.scope(
                 of: user, ["createUser", "updateUser"].contains(name) ? SubsonicParameters(pairs: []) : parameters,
                 page: request.headers[SessionAuthenticator.libraryHeader])
-            let reply = try await LibraryScope.$current.withValue(scope) {
-                try await handler(self, SubsonicCall(parameters: parameters, user: user, http: request, format: format))
-            }
-            switch reply {
-            case .binary(let response): return response
-            case .body(let body): return SubsonicRenderer.response(format: format, capacity: 16 * 1024, body)
+            let older = SubsonicRenderer.isOlder(parameters.value("v"))
+            return try await SubsonicRenderer.$olderClient.withValue(older) {
+                let reply = try await LibraryScope.$current.withValue(scope) {
+                    try await handler(self, SubsonicCall(parameters: parameters, user: user, http: request, format: format))
+                }
+                switch reply {
+                case .binary(let response): return response
+                case .body(let body): return SubsonicRenderer.response(format: format, capacity: 16 * 1024, body)
+                }
             }
         } catch {
             return failure(error, format: format, request: request, endpoint: name)

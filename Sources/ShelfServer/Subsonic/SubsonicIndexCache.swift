@@ -16,6 +16,8 @@ final class SubsonicIndexCache: Sendable {
         let scope: LibraryScope
         let stars: [Int64]
         let json: Bool
+        /// XML for a client older than OpenSubsonic (no `roles` children).
+        var olderClient = false
     }
 
     /// A rendered answer and the library state it is known to be right for.

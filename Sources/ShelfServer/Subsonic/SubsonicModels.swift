@@ -156,18 +156,20 @@ struct SubsonicSong: SubsonicModel {
         func ref(_ name: String) -> SubsonicArtistRef {
             SubsonicArtistRef(name: name, id: name == owner ? ids.albumArtist : nil)
         }
-        let artists = d.artists.isEmpty ? (track.artist.map { [$0] } ?? []) : d.artists
-        w.list("artists", artists.map(ref))
-        let albumArtists = d.albumArtists.isEmpty ? ((track.albumArtist ?? track.artist).map { [$0] } ?? []) : d.albumArtists
-        w.list("albumArtists", albumArtists.map(ref))
-        let genres = d.genres.isEmpty ? (track.genre.map { [$0] } ?? []) : d.genres
-        w.list("genres", genres.map { SubsonicNamed(name: $0) })
-        w.strings("moods", d.moods)
-        w.strings("isrc", d.isrcs)
-        var credits = composers.map { Contributor(role: "composer", name: $0) }
-        credits += d.contributors
-        w.list("contributors", credits.map { SubsonicContributor(credit: $0) })
-        if let gain = d.replayGain { w.element("replayGain", SubsonicReplayGain(gain: gain)) }
+        w.openSubsonic { w in
+            let artists = d.artists.isEmpty ? (track.artist.map { [$0] } ?? []) : d.artists
+            w.list("artists", artists.map(ref))
+            let albumArtists = d.albumArtists.isEmpty ? ((track.albumArtist ?? track.artist).map { [$0] } ?? []) : d.albumArtists
+            w.list("albumArtists", albumArtists.map(ref))
+            let genres = d.genres.isEmpty ? (track.genre.map { [$0] } ?? []) : d.genres
+            w.list("genres", genres.map { SubsonicNamed(name: $0) })
+            w.strings("moods", d.moods)
+            w.strings("isrc", d.isrcs)
+            var credits = composers.map { Contributor(role: "composer", name: $0) }
+            credits += d.contributors
+            w.list("contributors", credits.map { SubsonicContributor(credit: $0) })
+            if let gain = d.replayGain { w.element("replayGain", SubsonicReplayGain(gain: gain)) }
+        }
     }
 }
 
@@ -263,25 +265,30 @@ struct SubsonicAlbum: SubsonicModel {
             w.attribute("displayArtist", SubsonicPlaceholder.name(item.artist, SubsonicPlaceholder.artist))
             // The album's own artist has its ID on the row already: a page of 500 albums then
             // keys no name for the common album credited to its album artist alone.
-            w.list("artists", credited.map { SubsonicArtistRef(name: $0, id: $0 == item.artist ? item.artistID : nil) })
-            // Unions over every track: getAlbum only (a list reads one track per album).
-            if songs != nil {
-                w.list(
-                    "genres",
-                    Self.union(tracks.map { $0.details.genres.isEmpty ? ($0.genre.map { [$0] } ?? []) : $0.details.genres }).map { SubsonicNamed(name: $0) })
-                w.strings("moods", Self.union(tracks.map(\.details.moods)))
+            w.openSubsonic { w in
+                w.list("artists", credited.map { SubsonicArtistRef(name: $0, id: $0 == item.artist ? item.artistID : nil) })
+                // Unions over every track: getAlbum only (a list reads one track per album).
+                if songs != nil {
+                    w.list(
+                        "genres",
+                        Self.union(tracks.map { $0.details.genres.isEmpty ? ($0.genre.map { [$0] } ?? []) : $0.details.genres }).map { SubsonicNamed(name: $0) }
+                    )
+                    w.strings("moods", Self.union(tracks.map(\.details.moods)))
+                }
+                w.strings("releaseTypes", first.releaseTypes)
+                w.list("recordLabels", first.labels.map { SubsonicNamed(name: $0) })
+                if let date = first.originalDate.flatMap(SubsonicItemDate.init) { w.element("originalReleaseDate", date) }
+                if let date = first.releaseDate.flatMap(SubsonicItemDate.init) { w.element("releaseDate", date) }
             }
-            w.strings("releaseTypes", first.releaseTypes)
-            w.list("recordLabels", first.labels.map { SubsonicNamed(name: $0) })
-            if let date = first.originalDate.flatMap(SubsonicItemDate.init) { w.element("originalReleaseDate", date) }
-            if let date = first.releaseDate.flatMap(SubsonicItemDate.init) { w.element("releaseDate", date) }
         }
         if let songs {
-            var titles: [Int: String] = [:]
-            for track in tracks {
-                if let disc = track.discNumber, let title = track.details.discSubtitle, titles[disc] == nil { titles[disc] = title }
+            w.openSubsonic { w in
+                var titles: [Int: String] = [:]
+                for track in tracks {
+                    if let disc = track.discNumber, let title = track.details.discSubtitle, titles[disc] == nil { titles[disc] = title }
+                }
+                w.list("discTitles", titles.sorted { $0.key < $1.key }.map { SubsonicDiscTitle(disc: $0.key, title: $0.value) })
             }
-            w.list("discTitles", titles.sorted { $0.key < $1.key }.map { SubsonicDiscTitle(disc: $0.key, title: $0.value) })
             w.list("song", songs)
         }
     }
@@ -344,7 +351,7 @@ struct SubsonicArtist: SubsonicModel {
         w.attribute("starred", starred)
         w.attribute("sortName", item.sortName ?? name)
         w.attribute("musicBrainzId", musicBrainzId)
-        if let roles { w.strings("roles", roles) }
+        if let roles { w.openSubsonic { $0.strings("roles", roles) } }
         if let albums { w.list("album", albums) }
     }
 }
@@ -419,6 +426,7 @@ struct SubsonicPlaylist: SubsonicModel {
     let isPublic: Bool
     let songCount: Int
     let duration: Int
+    var comment: String?
     let created: Date
     let changed: Date
     let hasCover: Bool
@@ -428,6 +436,7 @@ struct SubsonicPlaylist: SubsonicModel {
     func write(to w: inout SubsonicWriter) {
         w.attribute("id", SubsonicID.playlist(id))
         w.attribute("name", name)
+        w.attribute("comment", comment)
         w.attribute("owner", owner)
         w.attribute("public", isPublic)
         w.attribute("songCount", songCount)

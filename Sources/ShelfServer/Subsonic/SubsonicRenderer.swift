@@ -54,9 +54,23 @@ enum SubsonicRenderer {
     /// Shelf's own version, the one `shelf --version` prints: one place for both.
     static let serverVersion = EngineVersions.version
 
+    /// Whether the call being answered declared an API version before 1.16.1 (see `SubsonicWriter.legacyXML`).
+    @TaskLocal static var olderClient = false
+
+    /// Whether `v` (the client's declared API version) is before OpenSubsonic's 1.16.1; a missing
+    /// or unreadable one counts as current.
+    static func isOlder(_ v: String?) -> Bool {
+        guard let v else { return false }
+        let parts = v.split(separator: ".").map { Int($0) }
+        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { return false }
+        let numbers = parts.map { $0! } + Array(repeating: 0, count: max(0, 3 - parts.count))
+        return numbers.lexicographicallyPrecedes([1, 16, 1])
+    }
+
     /// The whole document: the root element's status, versions and OpenSubsonic flag, then `body`.
     static func document(json: Bool, failed: Bool = false, capacity: Int = 4_096, _ body: (inout SubsonicWriter) -> Void) -> Data {
         var w = SubsonicWriter(json: json, capacity: capacity)
+        w.legacyXML = olderClient
         w.beginDocument()
         w.open("subsonic-response")
         w.namespace(namespace)

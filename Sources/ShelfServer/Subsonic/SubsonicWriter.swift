@@ -21,6 +21,10 @@ struct SubsonicWriter: ~Copyable, ByteSink {
     private var owned = true
     /// Whether this writes JSON (else XML).
     let json: Bool
+    /// XML for a client that declared an API version before OpenSubsonic's (`v` < 1.16.1): the
+    /// child elements OpenSubsonic added are left out, since such clients stop reading an album at
+    /// the first child that is not a `song`. Attributes are harmless and stay.
+    var legacyXML = false
 
     private enum Frame {
         /// An element; XML needs its name to close it.
@@ -51,6 +55,11 @@ struct SubsonicWriter: ~Copyable, ByteSink {
     consuming func finish() -> Data {
         owned = false
         return Data(bytesNoCopy: base, count: count, deallocator: .free)
+    }
+
+    /// Writes OpenSubsonic's child elements (`body`), unless this is XML for an older client.
+    mutating func openSubsonic(_ body: (inout SubsonicWriter) -> Void) {
+        if json || !legacyXML { body(&self) }
     }
 
     /// What has been written so far, copied (for tests and the index cache's key checks).

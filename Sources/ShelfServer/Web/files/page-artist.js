@@ -82,6 +82,11 @@ export class ArtistPage extends Page {
         this.albums.push(...(page.items ?? []));
         after = page.nextCursor ?? undefined;
       } while (after && this.albums.length < 5000);
+      // The albums of others this artist is credited on: the "Appears on" row.
+      const appears = await api(`api/artists/${encodeURIComponent(id)}/albums`, { params: { role: 'appears' }, signal });
+      if (generation !== this.generation) return;
+      const own = new Set(this.albums.map((album) => String(album.id)));
+      this.albums.push(...(appears.items ?? []).filter((album) => !own.has(String(album.id))));
     } catch (error) {
       if (generation !== this.generation) return;
       this.status.textContent = '';

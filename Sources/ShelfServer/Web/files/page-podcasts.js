@@ -1,6 +1,6 @@
 // The podcasts page: channels and their episodes through the Subsonic API, polled while the
 // server fetches feeds and episodes in the background.
-import { subsonic, clock, list, trackNumber, isAdmin } from './api.js';
+import { subsonic, clock, list, isAdmin } from './api.js';
 import { t, tn, formatDate } from './i18n.js';
 import { h, data, pageHeading, errorBox, statusBox, showError, scrollTable, button, field, externalLink, keepFocus, Page } from './dom.js';
 
@@ -49,8 +49,7 @@ export class PodcastsPage extends Page {
     } else {
       parts.push(h('p', { class: 'page-intro', text: t('podcasts.noRole') }));
     }
-    this.note = h('p', { class: 'page-note', text: t('podcasts.playNote'), hidden: true });
-    parts.push(this.error, this.status, this.note, this.list);
+    parts.push(this.error, this.status, this.list);
     this.container.replaceChildren(...parts);
     this.status.textContent = t('pages.loading');
     await this.load();
@@ -106,13 +105,10 @@ export class PodcastsPage extends Page {
     this.list.replaceChildren();
     if (!channels.length) {
       this.list.append(h('p', { class: 'page-empty', text: t('podcasts.none') }));
-      this.note.hidden = true;
       return;
     }
-    let unplayable = false;
     for (const channel of channels) {
       const episodes = list(channel.episode);
-      if (episodes.some((episode) => episode.status === 'completed' && trackNumber(episode.streamId) === null)) unplayable = true;
       const titleID = `podcast-${channel.id}-title`;
       // An <article>, not a <section>: a named section is a landmark, and its episode table's
       // region carries the same name.
@@ -136,7 +132,6 @@ export class PodcastsPage extends Page {
       else if (channel.status === 'completed') section.append(h('p', { class: 'muted', text: t('podcasts.noEpisodes') }));
       this.list.append(section);
     }
-    this.note.hidden = !unplayable;
   }
 
   episodeTable(channel, episodes) {
@@ -150,10 +145,11 @@ export class PodcastsPage extends Page {
       const statusCell = h('td', { class: `episode-status status-${episode.status}` }, status ?? data(episode.status));
       if (episode.status === 'error' && episode.errorMessage) statusCell.append(h('br'), data(episode.errorMessage, 'problem'));
       const actions = h('td', { class: 'actions' });
-      const streamID = trackNumber(episode.streamId);
-      if (episode.status === 'completed' && streamID !== null) {
+      const episodeNumber = /^pe-(\d+)$/.exec(episode.id ?? '')?.[1];
+      if (episode.status === 'completed' && episodeNumber) {
         actions.append(button(t('podcasts.play'), () => this.deps.player.playNow([{
-          id: streamID, title: episode.title, artist: channel.title, album: channel.title, duration: episode.duration,
+          id: episode.id, episode: Number(episodeNumber), title: episode.title, artist: channel.title, album: channel.title,
+          duration: episode.duration, artworkID: null,
         }]), { 'data-focus': `play-${episode.id}` }));
       }
       if (this.canManage && ['new', 'error', 'skipped', 'deleted'].includes(episode.status)) {

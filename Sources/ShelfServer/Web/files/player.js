@@ -202,11 +202,13 @@ export class Player {
   /** The URL the engine fetches for `track`: the file, or a transcode in the bar's format
    *  (`offset` only for the element, whose transcode is a pipe seeking cannot jump in). */
   streamURL(track, offset = 0) {
+    // A podcast episode (`episode`: its number) streams from its own route; a track by its ID.
+    const base = track.episode ? `api/podcasts/episodes/${track.episode}/stream` : `api/stream/${track.id}`;
     const format = this.el.transcode.value;
-    if (!format) return `api/stream/${track.id}`;
+    if (!format) return base;
     const params = new URLSearchParams({ format, bitRate: String(BIT_RATES[format] ?? 128) });
     if (offset > 0) params.set('timeOffset', offset.toFixed(1));
-    return `api/stream/${track.id}?${params}`;
+    return `${base}?${params}`;
   }
 
   // MARK: Transport
@@ -332,6 +334,8 @@ export class Player {
     this.lyrics.setTrack(track);
     if (cued) return;
     this.touched = true;
+    // An episode is no song: no play is counted and the saved queue holds songs only.
+    if (track.episode) return;
     this.reportedID = track.id;
     this.#report(track, 'starting', automatic ? 0 : this.engine.pendingOffset);
     this.#armThreshold();
@@ -616,8 +620,11 @@ export class Player {
   /** savePlayQueue's parameters: no `id` empties the server's queue. */
   #saveParams() {
     const track = this.track;
-    if (!this.queue.length || !track) return { c: this.client };
-    return { id: this.queue.map((entry) => songID(entry.id)), current: songID(track.id), position: Math.max(0, Math.round(this.position() * 1000)), c: this.client };
+    const songs = this.queue.filter((entry) => !entry.episode);
+    if (!songs.length || !track) return { c: this.client };
+    const current = track.episode ? songs[0] : track;
+    const position = track.episode ? 0 : Math.max(0, Math.round(this.position() * 1000));
+    return { id: songs.map((entry) => songID(entry.id)), current: songID(current.id), position, c: this.client };
   }
 
   /** Saves the queue now rather than after the debounce (a test, or a page about to change). */

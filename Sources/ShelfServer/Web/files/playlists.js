@@ -69,6 +69,7 @@ export class Playlists {
           button.setAttribute('translate', 'no');
           button.textContent = `${playlist.kind === 'smart' ? '⚙ ' : ''}${playlist.name}`;
           if (playlist.kind === 'regular') button.title = tn('list.count', playlist.itemCount ?? 0);
+          if (playlist.comment) button.title = `${button.title ? `${button.title}\n` : ''}${playlist.comment}`;
           if (playlist.id === this.current) button.setAttribute('aria-current', 'page');
           button.addEventListener('click', () => {
             this.markCurrent(playlist.id);
@@ -80,6 +81,7 @@ export class Playlists {
           });
           const actions = [
             ['✎', 'rename', t('playlists.rename', { name: playlist.name }), () => this.rename(playlist)],
+            ['❝', 'comment', t('playlists.comment', { name: playlist.name }), () => this.comment(playlist)],
             ['✕', 'delete', t('playlists.delete', { name: playlist.name }), () => this.remove(playlist)],
           ].map(([text, name, label, action]) => {
             const control = document.createElement('button');
@@ -131,6 +133,17 @@ export class Playlists {
     }
     await this.load();
     this.onChanged();
+  }
+
+  async comment(playlist) {
+    const comment = window.prompt(t('playlists.commentPrompt'), playlist.comment ?? '');
+    if (comment === null || comment === (playlist.comment ?? '')) return;
+    try {
+      await api(`api/playlists/${playlist.id}/comment`, { method: 'POST', body: { comment } });
+    } catch (error) {
+      window.alert(errorText(error));
+    }
+    await this.load();
   }
 
   async remove(playlist) {

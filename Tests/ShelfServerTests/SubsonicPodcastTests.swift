@@ -214,17 +214,22 @@ final class FeedServer: @unchecked Sendable {
             let kept = try FileManager.default.contentsOfDirectory(atPath: fixture.root.appendingPathComponent("library/podcasts/2").path).sorted()
             #expect(kept == ["\(id("First").dropFirst(3)).mp3", "cover.png"])
 
-            // Streamed like a track: the same bytes, ranges, a transcode from an offset.
-            let streamed = try cy.raw("stream", [("id", id("First"))])
+            // Streamed like a track: the same bytes, ranges, a transcode from an offset — the file
+            // itself to a user with the download role; cy (createUser's default: no download role)
+            // gets a transcode, never the original.
+            let streamed = try ann.raw("stream", [("id", id("First"))])
             #expect(streamed.status == 200 && streamed.body == episodeAudio)
-            let part = try cy.raw("stream", [("id", id("First"))], headers: ["Range": "bytes=10-19"])
+            let forCy = try cy.raw("stream", [("id", id("First"))])
+            #expect(forCy.status == 200 && !forCy.body.isEmpty && forCy.body != episodeAudio)
+            let part = try ann.raw("stream", [("id", id("First"))], headers: ["Range": "bytes=10-19"])
             #expect(part.status == 206 && part.body == episodeAudio[10..<20])
             let transcoded = try cy.raw("stream", [("id", id("First")), ("format", "opus"), ("timeOffset", "1")])
             #expect(transcoded.status == 200 && transcoded.body.prefix(4) == Data("OggS".utf8))
             // The page's player streams an episode from /api/ as it streams a track: the same bytes.
             let page = Curl(base: server.base)
             let signedIn = try page.request(
-                "POST", "/api/session", headers: ["x-shelf-request": "1"], body: Data(#"{"name":"cy","password":"cy-pass"}"#.utf8))
+                "POST", "/api/session", headers: ["x-shelf-request": "1"],
+                body: try JSONSerialization.data(withJSONObject: ["name": "ann", "password": ServedLibrary.annPassword]))
             #expect(signedIn.status == 200, "\(String(decoding: signedIn.body, as: UTF8.self))")
             let episodeNumber = id("First").dropFirst("pe-".count)
             let fromPage = try page.request("GET", "/api/podcasts/episodes/\(episodeNumber)/stream", headers: ["x-shelf-request": "1"])

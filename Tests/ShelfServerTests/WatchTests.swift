@@ -121,8 +121,11 @@ import Testing
             let slowFolder = URL(fileURLWithPath: fixture.music).appendingPathComponent("slow")
             try FileManager.default.createDirectory(at: slowFolder, withIntermediateDirectories: true)
             let slow = slowFolder.appendingPathComponent("copying." + URL(fileURLWithPath: sources[0]).pathExtension)
-            try #require(FileManager.default.createFile(atPath: slow.path, contents: nil))
-            let writer = try FileHandle(forWritingTo: slow)
+            // Created and kept open, as cp and rsync write: open(O_CREAT) is the file's IN_CREATE, and
+            // its close, after the second half, its IN_CLOSE_WRITE.
+            let descriptor = open(slow.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            try #require(descriptor >= 0)
+            let writer = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
             try writer.write(contentsOf: whole.prefix(whole.count / 2))
             // A whole file copied in after the first half: once it is in the library, the
             // half-written one has been quiet longer, and was imported with it before the fix.
@@ -131,7 +134,12 @@ import Testing
             try FileManager.default.copyItem(
                 at: URL(fileURLWithPath: staging).appendingPathComponent(sources[1]),
                 to: sentinel.appendingPathComponent(URL(fileURLWithPath: sources[1]).lastPathComponent))
-            try Self.eventually("the whole file is in the library") { try Self.tracks(fixture).count == 2 }
+            do {
+                try Self.eventually("the whole file is in the library") { try Self.tracks(fixture).count == 2 }
+            } catch {
+                Issue.record("tracks: \(try Self.tracks(fixture).compactMap { $0["path"] as? String }); log: \(server.log.suffix(10))")
+                throw error
+            }
             #expect(try Self.tracks(fixture, filter: "path:copying").isEmpty, "a file still open for writing was imported")
             try writer.write(contentsOf: whole.suffix(from: whole.count / 2))
             try writer.close()

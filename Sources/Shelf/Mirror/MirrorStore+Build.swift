@@ -15,7 +15,7 @@ extension MirrorStore {
                 // A contentless index cannot DELETE; 'delete-all' empties it.
                 try db.execute(
                     script:
-                        "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; DELETE FROM mirror_group_section; DELETE FROM mirror_value; DELETE FROM mirror_value_recent; DELETE FROM mirror_value_text; DELETE FROM mirror_list; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');"
+                        "DELETE FROM mirror_track; DELETE FROM mirror_section; DELETE FROM mirror_playlist_item; DELETE FROM mirror_group; DELETE FROM mirror_group_section; DELETE FROM mirror_group_pending; DELETE FROM mirror_value; DELETE FROM mirror_value_recent; DELETE FROM mirror_value_text; DELETE FROM mirror_list; INSERT INTO mirror_search (mirror_search) VALUES ('delete-all');"
                 )
                 try setMeta(
                     db,

@@ -214,13 +214,17 @@ extension MirrorStore {
         if deferringGroups == 0 { flushPendingGroups() }
     }
 
-    /// Recomputes the groups left waiting (by an import that ended, or a process that stopped during one).
-    func flushPendingGroups() {
-        guard state == .ready, staged == .none, let db = writer else { return }
+    /// Recomputes the groups left waiting (by an import that ended, or a process that stopped
+    /// during one); false when that failed and a rebuild started instead.
+    @discardableResult
+    func flushPendingGroups() -> Bool {
+        guard state == .ready, staged == .none, let db = writer else { return state == .ready }
         do {
             try db.transaction { try MirrorGroups.flushPending(in: db) }
+            return true
         } catch {
             try? startBuild(fresh: true)
+            return false
         }
     }
 

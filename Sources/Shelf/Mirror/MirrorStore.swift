@@ -74,7 +74,8 @@ final class MirrorStore {
                 appliedSeq = Int64(meta["applied_seq"] ?? "0") ?? 0
                 state = .ready
                 if try !catchUp() { return }
-                flushPendingGroups()
+                // A rebuild started (a damaged file) is not served until it is complete.
+                guard flushPendingGroups() else { return }
                 readers = ReadPool(path: path.path, size: readerCount, busyTimeoutMilliseconds: 5_000)
                 publish(readers)
             } else {

@@ -196,6 +196,11 @@ public final class LibraryWatcher: Sendable {
                     state.pending[path] = nil
                     state.gone.insert(path)
                 } else if stamp == pending.seen {
+                    // Settled, unless a writer still holds it open (a file a folder's walk found
+                    // brought no IN_CREATE of its own to wait on).
+                    if Self.isOpenForWriting(path) && now - pending.lastEvent < Self.openLimit { continue }
+                    // A new folder's import reads every file in it: it waits for those still waiting.
+                    if state.pending.keys.contains(where: { $0 != path && Library.isPath($0, under: path) }) { continue }
                     ready.append(path)
                     state.pending[path] = nil
                 } else {
@@ -317,6 +322,23 @@ public final class LibraryWatcher: Sendable {
     }
 
     static let sidecarExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "lrc", "txt", "cue"]
+
+    /// Whether some process has the file at `path` open for writing, as far as the kernel says: a
+    /// read lease is refused (EAGAIN) exactly then. Taken and given back at once; false when a
+    /// lease is not allowed here (a file of another owner without CAP_LEASE), where the size and
+    /// the close event decide alone.
+    static func isOpenForWriting(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        // F_SETLEASE (Linux's F_LINUX_SPECIFIC_BASE), which Glibc's module does not export.
+        let setLease: Int32 = 1024
+        if fcntl(descriptor, setLease, Int32(F_RDLCK)) == 0 {
+            _ = fcntl(descriptor, setLease, Int32(F_UNLCK))
+            return false
+        }
+        return errno == EAGAIN || errno == EBUSY
+    }
 
     /// Whether the file at `path` has other names too.
     static func isHardLink(_ path: String) -> Bool {

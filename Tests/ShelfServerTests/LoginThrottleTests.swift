@@ -42,24 +42,4 @@ import Testing
         }
         #expect(admitted.withLock { $0 } == 20)
     }
-
-    /// Twenty wrong passwords in parallel over real connections (curl --parallel): ten answered
-    /// "wrong", ten refused with 429, and the right password from another client still works.
-    @Test func twentyWrongPasswordsAtOnceOverHTTP() async throws {
-        try await offCooperativePool {
-            let fixture = try ServedLibrary(tracks: 1)
-            defer { fixture.remove() }
-            let server = try ServerProcess(library: fixture.library)
-            defer { server.stop() }
-            let url = "\(server.base)/rest/ping?u=ann&p=guess&v=1.16.1&c=burst&f=json"
-            let burst = try ChildProcess.run(
-                URL(fileURLWithPath: "/usr/bin/curl"),
-                ["-s", "--parallel", "--parallel-immediate", "--parallel-max", "20", "-w", "%{http_code}\n"]
-                    + Array(repeating: ["-o", "/dev/null", url], count: 20).flatMap { $0 })
-            let codes = burst.stdout.split(separator: "\n").map(String.init)
-            #expect(codes.count == 20, "\(burst.stdout) \(burst.stderr)")
-            #expect(codes.filter { $0 == "200" }.count == 10, "\(codes)")
-            #expect(codes.filter { $0 == "429" }.count == 10, "\(codes)")
-        }
-    }
 }

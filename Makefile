@@ -188,7 +188,7 @@ asan: deps-test build-info
 # .build/fuzz-findings/TARGET; each becomes a file in Tests/Fuzz/crashes/TARGET with its fix.
 FUZZ_SECONDS ?= 60
 fuzz: deps-test build-info
-	$(SWIFT) build --product shelf-fuzz --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -gnone
+	$(SWIFT) build --product shelf-fuzz --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -gnone -Xswiftc -use-ld=lld
 	@set -e; bin=.build/fuzz/debug/shelf-fuzz; failed=""; \
 	for target in $$($$bin --list); do \
 	  mkdir -p .build/fuzz-corpus/$$target .build/fuzz-findings/$$target; \

@@ -89,7 +89,7 @@ struct SoakBench {
         let backups = directory.appendingPathComponent("soak-backups")
         try FileManager.default.createDirectory(at: backups, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("soak.toml")
-        try Data("music = [\"\(music.path)\"]\nwatch = true\nbackup-dir = \"\(backups.path)\"\nbackup-every = \"10m\"\nbackup-keep = 2\n".utf8)
+        try Data("music = [\"\(music.path)\"]\nwatch = true\nbackup-dir = \"\(backups.path)\"\nbackup-every = 600\nbackup-keep = 2\n".utf8)
             .write(to: config)
 
         log("serving \(trackCount) tracks for \(Int(minutes)) minutes (warm-up \(Int(warmup)))")

@@ -193,7 +193,7 @@ fuzz: deps-test build-info
 	for target in $$($$bin --list); do \
 	  mkdir -p .build/fuzz-corpus/$$target .build/fuzz-findings/$$target; \
 	  echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
-	  if ! $$bin $$target -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=.build/fuzz-findings/$$target/ \
+	  if ! LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Fuzz/lsan.supp $(LSAN_OPTIONS)" $$bin $$target -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=.build/fuzz-findings/$$target/ \
 	      -max_len=65536 -rss_limit_mb=2048 -timeout=10 .build/fuzz-corpus/$$target Tests/Fuzz/corpus/$$target > .build/fuzz-findings/$$target.log 2>&1; then \
 	    failed="$$failed $$target"; tail -40 .build/fuzz-findings/$$target.log; \
 	  fi; \

@@ -202,7 +202,7 @@ extension Library {
                     + "are written (into the sheet); the album's fields and picture are the sheet's and the image's to edit")
         }
         let url = URL(fileURLWithPath: sheetPath)
-        guard let original = FileManager.default.contents(atPath: sheetPath) else { throw EditError(message: "\(sheetPath): cannot read it") }
+        guard let original = FileContents.read(sheetPath) else { throw EditError(message: "\(sheetPath): cannot read it") }
         let sheet = try CueSheet.parse(original, name: sheetPath)
         // What the edit leaves alone keeps the sheet's own line (or its absence): a track's
         // artist shown from the album's PERFORMER gets no PERFORMER line of its own.

@@ -30,7 +30,7 @@ enum CueImages {
         for name in listing.entries.values.sorted() where AudioScanner.pathExtension(name) == "cue" {
             let path = listing.directory.appendingPathComponent(name).path
             do {
-                guard let data = FileManager.default.contents(atPath: path) else {
+                guard let data = FileContents.read(path) else {
                     found.problems.append(.init(path: path, error: "\(path): cannot read it"))
                     continue
                 }

@@ -26,7 +26,7 @@ struct PlaylistFile {
     /// Reads `path` in whatever encoding it was written (`LegacyText`): M3U8 is UTF-8, a plain
     /// `.m3u` is often the Windows code page Winamp wrote in.
     static func read(_ path: String) throws(PlaylistFileError) -> PlaylistFile {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
+        guard let data = FileContents.read(path) else { throw .unreadable(path) }
         guard data.count <= maxBytes else { throw .tooLarge(path, data.count) }
         guard let text = LegacyText.decode(data)?.text else { throw .notText(path) }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()

@@ -185,7 +185,7 @@ struct PictureFiles {
                 problems.append(.init(path: path, error: "\(path): picture file of \(size) bytes is beyond \(Self.maxBytes); left out"))
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let data = FileContents.read(path) else {
                 problems.append(.init(path: path, error: "\(path): picture file cannot be read; left out"))
                 continue
             }
@@ -233,7 +233,7 @@ enum LyricsFile {
             let path = listing.directory.appendingPathComponent(entry).path
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
-            guard let data = FileManager.default.contents(atPath: path), data.count <= maxBytes else {
+            guard let data = FileContents.read(path), data.count <= maxBytes else {
                 return (nil, .init(path: path, error: "\(path): lyrics file unreadable or over \(maxBytes) bytes; left out"))
             }
             guard let text = LegacyText.decode(data)?.text else {

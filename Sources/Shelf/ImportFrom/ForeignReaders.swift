@@ -255,7 +255,7 @@ enum ITunesReader {
     static let macEpoch = 2_082_844_800.0
 
     static func read(_ url: URL) throws -> ForeignData {
-        guard let bytes = FileManager.default.contents(atPath: url.path) else { throw ForeignReaders.refuse(url, "there is no such file") }
+        guard let bytes = FileContents.read(url.path) else { throw ForeignReaders.refuse(url, "there is no such file") }
         guard let plist = try? PropertyListSerialization.propertyList(from: bytes, format: nil) as? [String: Any],
             let entries = plist["Tracks"] as? [String: Any]
         else { throw ForeignReaders.refuse(url, "it is not an Apple Music or iTunes library export (a property list with Tracks)") }
@@ -328,7 +328,7 @@ enum ListenExportReader {
 
     /// The rows of a Last.fm CSV as listens.
     static func lastfm(_ url: URL) throws -> [ForeignListen] {
-        guard let data = FileManager.default.contents(atPath: url.path) else { throw ForeignReaders.refuse(url, "there is no such file") }
+        guard let data = FileContents.read(url.path) else { throw ForeignReaders.refuse(url, "there is no such file") }
         var rows = CSV.rows(String(decoding: data, as: UTF8.self))
         guard !rows.isEmpty else { throw ForeignReaders.refuse(url, "it holds no rows") }
         // With a header, columns by name; without one, artist, album, title, date.
@@ -438,7 +438,7 @@ struct ListenChunks {
             if head.first(where: { ![32, 9, 10, 13].contains($0) }) == UInt8(ascii: "[") {
                 // A JSON array: parsed whole.
                 try opened.close()
-                guard let data = FileManager.default.contents(atPath: url.path),
+                guard let data = FileContents.read(url.path),
                     let array = try? JSONSerialization.jsonObject(with: data) as? [Any]
                 else { throw ForeignReaders.refuse(url, "it is not a JSON array of listens") }
                 pending = array.compactMap(ListenExportReader.listenBrainz)

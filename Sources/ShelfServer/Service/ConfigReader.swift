@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 
 /// One mistake in a config file: the file, the line and column (from 1; 0 when the mistake is
 /// the file's as a whole, such as one that cannot be read), and the reason.
@@ -122,7 +123,7 @@ public struct ConfigReader {
 
     /// Reads the file at `path`; an unreadable or non-UTF-8 file is one error at line 0.
     public static func read(path: String) -> Document {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = FileContents.read(path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read (permissions?)" : "does not exist"
             return Document(errors: [ConfigError(file: path, line: 0, column: 0, reason: reason)])
         }

@@ -167,7 +167,8 @@ struct SoakBench {
                         subsonic(
                             "getAlbumList2", "type=\(["alphabeticalByName", "random", "newest"].randomElement()!)&size=100&offset=\(random.int(0...2_000))"))
                 case 40..<52:
-                    let from = random.int(0...20_000)
+                    // Inside any file (the sample files can be 1.4 KB), wherever it starts.
+                    let from = random.int(0...1_000)
                     await request("stream-range", "/api/stream/\(id)", headers: ["Range": "bytes=\(from)-\(from + 65_535)"])
                 case 52..<58: await request("stream-transcode", "/api/stream/\(id)?format=opus&bitRate=96")
                 case 58..<62: await request("stream-whole", subsonic("stream", "id=tr-\(id)"))
@@ -178,7 +179,7 @@ struct SoakBench {
                     // From another loopback address: ten failures lock their address out, and the
                     // rest of the mix must not share it.
                     await wrongPassword("nobody-\(random.int(0...9))")
-                default: await request("album-list-json", "/api/albums?limit=200&offset=\(random.int(0...5_000))")
+                default: await request("album-list-json", "/api/albums?limit=200")
                 }
             }
         }
@@ -273,7 +274,12 @@ struct SoakBench {
             if kind != "events", let ratio, ratio > 1.5 { steady = false }
             let answered = all.filter { (200..<400).contains($0.status) }.count
             // Every kind but the refused sign-ins (401, then 429) and the cut event streams is answered.
-            if !["wrong-password", "events"].contains(kind), answered < all.count { unanswered += all.count - answered }
+            // Transcodes beyond the server's limit are refused with 429 by design; pictures are 404
+            // in a library without them.
+            let refusedByDesign = all.filter { ($0.status == 429 && kind == "stream-transcode") || ($0.status == 404 && kind == "artwork") }.count
+            if !["wrong-password", "events"].contains(kind), answered + refusedByDesign < all.count {
+                unanswered += all.count - answered - refusedByDesign
+            }
             rows.append([kind, all.count, answered, first, end, ratio, serverErrors, failed, incomplete])
         }
         results.table(

@@ -26,8 +26,7 @@ extension NativeAPI {
 
     func signIn(_ request: RouteRequest) async throws -> HTTPResponse {
         let body = try request.json(SignInBody.self)
-        let attempt = try await context.throttle.admit(request.http.remoteAddress)
-        let found = try await SubsonicAPI.judged(attempt, by: context.throttle) {
+        let found = try await context.throttle.judge(request.http.remoteAddress) {
             if let user = try await library.authenticate(name: body.name, password: body.password) { return user }
             guard let directory = context.directory else { return nil }
             return try await directory.signIn(name: body.name, password: body.password, library: library)

@@ -66,9 +66,8 @@ public struct SessionAuthenticator: Authenticating {
             guard authorization.lowercased().hasPrefix("bearer ") else {
                 throw HTTPError.unauthorized("Authorization must be 'Bearer <api key>'")
             }
-            let attempt = try await throttle.admit(request.remoteAddress)
             let key = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-            let found = try await SubsonicAPI.judged(attempt, by: throttle) { try await library.user(forAPIKey: key) }
+            let found = try await throttle.judge(request.remoteAddress) { try await library.user(forAPIKey: key) }
             guard let user = found else { throw HTTPError.unauthorized("the API key is not valid (revoked, or never issued)") }
             try await Self.inDirectory(user, directory, library)
             return user

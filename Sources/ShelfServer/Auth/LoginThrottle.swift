@@ -93,4 +93,28 @@ public final class LoginThrottle: Sendable {
         }
         for continuation in waiting { continuation.resume() }
     }
+
+    /// Thrown by a credential check for credentials that are wrong in a way worth its own answer.
+    public struct WrongCredentials: Error {
+        /// The error to answer with.
+        public let error: any Error
+    }
+
+    /// A credential check from `address`, admitted and ended here: a failure when it found no
+    /// user or threw `WrongCredentials`, none when it threw for another reason (a missing
+    /// parameter, the directory down). Throws 429 when the address used up its failures.
+    public func judge(_ address: String, _ check: () async throws -> User?) async throws -> User? {
+        let attempt = try await admit(address)
+        do {
+            let user = try await check()
+            end(attempt, failed: user == nil)
+            return user
+        } catch let wrong as WrongCredentials {
+            end(attempt, failed: true)
+            throw wrong.error
+        } catch {
+            end(attempt, failed: false)
+            throw error
+        }
+    }
 }

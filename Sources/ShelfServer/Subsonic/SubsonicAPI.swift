@@ -155,8 +155,7 @@ final class SubsonicAPI: Sendable {
             if ["u", "p", "t", "s"].contains(where: parameters.has) {
                 throw SubsonicError(43, "apiKey cannot be combined with u, p, t or s")
             }
-            let attempt = try await context.throttle.admit(address)
-            let found = try await Self.judged(attempt, by: context.throttle) { try await context.library.user(forAPIKey: key) }
+            let found = try await context.throttle.judge(address) { try await context.library.user(forAPIKey: key) }
             guard let user = found else { throw SubsonicError(44, "the API key is not valid (revoked, or never issued)") }
             try await Self.subsonicErrors { try await SessionAuthenticator.inDirectory(user, context.directory, context.library) }
             return user
@@ -182,12 +181,11 @@ final class SubsonicAPI: Sendable {
             return user
         }
         guard let name = parameters.value("u") else { throw SubsonicError.missing("u") }
-        let attempt = try await context.throttle.admit(address)
-        let found = try await Self.judged(attempt, by: context.throttle) { () async throws -> User? in
+        let found = try await context.throttle.judge(address) { () async throws -> User? in
             if let password = parameters.value("p") {
                 // A `p` that does not decode is a wrong password too, answered with its own message.
                 let clear: String
-                do { clear = try Self.decodePassword(password) } catch { throw WrongCredentials(error: error) }
+                do { clear = try Self.decodePassword(password) } catch { throw LoginThrottle.WrongCredentials(error: error) }
                 if let user = try await context.library.authenticate(name: name, password: clear) { return user }
                 guard let directory = context.directory else { return nil }
                 return try await directory.signIn(name: name, password: clear, library: context.library, cached: true)
@@ -203,28 +201,6 @@ final class SubsonicAPI: Sendable {
         }
         guard let user = found else { throw SubsonicError(40, "wrong username or password") }
         return user
-    }
-
-    /// Thrown by a credential check for credentials that are wrong in a way worth its own answer.
-    struct WrongCredentials: Error {
-        let error: any Error
-    }
-
-    /// Runs a credential check admitted by the throttle and ends its attempt: a failure when the
-    /// check found no user or threw `WrongCredentials`, none when it threw for another reason
-    /// (a missing parameter, the directory down).
-    static func judged(_ attempt: LoginThrottle.Attempt, by throttle: LoginThrottle, _ check: () async throws -> User?) async throws -> User? {
-        do {
-            let user = try await check()
-            throttle.end(attempt, failed: user == nil)
-            return user
-        } catch let wrong as WrongCredentials {
-            throttle.end(attempt, failed: true)
-            throw wrong.error
-        } catch {
-            throttle.end(attempt, failed: false)
-            throw error
-        }
     }
 
     /// `body`, with a refused header sign-in as Subsonic's "wrong credentials".

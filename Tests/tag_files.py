@@ -336,6 +336,29 @@ def tag_artists(path, names):
     audio.save()
 
 
+def tag_names(path, artist, album, title, extra):
+    """Artist, album and title as Picard writes them, and any NAME=VALUE pairs (Vorbis names)."""
+    audio = mutagen.File(path)
+    if audio.tags is None:
+        audio.add_tags()
+    if path.endswith(".mp3"):
+        audio.tags.add(TPE1(encoding=3, text=[artist]))
+        audio.tags.add(TALB(encoding=3, text=[album]))
+        audio.tags.add(TIT2(encoding=3, text=[title]))
+        for pair in extra:
+            name, value = pair.split("=", 1)
+            audio.tags.add(TXXX(encoding=3, desc=name, text=[value]))
+        audio.save(v2_version=4)
+        return
+    audio.tags["ARTIST"] = [artist]
+    audio.tags["ALBUM"] = [album]
+    audio.tags["TITLE"] = [title]
+    for pair in extra:
+        name, value = pair.split("=", 1)
+        audio.tags[name] = [value]
+    audio.save()
+
+
 if __name__ == "__main__":
     command = sys.argv[1]
     if command == "tag-id3":
@@ -350,5 +373,7 @@ if __name__ == "__main__":
         dump_any(sys.argv[2])
     elif command == "tag-artists":
         tag_artists(sys.argv[2], sys.argv[3:])
+    elif command == "tag-names":
+        tag_names(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
     else:
         sys.exit(f"unknown command {command}")

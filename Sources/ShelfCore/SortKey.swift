@@ -53,6 +53,11 @@ public struct SortKeyOptions: Sendable, Hashable, Codable {
 /// article when `options` say so, turns each run of whitespace into one 0x02 byte, and writes each
 /// run of ASCII digits as 0x01, its length, then the digits without leading zeros, so "Track 2"
 /// sorts before "Track 10". Other characters keep their UTF-8 bytes (code point order).
+///
+/// Folding is right for sorting and search and wrong for identity: ひかる and ヒカル, or "Björk"
+/// and "Bjork", are different names. When the body lost something a name is told by (more than
+/// case, width, normalisation and spaces), the key goes on with 0x00 and the name's identity text
+/// (`identityScalars`), so such names are different keys and groups, sorted next to each other.
 public enum SortKey {
     /// The key of a missing value.
     public static let missingKey: [UInt8] = [0xFF]
@@ -90,17 +95,77 @@ public enum SortKey {
     private static let defaultOptions = SortKeyOptions()
 
     private static func computeKey(_ value: String, options: SortKeyOptions) -> [UInt8] {
-        // Built from the folded form, so two values that fold alike always share a key: the mirror
-        // relies on it to answer an equality filter from a sort index.
-        if let bytes = asciiFolded(value) { return key(ofFolded: bytes, options: options) }
-        return key(ofFolded: foldedScalars(value), options: options)
+        // The body is built from the folded form, so two values that fold alike always share it:
+        // the mirror relies on it to answer an equality filter from a sort index (`bodyRange`).
+        // The identity tail keeps apart what folding merged but is not the same name.
+        var lossy = false
+        if let bytes = asciiFolded(value) {
+            var key = buildKey(bytes, options: options, lossy: &lossy)
+            if lossy && key != missingKey {
+                key.append(identitySeparator)
+                key += bytes
+            }
+            return key
+        }
+        let folded = foldedScalars(value)
+        var key = buildKey(folded, options: options, lossy: &lossy)
+        guard key != missingKey else { return key }
+        let identity = identityScalars(value)
+        if lossy || identity != folded {
+            key.append(identitySeparator)
+            for scalar in identity { UTF8.encode(scalar) { key.append($0) } }
+        }
+        return key
+    }
+
+    /// The byte between a key's body and its identity tail; no body holds it.
+    public static let identitySeparator: UInt8 = 0x00
+
+    /// A key without its identity tail: the part sorting and search folding compare, which is
+    /// what every key was before names were told apart by identity (schema 15).
+    public static func body(ofKey key: [UInt8]) -> [UInt8] {
+        guard let end = key.firstIndex(of: identitySeparator) else { return key }
+        return Array(key[..<end])
+    }
+
+    /// The keys of every value that folds as `text` does (all names that sort and search as it,
+    /// whatever their identity): from its body, inclusive, to the body and 0x01, exclusive.
+    public static func bodyRange(_ text: String?) -> (lower: [UInt8], upper: [UInt8]) {
+        let body = body(ofKey: textKey(text))
+        return (body, body + [0x01])
+    }
+
+    /// What tells two names apart: the text with only what taggers vary without meaning to
+    /// folded away (compatibility normalisation, which folds width; case; surrounding spaces;
+    /// each whitespace run as one space). Kana, voicing marks, accents, articles and leading
+    /// zeros, which sorting folds, stay.
+    static func identityScalars(_ value: String) -> [Unicode.Scalar] {
+        var result: [Unicode.Scalar] = []
+        var pendingSpace = false
+        for scalar in value.precomposedStringWithCompatibilityMapping.lowercased().unicodeScalars where scalar.value != 0 {
+            if isSpace(scalar) {
+                pendingSpace = !result.isEmpty
+            } else {
+                if pendingSpace { result.append(" ") }
+                pendingSpace = false
+                result.append(scalar)
+            }
+        }
+        return result
     }
 
     /// The key of folded text: all-ASCII bytes (the fast path) or scalars, which give equal keys
-    /// for equal text.
+    /// for equal text. Without the identity tail (`textKey` adds it).
     static func key<Unit: FoldedUnit>(ofFolded folded: [Unit], options: SortKeyOptions) -> [UInt8] {
+        var lossy = false
+        return buildKey(folded, options: options, lossy: &lossy)
+    }
+
+    /// The key body of folded text; `lossy` is set when an article or leading zeros were left out,
+    /// which the folded text alone would not say.
+    private static func buildKey<Unit: FoldedUnit>(_ folded: [Unit], options: SortKeyOptions, lossy: inout Bool) -> [UInt8] {
         var scalars = folded[...]
-        skipArticle(&scalars, options: options)
+        if skipArticle(&scalars, options: options) { lossy = true }
         guard let first = scalars.first else { return missingKey }
         var key: [UInt8] = [sectionByte(first.code)]
         key.reserveCapacity(scalars.count + 4)
@@ -113,6 +178,7 @@ public enum SortKey {
                 var start = index
                 while start < end - 1, scalars[start].code == 0x30 { start += 1 }  // leading zeros
                 let count = min(end - start, 250)
+                if start != index || count != end - start { lossy = true }
                 key.append(0x01)
                 key.append(UInt8(count))
                 for digit in scalars[start..<(start + count)] { key.append(UInt8(digit.code)) }
@@ -121,7 +187,14 @@ public enum SortKey {
                 key.append(0x02)
                 while index < scalars.endIndex, scalars[index].isSpace { index += 1 }
             } else {
-                if value < 0x80 { key.append(UInt8(value)) } else { UTF8.encode(Unicode.Scalar(value)!) { key.append($0) } }
+                // U+0000 is left out: its byte is the identity separator.
+                if value == 0 {
+                    lossy = true
+                } else if value < 0x80 {
+                    key.append(UInt8(value))
+                } else {
+                    UTF8.encode(Unicode.Scalar(value)!) { key.append($0) }
+                }
                 index += 1
             }
         }
@@ -265,20 +338,23 @@ public enum SortKey {
         return result
     }
 
-    private static func skipArticle<Unit: FoldedUnit>(_ scalars: inout ArraySlice<Unit>, options: SortKeyOptions) {
-        guard !options.articles.isEmpty, scalars.count > 1 else { return }
+    /// Leaves out a leading article; true when one was left out.
+    private static func skipArticle<Unit: FoldedUnit>(_ scalars: inout ArraySlice<Unit>, options: SortKeyOptions) -> Bool {
+        guard !options.articles.isEmpty, scalars.count > 1 else { return false }
         for article in options.articles {
             let prefix = article.unicodeScalars
             guard scalars.count > prefix.count, scalars.lazy.map(\.code).starts(with: prefix.lazy.map(\.value)) else { continue }
             if !options.exceptions.isEmpty,
                 options.exceptions.contains(String(String.UnicodeScalarView(scalars.map { Unicode.Scalar($0.code)! })))
             {
-                return
+                return false
             }
             let rest = scalars.dropFirst(prefix.count).drop { $0.isSpace }
-            if !rest.isEmpty { scalars = rest }
-            return
+            guard !rest.isEmpty else { return false }
+            scalars = rest
+            return true
         }
+        return false
     }
 
     /// The component of one field of a track (numbers and dates as themselves, missing values as

@@ -174,6 +174,12 @@ struct GroupKey: Hashable {
     let key: [UInt8]
     var album: [UInt8]? = nil
 
+    /// The key this group had before keys carried names' identity (schema 15): its keys' bodies.
+    /// Names that differ only in what sorting folds (ひかる, ヒカル) were one group then.
+    var beforeIdentity: GroupKey {
+        GroupKey(kind: kind, key: SortKey.body(ofKey: key), album: album.map(SortKey.body(ofKey:)))
+    }
+
     /// FNV-1a (64-bit) of a family byte and the key bytes, as a positive 62-bit number: stable,
     /// cheap, and with about a million groups a collision is a one-in-ten-million event. Artist
     /// and album artist share a family, so a name has one ID in both views.

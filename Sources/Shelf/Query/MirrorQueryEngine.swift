@@ -569,10 +569,11 @@ extension MirrorFilter {
         let column = "f_" + MirrorSchema.snake(field.rawValue)
         switch match {
         case .equals(let text):
-            // Values that fold alike share a sort key, so comparing the key too changes no
-            // answer and lets the field's sort index find the rows (there is no folded-text index).
+            // Values that fold alike share a sort key's body, so bounding the key by it changes
+            // no answer and lets the field's sort index find the rows (there is no folded-text index).
             guard let keyColumn = MirrorFilter.keyColumn(field) else { return (safe("\(column) = ?"), [Filter.fold(text)]) }
-            return (safe("(\(keyColumn) = ? AND \(column) = ?)"), [Data(SortKey.textKey(text)), Filter.fold(text)])
+            let range = SortKey.bodyRange(text)
+            return (safe("(\(keyColumn) >= ? AND \(keyColumn) < ? AND \(column) = ?)"), [Data(range.lower), Data(range.upper), Filter.fold(text)])
         case .contains(let text):
             let folded = Filter.fold(text)
             // Three characters or more: the values holding the text come from the trigram

@@ -59,6 +59,9 @@ enum Migrations {
         Step(name: "addPlaylistComments", from: 13, to: 14) { db in
             try db.execute(script: Schema.version14Additions)
         },
+        Step(name: "tellNamesApartByIdentity", from: 14, to: 15) { db in
+            try IdentityMigration.apply(db)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

@@ -1,0 +1,69 @@
+import Foundation
+import ShelfTestSupport
+import Testing
+
+/// Names are told apart as a person tells them: ひかる and ヒカル (or びかる) are three artists with
+/// three albums, while "Hikaru", "HIKARU", fullwidth "ＨＩＫＡＲＵ" and a name with stray spaces are
+/// one; sorting and search still fold them together. Files tagged by mutagen, as Picard tags them.
+@Suite struct NameIdentityTests {
+    let shelf = ChildProcess.productsDirectory().appendingPathComponent("shelf")
+
+    func json(_ library: String, _ arguments: [String]) throws -> [String: Any] {
+        let result = try ChildProcess.run(shelf, ["--library", library] + arguments + ["--json"])
+        try #require(result.status == 0, "\(arguments): \(result.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    }
+
+    func names(_ library: String, _ arguments: [String]) throws -> [(name: String, tracks: Int)] {
+        let items = try #require(try json(library, arguments)["items"] as? [[String: Any]])
+        return items.map { ($0["name"] as? String ?? "?", $0["trackCount"] as? Int ?? -1) }
+    }
+
+    @Test(.enabled(if: TagRoundTripTests.hasMutagen, "no .venv with mutagen (make test makes it)"))
+    func kanaAndVoicingMarksAreDifferentNamesAndCaseWidthAndSpacesAreNot() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let music = dir.path("music")
+            try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+            let tagged: [(artist: String, album: String, ext: String)] = [
+                ("ひかる", "alb-ひかる", "flac"), ("ヒカル", "alb-ヒカル", "flac"), ("Hikaru", "alb-Hikaru", "flac"), ("HIKARU", "alb-HIKARU", "mp3"),
+                ("ＨＩＫＡＲＵ", "alb-hikaru", "flac"), ("びかる", "alb-びかる", "mp3"), (" ひかる ", "alb-ひかる ", "flac"),
+            ]
+            for (index, file) in tagged.enumerated() {
+                let url = music.appendingPathComponent("\(index).\(file.ext)")
+                // Each file its own audio, so none is taken for another's copy.
+                let audio = file.ext == "mp3" ? TestAudio.mp3(seconds: 1, seed: UInt64(index)) : TestAudio.flac(seconds: 1, frequency: 300 + 50 * Double(index))
+                try audio.write(to: url)
+                let result = try ChildProcess.run(
+                    TagRoundTripTests.python, [TagRoundTripTests.script.path, "tag-names", url.path, file.artist, file.album, "Song \(index)"])
+                try #require(result.status == 0, "\(result.stderr)")
+            }
+            let library = dir.path("library").path
+            let imported = try ChildProcess.run(shelf, ["--library", library, "import", music.path])
+            try #require(imported.status == 0, "\(imported.stderr)")
+
+            let artists = try names(library, ["artists"])
+            #expect(artists.count == 4, "\(artists)")
+            let byName = Dictionary(artists.map { ($0.name.trimmingCharacters(in: .whitespaces), $0.tracks) }, uniquingKeysWith: +)
+            #expect(byName["ひかる"] == 2, "\(artists)")
+            #expect(byName["ヒカル"] == 1, "\(artists)")
+            #expect(byName["びかる"] == 1, "\(artists)")
+            #expect(["Hikaru", "HIKARU", "ＨＩＫＡＲＵ"].compactMap { byName[$0] } == [3], "\(artists)")
+            // Sorting still folds kana and voicing marks: the three kana names sit together.
+            let kana = artists.indices.filter { ["ひかる", "ヒカル", "びかる"].contains(artists[$0].name.trimmingCharacters(in: .whitespaces)) }
+            #expect(kana.count == 3 && kana.last! - kana.first! == 2, "\(artists)")
+
+            let albums = try names(library, ["albums"])
+            #expect(albums.count == 4, "\(albums)")
+            let albumTracks = albums.map(\.tracks).sorted()
+            #expect(albumTracks == [1, 1, 2, 3], "\(albums)")
+            #expect(albums.contains { $0.name == "alb-ヒカル" && $0.tracks == 1 }, "\(albums)")
+
+            // Search folds as before: an equality filter on ヒカル finds every name it sorts as.
+            let found = try #require(try json(library, ["tracks", "--filter", "artist:=ヒカル", "--limit", "20"])["items"] as? [[String: Any]])
+            #expect(found.count == 4, "\(found.map { $0["artist"] ?? "" })")
+            let substring = try #require(try json(library, ["tracks", "--filter", "album:ひかる", "--limit", "20"])["items"] as? [[String: Any]])
+            #expect(substring.count == 4)
+        }
+    }
+}

@@ -131,7 +131,9 @@ public enum FilterParser {
     static func numberFilter(_ field: NumberField, _ value: String, position: Int) throws -> Filter {
         func bound(_ text: Substring, at offset: Int) throws -> Bound? {
             if text.isEmpty { return nil }
-            if let value = Double(text), value.isFinite { return Bound(first: value, last: value) }
+            // Below the largest double, so a strict bound's next value is a number too (shelf-fuzz:
+            // `year:>1.7976931348623157e308` was +∞, which a smart playlist cannot store as JSON).
+            if let value = Double(text), value.isFinite, value.magnitude < .greatestFiniteMagnitude { return Bound(first: value, last: value) }
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "UTC")

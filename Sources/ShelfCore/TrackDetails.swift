@@ -235,18 +235,18 @@ public struct TrackDetails: Sendable, Equatable {
         return out
     }
 
-    /// The artist, genre and composer lists of a stored text without decoding the rest: they are
+    /// The artist, genre, composer and album-artist lists of a stored text without decoding the rest: they are
     /// among its first four fields (`encoded` writes them first), so a view's group refresh,
     /// which reads every member's lists, splits no more than that.
-    public static func creditLists(encoded: String) -> (artists: [String], genres: [String], composers: [String]) {
-        var result: (artists: [String], genres: [String], composers: [String]) = ([], [], [])
+    public static func creditLists(encoded: String) -> (artists: [String], genres: [String], composers: [String], albumArtists: [String]) {
+        var result: (artists: [String], genres: [String], composers: [String], albumArtists: [String]) = ([], [], [], [])
         for field in encoded.split(separator: fieldSeparator, maxSplits: 4, omittingEmptySubsequences: true).prefix(4) {
             let parts = field.split(separator: valueSeparator, omittingEmptySubsequences: false)
             switch parts.first {
             case "a": result.artists = parts.dropFirst().map(String.init)
             case "g": result.genres = parts.dropFirst().map(String.init)
             case "c": result.composers = parts.dropFirst().map(String.init)
-            case "aa": continue
+            case "aa": result.albumArtists = parts.dropFirst().map(String.init)
             default: return result
             }
         }

@@ -22,6 +22,7 @@ import Testing
         for details in [full, sparse, none] {
             let lists = TrackDetails.creditLists(encoded: details.encoded ?? "")
             #expect(lists.artists == details.artists && lists.genres == details.genres && lists.composers == details.composers, "\(details)")
+            #expect(lists.albumArtists == details.albumArtists, "\(details)")
         }
     }
 

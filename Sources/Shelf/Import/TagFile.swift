@@ -94,15 +94,22 @@ public struct AudioFileTags: Sendable, Equatable {
             guard let values = lists[key]?.filter({ !SortKey.isBlank($0) }), values.count > 1 else { return text(key) }
             return values.joined(separator: Self.creditSeparator)
         }
+        /// A count or number as tags write them: digits only (`Int` also takes a sign, and
+        /// shelf-fuzz found "-1" becoming track −1 and "-999" year −999).
+        func whole(_ text: Substring) -> Int? {
+            let digits = text.trimmingCharacters(in: .whitespaces)
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            return Int(digits)
+        }
         /// "3/12" → (3, 12); "3" → (3, nil).
         func pair(_ key: String) -> (Int?, Int?) {
             guard let value = properties[key] else { return (nil, nil) }
-            let parts = value.split(separator: "/", maxSplits: 1).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let parts = value.split(separator: "/", maxSplits: 1).map(whole)
             return (parts.first ?? nil, parts.count > 1 ? parts[1] : nil)
         }
         let (trackNumber, trackCount) = pair("TRACKNUMBER")
         let (discNumber, discCount) = pair("DISCNUMBER")
-        let year = properties["DATE"].flatMap { Int($0.prefix(4)) }
+        let year = properties["DATE"].flatMap { whole($0.prefix(4)) }
         let compilation = ["1", "true", "yes"].contains(properties["COMPILATION"]?.lowercased() ?? "")
         return Track(
             path: path, title: text("TITLE"), artist: credit("ARTIST"), album: text("ALBUM"), albumArtist: text("ALBUMARTIST"),

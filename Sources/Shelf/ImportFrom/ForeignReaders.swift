@@ -5,6 +5,10 @@ import ShelfDatabase
 /// Reading other programs' files into `ForeignData`, each as its program writes it. Nothing here
 /// writes; a file that is not what it was said to be is `LibraryError.unreadableSource`.
 enum ForeignReaders {
+    /// Whether a listen's time (Unix seconds) can be one: after 1970 and before the year 10000.
+    /// Exports are read as written, and shelf-fuzz found times of ∞ and of the year 2 accepted.
+    static func plausible(_ seconds: Double) -> Bool { seconds > 0 && seconds < 253_402_300_800 }
+
     static func read(_ source: ForeignSource, at url: URL, user: String?) throws -> ForeignData {
         switch source {
         case .navidrome: try NavidromeReader.read(url, only: user)
@@ -236,7 +240,8 @@ enum BeetsReader {
     static func directory(besides database: URL) -> String? {
         let config = database.deletingLastPathComponent().appendingPathComponent("config.yaml")
         guard let text = try? String(contentsOf: config, encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix("directory:") {
+        // Any line ending: a config written on Windows ends its lines with CRLF (shelf-fuzz).
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("directory:") {
             var value = line.dropFirst("directory:".count).trimmingCharacters(in: .whitespaces)
             if let hash = value.range(of: " #") { value = String(value[..<hash.lowerBound]).trimmingCharacters(in: .whitespaces) }
             if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first { value = String(value.dropFirst().dropLast()) }
@@ -261,7 +266,8 @@ enum ITunesReader {
         else { throw ForeignReaders.refuse(url, "it is not an Apple Music or iTunes library export (a property list with Tracks)") }
         var byID: [Int: ForeignTrackData] = [:]
         var added: [Int: Date] = [:]
-        for case let entry as [String: Any] in entries.values {
+        // In key order, so that of two entries with one Track ID the same one wins every time.
+        for case let entry as [String: Any] in entries.sorted(by: { $0.key < $1.key }).map(\.value) {
             guard let id = (entry["Track ID"] as? Int) else { continue }
             var path: String?
             if let location = entry["Location"] as? String, location.hasPrefix("file://"), let fileURL = URL(string: location) {
@@ -281,7 +287,8 @@ enum ITunesReader {
         }
         var user = ForeignUser(name: nil, key: "itunes:" + (plist["Library Persistent ID"] as? String ?? "library"))
         user.tracks = byID.keys.sorted().compactMap { byID[$0] }
-        user.dateAdded = Dictionary(uniqueKeysWithValues: byID.compactMap { id, data in added[id].map { (data.track, $0) } })
+        // Two entries can be the same track (shelf-fuzz: identical entries trapped here): the earlier date.
+        user.dateAdded = Dictionary(byID.compactMap { id, data in added[id].map { (data.track, $0) } }, uniquingKeysWith: min)
         for case let list as [String: Any] in plist["Playlists"] as? [Any] ?? [] {
             // The whole library, Apple's own lists (Music is kind 4) and folders are not the user's playlists.
             if list["Master"] as? Bool == true || list["Distinguished Kind"] != nil || list["Folder"] as? Bool == true { continue }
@@ -311,7 +318,7 @@ enum ListenExportReader {
 
     /// One ListenBrainz listen object (a line of the export), or nil when it is not one.
     static func listenBrainz(_ object: Any) -> ForeignListen? {
-        guard let object = object as? [String: Any], let at = (object["listened_at"] as? NSNumber)?.doubleValue,
+        guard let object = object as? [String: Any], let at = (object["listened_at"] as? NSNumber)?.doubleValue, ForeignReaders.plausible(at),
             let metadata = object["track_metadata"] as? [String: Any]
         else { return nil }
         let info = metadata["additional_info"] as? [String: Any] ?? [:]
@@ -345,7 +352,7 @@ enum ListenExportReader {
         var listens: [ForeignListen] = []
         for (number, row) in rows.enumerated() where !(row.count == 1 && row[0].isEmpty) {
             let field = { (index: Int) in index >= 0 && index < row.count ? row[index] : "" }
-            guard let at = date(field(columns.date)) else {
+            guard let at = date(field(columns.date)), ForeignReaders.plausible(at.timeIntervalSince1970) else {
                 throw ForeignReaders.refuse(url, "row \(number + 1): '\(field(columns.date))' is not a date (31 Jan 2021 12:34, ISO 8601 or Unix seconds)")
             }
             let (artist, title, album) = (field(columns.artist), field(columns.title), field(columns.album))

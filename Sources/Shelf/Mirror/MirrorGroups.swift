@@ -27,6 +27,9 @@ struct GroupMember: Equatable {
     var artists: [Credit] = []
     var composers: [Credit] = []
     var genres: [Credit] = []
+    /// The album artists the track's list names (its `albumArtists`): an album whose tracks
+    /// name several files under each of them (`albumOwners`).
+    var albumArtists: [Credit] = []
 
     /// A credited value's group key and name.
     struct Credit: Equatable {
@@ -46,13 +49,15 @@ struct GroupMember: Equatable {
     }
 
     mutating func addCredits(_ details: TrackDetails, options: SortKeyOptions) {
-        addCredits(artists: details.artists, genres: details.genres, composers: details.composers, options: options)
+        addCredits(
+            artists: details.artists, genres: details.genres, composers: details.composers, albumArtists: details.albumArtists, options: options)
     }
 
-    mutating func addCredits(artists: [String], genres: [String], composers: [String], options: SortKeyOptions) {
+    mutating func addCredits(artists: [String], genres: [String], composers: [String], albumArtists: [String] = [], options: SortKeyOptions) {
         self.artists = Self.credits(artists, options: options)
         self.composers = Self.credits(composers, options: options)
         self.genres = Self.credits(genres, options: options)
+        self.albumArtists = Self.credits(albumArtists, options: options)
     }
 
     static let variousArtists = "Various Artists"
@@ -136,7 +141,7 @@ struct GroupMember: Equatable {
         added = try row.double(25)
         if let encoded = row.optionalString(26) {
             let lists = TrackDetails.creditLists(encoded: encoded)
-            addCredits(artists: lists.artists, genres: lists.genres, composers: lists.composers, options: options)
+            addCredits(artists: lists.artists, genres: lists.genres, composers: lists.composers, albumArtists: lists.albumArtists, options: options)
         }
     }
 
@@ -147,6 +152,14 @@ struct GroupMember: Equatable {
         if compilation { return (Self.variousArtistsKey, Self.variousArtists, Self.variousArtistsKey, Self.variousArtists) }
         if kAlbumArtist != SortKey.missingKey { return (kAlbumArtist, albumArtist, albumArtistTag, albumArtistSort) }
         return (kArtist, artist, artistTag, artistSort)
+    }
+
+    /// Every album artist the track's album files under: each name of its album-artist list when
+    /// the list names several (an album of two artists is listed, and counted, under both), else
+    /// `albumOwner` alone. Compilations file under "Various Artists" only.
+    var albumOwners: [Credit] {
+        guard !compilation, albumArtists.count > 1 else { return [Credit(key: albumOwner.key, name: albumOwner.name ?? "")] }
+        return albumArtists
     }
 
     /// The groups of the track-level kinds it belongs to. Every track has an album: a blank album
@@ -232,6 +245,33 @@ struct GroupRow: Equatable {
     var firstTrack: Int64
     /// Albums: when its first track was added (seconds; what Subsonic's `created` sends).
     var created: Double?
+    /// Albums: every album artist it files under (`GroupMember.albumOwners` over its tracks, the
+    /// owner first when it is one); kept in `mirror_album_owner`, empty on a row read back from
+    /// `mirror_group`.
+    var owners: [GroupMember.Credit] = []
+
+    /// The album artists of an album row: its owners, or the owner its columns name.
+    var ownerList: [GroupMember.Credit] {
+        if !owners.isEmpty { return owners }
+        return artistKey.map { [GroupMember.Credit(key: $0, name: artist ?? "")] } ?? []
+    }
+
+    /// Whether an album row files under album artist `id`.
+    func isOwned(by id: GroupID) -> Bool {
+        owners.isEmpty ? artistID == id : owners.contains { GroupKey(kind: .albumArtist, key: $0.key).id == id }
+    }
+
+    /// An album row as one of its album artists sees it: named with that artist, sorted by that
+    /// artist's key (an artist's own sort tag only when it is the album's owner).
+    func owned(by owner: GroupMember.Credit) -> GroupRow {
+        guard owner.key != artistKey else { return self }
+        var row = self
+        row.artist = owner.name
+        row.artistKey = owner.key
+        row.sArtist = owner.key
+        row.artistSort = nil
+        return row
+    }
 
     /// The key that most of `tags` hold; ties go to the key that sorts first; nil when empty.
     static func majority(_ tags: [([UInt8], Int)]) -> [UInt8]? {
@@ -376,6 +416,8 @@ struct GroupAccumulator {
     private var genres: [[UInt8]: (count: Int, name: String?)] = [:]
     private var artwork: (disc: Int, track: Int, id: Int64)?
     private var created = Double.infinity
+    private var owners: [GroupMember.Credit] = []
+    private var ownerKeys = Set<[UInt8]>()
 
     init(_ key: GroupKey) { self.key = key }
 
@@ -415,6 +457,7 @@ struct GroupAccumulator {
         if key.kind == .album {
             let owner = m.albumOwner
             if let tag = owner.tag { ownerTags[tag, default: (0, owner.sort)].count += 1 }
+            for credit in m.albumOwners where ownerKeys.insert(credit.key).inserted { owners.append(credit) }
             if let value = m.year { year = max(year ?? value, value) }
             created = min(created, m.added)
             if m.kGenre != SortKey.missingKey {
@@ -439,7 +482,12 @@ struct GroupAccumulator {
             let ownerSort = GroupRow.majority(ownerTags)
             row.artist = ownerName
             row.artistKey = key.key
-            row.artistID = GroupKey(kind: .albumArtist, key: key.key).id
+            // The owner first when it is one of the album's artists; else (a joined credit such
+            // as "A & B" with a list naming A and B) the album's ID names the first of them.
+            var owners = owners
+            if let index = owners.firstIndex(where: { $0.key == key.key }), index > 0 { owners.insert(owners.remove(at: index), at: 0) }
+            row.owners = owners
+            row.artistID = GroupKey(kind: .albumArtist, key: owners.first?.key ?? key.key).id
             row.sArtist = ownerSort?.key ?? key.key
             row.artistSort = ownerSort?.text
             row.year = year
@@ -459,10 +507,14 @@ struct GroupAccumulators {
         for key in member.groups { table[key, default: GroupAccumulator(key)].add(member) }
     }
 
-    /// The rows of every track-level group, then the album artists made from the albums.
+    /// The rows of every track-level group, then the album artists made from the albums (an
+    /// album of several album artists counts under each).
     func rows() -> [GroupRow] {
         let rows = table.values.map { $0.row() }
-        let byOwner = Dictionary(grouping: rows.filter { $0.kind == .album }, by: { $0.artistKey! })
+        var byOwner: [[UInt8]: [GroupRow]] = [:]
+        for album in rows where album.kind == .album {
+            for owner in album.ownerList { byOwner[owner.key, default: []].append(album.owned(by: owner)) }
+        }
         return rows + byOwner.map { GroupRow.aggregate(albumArtist: $0.key, albums: $0.value) }
     }
 }
@@ -490,6 +542,22 @@ enum MirrorGroups {
 
     private static let ownerKey = "(CASE WHEN k_album_artist = x'FF' THEN k_artist ELSE k_album_artist END)"
 
+    /// The album artists album `id` files under, as `mirror_album_owner` holds them.
+    private static func owners(of id: GroupID, in db: Connection) throws -> [GroupMember.Credit] {
+        try db.query("SELECT k_artist, name FROM mirror_album_owner WHERE album_id = ?", [id.rawValue]) {
+            GroupMember.Credit(key: try $0.bytes(0), name: try $0.string(1))
+        }
+    }
+
+    /// Records an album row's album artists.
+    private static func writeOwners(_ row: GroupRow, in db: Connection) throws {
+        let statement = try db.cachedStatement("INSERT OR REPLACE INTO mirror_album_owner (artist_id, album_id, k_artist, name) VALUES (?, ?, ?, ?)")
+        for owner in row.ownerList {
+            try statement.bind([GroupKey(kind: .albumArtist, key: owner.key).id.rawValue, row.id.rawValue, Data(owner.key), owner.name])
+            try statement.run()
+        }
+    }
+
     private static let upsert =
         "INSERT OR REPLACE INTO mirror_group (\(GroupRow.columns)) VALUES (\(Array(repeating: "?", count: Int(GroupRow.columnCount)).joined(separator: ", ")))"
 
@@ -507,6 +575,7 @@ enum MirrorGroups {
     /// behind; `flushPending` (the import's end, and every sync without `deferLarge`) makes it exact.
     static func refresh(_ changes: [GroupKey: Int], in db: Connection, deferLarge: Bool = false) throws {
         var sections = SectionCounts()
+        var ownerChanges: [[UInt8]: Int] = [:]
         func replace(_ kind: GroupKind, _ id: GroupID, with row: GroupRow?) throws {
             if let old = try db.queryOne(
                 "SELECT k_name, s_name FROM mirror_group WHERE kind = ? AND id = ?", [kind.code, id.rawValue],
@@ -522,9 +591,14 @@ enum MirrorGroups {
             } else {
                 try db.execute("DELETE FROM mirror_group WHERE kind = ? AND id = ?", [kind.code, id.rawValue])
             }
+            guard kind == .album else { return }
+            // The album artists it filed under and files under now all change.
+            for owner in try owners(of: id, in: db) { ownerChanges[owner.key, default: 0] += 1 }
+            try db.execute("DELETE FROM mirror_album_owner WHERE album_id = ?", [id.rawValue])
+            if let row { try writeOwners(row, in: db) }
+            for owner in row?.ownerList ?? [] { ownerChanges[owner.key, default: 0] += 1 }
         }
         var due = Set<GroupKey>()
-        var ownerChanges: [[UInt8]: Int] = [:]
         if deferLarge {
             for (key, count) in changes where key.kind != .albumArtist {
                 if try isDue(key, count, in: db) { due.insert(key) }
@@ -536,16 +610,21 @@ enum MirrorGroups {
             }
         }
         for key in due {
-            if key.kind == .album { ownerChanges[key.key, default: 0] += 1 }
             let members = try Self.members(of: key, in: db)
             try replace(key.kind, key.id, with: members.isEmpty ? nil : GroupRow.aggregate(key, members))
         }
         for (owner, count) in ownerChanges {
             let key = GroupKey(kind: .albumArtist, key: owner)
             if deferLarge, try !isDue(key, count, in: db) { continue }
-            let albums = try db.query("SELECT \(GroupRow.columns) FROM mirror_group WHERE kind = 0 AND artist_id = ?", [key.id.rawValue]) {
-                try GroupRow(row: $0)
-            }.filter { $0.artistKey == owner }
+            let albums = try db.query(
+                """
+                SELECT \(GroupRow.columns.split(separator: ",").map { "g." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")),
+                  o.name FROM mirror_album_owner o JOIN mirror_group g ON g.kind = 0 AND g.id = o.album_id
+                WHERE o.artist_id = ? AND o.k_artist = ?
+                """, [key.id.rawValue, Data(owner)]
+            ) { row in
+                try GroupRow(row: row).owned(by: GroupMember.Credit(key: owner, name: try row.string(GroupRow.columnCount)))
+            }
             try replace(.albumArtist, key.id, with: albums.isEmpty ? nil : GroupRow.aggregate(albumArtist: owner, albums: albums))
         }
         try sections.flush(to: db)
@@ -628,6 +707,7 @@ enum MirrorGroups {
         try db.execute("DELETE FROM mirror_group")
         try db.execute("DELETE FROM mirror_group_section")
         try db.execute("DELETE FROM mirror_group_pending")
+        try db.execute("DELETE FROM mirror_album_owner")
         var sections = SectionCounts()
         for row in rows { sections.add(row.kind, row.kName, row.sName, 1) }
         try db.transaction { try sections.flush(to: db) }
@@ -638,6 +718,7 @@ enum MirrorGroups {
                 for row in rows[chunk..<min(rows.count, chunk + 5_000)] {
                     try statement.bind(row.values)
                     try statement.run()
+                    if row.kind == .album { try writeOwners(row, in: db) }
                 }
             }
         }

@@ -7,7 +7,7 @@ import ShelfDatabase
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 package enum MirrorSchema {
-    static let version = 14
+    static let version = 15
     /// The page size of a new mirror file.
     static let pageSize = 4096
 
@@ -118,6 +118,13 @@ package enum MirrorSchema {
               kind INTEGER NOT NULL, id INTEGER NOT NULL, key BLOB NOT NULL, album BLOB, waiting INTEGER NOT NULL,
               PRIMARY KEY (kind, id)
             ) WITHOUT ROWID;
+            -- Every album artist each album files under (an album of several album artists is
+            -- listed under each; see GroupMember.albumOwners), with the name it is listed by there.
+            CREATE TABLE IF NOT EXISTS mirror_album_owner (
+              artist_id INTEGER NOT NULL, album_id INTEGER NOT NULL, k_artist BLOB NOT NULL, name TEXT NOT NULL,
+              PRIMARY KEY (artist_id, album_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS mirror_album_owner_album ON mirror_album_owner (album_id);
             CREATE INDEX IF NOT EXISTS mirror_group_name ON mirror_group (kind, k_name, id);
             CREATE INDEX IF NOT EXISTS mirror_group_name_tags ON mirror_group (kind, s_name, id);
             CREATE INDEX IF NOT EXISTS mirror_group_artist ON mirror_group (kind, artist_id, k_name, id);

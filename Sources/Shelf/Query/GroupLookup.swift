@@ -83,8 +83,14 @@ extension Library {
             if owner == SortKey.missingKey { owner = SortKey.textKey(track.artist, options: options) }
         }
         // Every track has both: a blank album is its owner's unknown album, a blank owner the
-        // unknown artist (see `GroupMember.groups`).
-        return TrackGroupIDs(album: GroupKey(kind: .album, key: owner, album: album).id, albumArtist: GroupKey(kind: .albumArtist, key: owner).id)
+        // unknown artist (see `GroupMember.groups`). The album artist is the one the album's row
+        // names: the owner, unless the track's list names several others (GroupAccumulator).
+        var named = owner
+        if !track.compilation, track.details.albumArtists.count > 1 {
+            let owners = GroupMember.credits(track.details.albumArtists, options: options).map(\.key)
+            if !owners.contains(owner), let first = owners.first { named = first }
+        }
+        return TrackGroupIDs(album: GroupKey(kind: .album, key: owner, album: album).id, albumArtist: GroupKey(kind: .albumArtist, key: named).id)
     }
 
     /// The album-artist view's ID for an artist's name: the one ID every track and album that
@@ -129,7 +135,9 @@ extension Library {
                 let credited = (track.details.artists.isEmpty ? [track.artist].compactMap { $0 } : track.details.artists)
                 guard credited.contains(where: { Self.artistID(named: $0) == id }) else { continue }
                 let ids = Self.groupIDs(of: track)
-                guard let album = ids.album, ids.albumArtist != id, seen.insert(album).inserted else { continue }
+                // An album of several album artists is its own for each of them (GroupMember.albumOwners).
+                let owners = GroupMember(track, options: SortKeyOptions()).albumOwners.map { GroupKey(kind: .albumArtist, key: $0.key).id }
+                guard let album = ids.album, !owners.contains(id), seen.insert(album).inserted else { continue }
                 albums.append(album)
             }
         }

@@ -30,6 +30,10 @@ extension GroupRow {
         return x < y
     }
 
+    /// The condition that a `mirror_group` row is an album filed under the album artist bound to
+    /// its one argument (under each of its album artists when it has several).
+    static let ownedBySQL = "id IN (SELECT album_id FROM mirror_album_owner WHERE artist_id = ?)"
+
     /// The mirror's columns for `query`'s order keys.
     static func orderColumns(_ query: GroupQuery) -> [String] {
         let name = query.useSortTags ? "s_name" : "k_name"
@@ -55,7 +59,7 @@ extension MirrorQueryEngine: GroupEngine {
         var conditions = [query.byArtist ? "kind = \(GroupKind.album.code)" : "kind = ?"]
         var arguments: [(any SQLiteBindable)?] = (total?.1 ?? []) + (query.byArtist ? [] : [query.kind.code])
         if let artist = query.artist {
-            conditions.append("artist_id = ?")
+            conditions.append(GroupRow.ownedBySQL)
             arguments.append(artist.rawValue)
         }
         if let cursor, let keys = Self.keys(of: cursor, count: columns.count) {
@@ -83,7 +87,7 @@ extension MirrorQueryEngine: GroupEngine {
 
     private func groupTotalSQL(_ query: GroupQuery) -> (String, [(any SQLiteBindable)?]) {
         query.artist.map {
-            ("SELECT count(*) FROM mirror_group WHERE kind = ? AND artist_id = ?", [query.kind.code, $0.rawValue])
+            ("SELECT count(*) FROM mirror_group WHERE kind = ? AND \(GroupRow.ownedBySQL)", [query.kind.code, $0.rawValue])
         } ?? ("SELECT coalesce(sum(count), 0) FROM mirror_group_section WHERE kind = ? AND tags = 0", [query.kind.code])
     }
 
@@ -191,7 +195,7 @@ extension MirrorQueryEngine: GroupEngine {
             // The album artists' letters: one pass over the albums' owner index (no maintained counts).
             try db.forEachRow(
                 "SELECT substr(\(GroupRow.orderColumns(query)[0]), 1, 1), count(*) FROM mirror_group WHERE kind = \(GroupKind.album.code)"
-                    + (query.artist == nil ? "" : " AND artist_id = ?") + " GROUP BY 1",
+                    + (query.artist == nil ? "" : " AND \(GroupRow.ownedBySQL)") + " GROUP BY 1",
                 query.artist.map { [$0.rawValue] } ?? []
             ) { row in
                 counts.add(row.firstByte(0), Int(try row.int64(1)))
@@ -210,7 +214,8 @@ extension MirrorQueryEngine: GroupEngine {
             return counts.infos(descending: query.descending)
         }
         try db.forEachRow(
-            "SELECT substr(\(column), 1, 1), count(*) FROM mirror_group WHERE kind = ?" + (query.artist == nil ? "" : " AND artist_id = ?") + " GROUP BY 1",
+            "SELECT substr(\(column), 1, 1), count(*) FROM mirror_group WHERE kind = ?" + (query.artist == nil ? "" : " AND \(GroupRow.ownedBySQL)")
+                + " GROUP BY 1",
             [query.kind.code] + (query.artist.map { [$0.rawValue] } ?? [])
         ) { row in
             counts.add(row.firstByte(0), Int(try row.int64(1)))

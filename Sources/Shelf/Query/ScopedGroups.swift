@@ -47,7 +47,7 @@ struct GroupTable: Sendable {
     /// The rows of one view in its order.
     func rows(_ query: GroupQuery) -> [GroupRow] {
         var rows = (query.byArtist ? albumsByArtist[query.useSortTags] : ordered[query.kind]?[query.useSortTags]) ?? []
-        if let artist = query.artist { rows = rows.filter { $0.artistID == artist } }
+        if let artist = query.artist { rows = rows.filter { $0.isOwned(by: artist) } }
         return query.descending ? rows.reversed() : rows
     }
 
@@ -60,7 +60,7 @@ struct GroupTable: Sendable {
     /// `rows` of one kind in `query`'s order (what a table keeps sorted; the direct path sorts
     /// the one view it is asked for).
     static func ordered(_ rows: [GroupRow], _ query: GroupQuery) -> [GroupRow] {
-        var rows = rows.filter { $0.kind == query.kind && (query.artist == nil || $0.artistID == query.artist) }
+        var rows = rows.filter { $0.kind == query.kind && (query.artist == nil || query.artist.map($0.isOwned(by:)) == true) }
         rows.sort { $0.precedes($1, query) }
         return query.descending ? rows.reversed() : rows
     }

@@ -74,7 +74,7 @@ public struct TrustedProxies: Sendable {
         let elements = headers["forwarded"].map(Self.forwardedElements) ?? []
         let chain: [String] =
             elements.isEmpty
-            ? (headers["x-forwarded-for"] ?? "").split(separator: ",").map { Self.bareAddress(String($0)) }.filter { !$0.isEmpty }
+            ? Self.values(headers["x-forwarded-for"] ?? "").map(Self.bareAddress).filter { !$0.isEmpty }
             : elements.compactMap { $0["for"].map(Self.bareAddress) }
         // The right-most address no trusted proxy stands for: each proxy appends the address it
         // saw, so what lies left of the first untrusted one may have been written by the client.
@@ -92,8 +92,15 @@ public struct TrustedProxies: Sendable {
 
     /// The first of a comma-separated header's values, trimmed; nil when there is none.
     static func first(_ value: String?) -> String? {
-        guard let value, let first = value.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty else { return nil }
+        guard let value, let first = values(value).first?.trimmingCharacters(in: .whitespaces), !first.isEmpty else { return nil }
         return first
+    }
+
+    /// A comma-separated header's values, split at every comma scalar. Not by `Character`: a
+    /// client's value ending in a prepending mark (U+0600) made one character of it and the comma
+    /// a proxy appended after it, hiding the proxy's hop (found by shelf-fuzz).
+    static func values(_ header: String) -> [String] {
+        header.unicodeScalars.split(separator: ",", omittingEmptySubsequences: false).map { String(String.UnicodeScalarView($0)) }
     }
 
     /// An address without its port or brackets (`"[2001:db8::1]:4711"` → `2001:db8::1`,
@@ -107,7 +114,9 @@ public struct TrustedProxies: Sendable {
     }
 
     /// RFC 7239's `Forwarded`: comma-separated elements of `;`-separated `name=value` pairs, values
-    /// perhaps quoted; names lower-cased.
+    /// perhaps quoted; names lower-cased. A comma always ends an element, even inside quotes: no
+    /// value Shelf reads holds one, and an unclosed quote a client sent swallowed the element its
+    /// proxy appended (found by shelf-fuzz). Scalars, not characters, for the reason `values` gives.
     static func forwardedElements(_ header: String) -> [[String: String]] {
         var elements: [[String: String]] = []
         var current: [String: String] = [:]
@@ -123,7 +132,16 @@ public struct TrustedProxies: Sendable {
             value = ""
             inName = true
         }
-        for character in header {
+        for scalar in header.unicodeScalars {
+            let character = Character(scalar)
+            if quoted, scalar == "," {
+                quoted = false
+                escaped = false
+                endPair()
+                elements.append(current)
+                current = [:]
+                continue
+            }
             if quoted {
                 if escaped {
                     value.append(character)

@@ -212,7 +212,9 @@ final class SubsonicAPI: Sendable {
     static func decodePassword(_ text: String) throws(SubsonicError) -> String {
         guard text.hasPrefix("enc:") else { return text }
         let hex = Array(text.utf8.dropFirst(4))
-        guard hex.count % 2 == 0 else { throw SubsonicError(40, "p: enc: must be followed by hex digit pairs") }
+        // Digits only: `UInt8(_:radix:)` also takes a sign, so "enc:+f" was a password (shelf-fuzz).
+        let digits = Set("0123456789abcdefABCDEF".utf8)
+        guard hex.count % 2 == 0, hex.allSatisfy(digits.contains) else { throw SubsonicError(40, "p: enc: must be followed by hex digit pairs") }
         var bytes: [UInt8] = []
         var index = 0
         while index < hex.count {

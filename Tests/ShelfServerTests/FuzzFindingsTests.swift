@@ -1,0 +1,88 @@
+import Foundation
+import ShelfCore
+import Testing
+
+@testable import Shelf
+@testable import ShelfServer
+
+/// What shelf-fuzz found in the parsers of outside input, each as the input that showed it.
+@Suite struct FuzzFindingsTests {
+    static let proxies = TrustedProxies([IPNetwork("10.0.0.0/8")!])
+
+    /// A client's unclosed quote in `Forwarded` swallowed the hop its proxy appended, so the
+    /// client chose its own address (and so its sign-in limit).
+    @Test func anUnclosedQuoteCannotSwallowTheProxysHop() {
+        let client = Self.proxies.client(peer: "10.0.0.1", headers: ["forwarded": "for=\"x, for=198.51.100.23"], isTLS: false)
+        #expect(client.address == "198.51.100.23")
+        #expect(TrustedProxies.forwardedElements("for=\"x, for=192.0.2.1;proto=https").last?["proto"] == "https")
+    }
+
+    /// X-Forwarded-For ending in a prepending mark (U+0600) made one character of it and the
+    /// comma the proxy appended, which hid the proxy's hop.
+    @Test func aPrependingMarkCannotJoinTheProxysComma() {
+        let forged = "203.0.113.9\u{0600}, 198.51.100.23"
+        #expect(forged.split(separator: ",").count == 1, "the fault: Character splitting sees one value")
+        let client = Self.proxies.client(peer: "10.0.0.1", headers: ["x-forwarded-for": forged], isTLS: false)
+        #expect(client.address == "198.51.100.23")
+        let viaForwarded = Self.proxies.client(peer: "10.0.0.1", headers: ["forwarded": "for=x\u{0600}, for=198.51.100.23"], isTLS: false)
+        #expect(viaForwarded.address == "198.51.100.23")
+    }
+
+    /// `enc:+f` decoded to a password: `UInt8(_:radix:)` takes a sign.
+    @Test func anEncodedPasswordIsHexDigitsOnly() throws {
+        #expect(throws: SubsonicError.self) { try SubsonicAPI.decodePassword("enc:+f") }
+        #expect(throws: SubsonicError.self) { try SubsonicAPI.decodePassword("enc:-1") }
+        #expect(try SubsonicAPI.decodePassword("enc:616E6e") == "ann")
+    }
+
+    /// A strict bound past the largest double became +∞, which a smart playlist cannot store.
+    @Test func aStrictBoundAtTheLargestNumberIsRefused() throws {
+        #expect(throws: FilterParseError.self) { try FilterParser.parse("year:>1.7976931348623157e308") }
+        let filter = try FilterParser.parse("year:>1e300")
+        #expect(try SmartRules(.filter(filter)).json().isEmpty == false)
+    }
+
+    /// Signed numbers in tags: "-1" was track −1 and "-999" year −999.
+    @Test func tagNumbersAreDigitsOnly() throws {
+        let tags = AudioFileTags(
+            properties: ["TRACKNUMBER": "-1/+12", "DISCNUMBER": "2/3", "DATE": "-999"], durationMilliseconds: 1_000, bitrate: 0, sampleRate: 44_100,
+            channels: 2, codec: "flac", picture: nil, pictureMimeType: nil)
+        let track = tags.track(path: "/x.flac")
+        #expect(track.trackNumber == nil && track.trackCount == nil && track.year == nil)
+        #expect(track.discNumber == 2 && track.discCount == 3)
+    }
+
+    /// Exports: listen times of ∞ and of the year 2 were taken; two identical iTunes entries
+    /// trapped; a CRLF beets config swallowed the rest of the file into the music folder.
+    @Test func exportsAreReadWithinReason() throws {
+        #expect(ListenExportReader.listenBrainz(["listened_at": 1e300, "track_metadata": ["artist_name": "A", "track_name": "T"]]) == nil)
+        #expect(ListenExportReader.listenBrainz(["listened_at": 1_600_000_000, "track_metadata": ["artist_name": "A", "track_name": "T"]]) != nil)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-fuzz-findings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+
+        let csv = dir.appendingPathComponent("lastfm.csv")
+        try Data("artist,album,title,date\nA,B,T,inf\n".utf8).write(to: csv)
+        #expect(throws: (any Error).self) { try ListenExportReader.lastfm(csv) }
+        try Data("artist,album,title,date\nA,B,T,0002-01-01T00:00:00Z\n".utf8).write(to: csv)
+        #expect(throws: (any Error).self) { try ListenExportReader.lastfm(csv) }
+
+        let entry = """
+            <dict><key>Track ID</key><integer>7</integer><key>Name</key><string>T</string><key>Artist</key><string>A</string>\
+            <key>Date Added</key><date>2020-01-01T00:00:00Z</date></dict>
+            """
+        let plist = """
+            <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>Tracks</key><dict>\
+            <key>7</key>\(entry)<key>8</key>\(entry.replacingOccurrences(of: "<integer>7</integer>", with: "<integer>8</integer>"))\
+            </dict></dict></plist>
+            """
+        let library = dir.appendingPathComponent("Library.xml")
+        try Data(plist.utf8).write(to: library)
+        let read = try ITunesReader.read(library)
+        #expect(read.users.first?.tracks.count == 2)
+
+        try Data("library: x.db\r\ndirectory: ~/Music\r\nimport:\r\n  move: yes\r\n".utf8).write(to: dir.appendingPathComponent("config.yaml"))
+        let folder = BeetsReader.directory(besides: dir.appendingPathComponent("library.db"))
+        #expect(folder?.hasSuffix("/Music") == true && folder?.contains("\n") == false, "\(folder ?? "nil")")
+    }
+}

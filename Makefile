@@ -182,18 +182,20 @@ asan: deps-test build-info
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
 	SHELF_SANITIZER=address ASAN_OPTIONS="detect_leaks=0 $(ASAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
 
-# Every fuzz target of `shelf-fuzz` under libFuzzer and AddressSanitizer for FUZZ_SECONDS each,
-# from its committed seeds (Tests/Fuzz/corpus) plus what earlier runs found (.build/fuzz-corpus);
+# Every fuzz target of `shelf-fuzz` under libFuzzer and AddressSanitizer for FUZZ_SECONDS each
+# (or FUZZ_RUNS executions, whichever comes first; -1: no limit), from its committed seeds (Tests/Fuzz/corpus) plus what earlier runs found (.build/fuzz-corpus);
 # fails on a crash, a leak, an AddressSanitizer report or a broken invariant. Findings are left in
 # .build/fuzz-findings/TARGET; each becomes a file in Tests/Fuzz/crashes/TARGET with its fix.
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?= -1
+FUZZ_TARGETS ?=
 fuzz: deps-test build-info
 	$(SWIFT) build --product shelf-fuzz --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -gnone -Xswiftc -use-ld=lld
 	@set -e; bin=.build/fuzz/debug/shelf-fuzz; failed=""; \
-	for target in $$($$bin --list); do \
+	for target in $(or $(FUZZ_TARGETS),$$($$bin --list)); do \
 	  mkdir -p .build/fuzz-corpus/$$target .build/fuzz-findings/$$target; \
-	  echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
-	  if ! LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Fuzz/lsan.supp $(LSAN_OPTIONS)" $$bin $$target -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=.build/fuzz-findings/$$target/ \
+	  echo "fuzz: $$target for $(FUZZ_SECONDS) s or $(FUZZ_RUNS) runs"; \
+	  if ! LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Fuzz/lsan.supp $(LSAN_OPTIONS)" $$bin $$target -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -print_final_stats=1 -artifact_prefix=.build/fuzz-findings/$$target/ \
 	      -max_len=65536 -rss_limit_mb=2048 -timeout=10 .build/fuzz-corpus/$$target Tests/Fuzz/corpus/$$target > .build/fuzz-findings/$$target.log 2>&1; then \
 	    failed="$$failed $$target"; tail -40 .build/fuzz-findings/$$target.log; \
 	  fi; \

@@ -359,6 +359,22 @@ def tag_names(path, artist, album, title, extra):
     audio.save()
 
 
+def tag_lyrics(path, pairs):
+    """Lyrics as taggers write them: one ID3v2 USLT frame per LANG=TEXT pair, or a repeated
+    Vorbis LYRICS field (languages dropped: Vorbis comments have none)."""
+    audio = mutagen.File(path)
+    if audio.tags is None:
+        audio.add_tags()
+    texts = [pair.split("=", 1) for pair in pairs]
+    if path.endswith(".mp3"):
+        for lang, text in texts:
+            audio.tags.add(USLT(encoding=3, lang=lang, desc="", text=text))
+        audio.save(v2_version=4)
+        return
+    audio.tags["LYRICS"] = [text for _, text in texts]
+    audio.save()
+
+
 if __name__ == "__main__":
     command = sys.argv[1]
     if command == "tag-id3":
@@ -373,6 +389,8 @@ if __name__ == "__main__":
         dump_any(sys.argv[2])
     elif command == "tag-artists":
         tag_artists(sys.argv[2], sys.argv[3:])
+    elif command == "tag-lyrics":
+        tag_lyrics(sys.argv[2], sys.argv[3:])
     elif command == "tag-names":
         tag_names(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
     else:

@@ -331,6 +331,23 @@ void addTrueAudioAPE(shelf_tags *tags, TagLib::File *file) {
     if (tags->picture.empty()) fromAPE(tags, &ape);
 }
 
+// Every unsynchronised lyrics frame of an ID3v2 tag as "SHELF:USLT" values, each its language
+// (three letters, as tagged), U+0001, then the text: TagLib's LYRICS property keeps neither the
+// language nor more than the frames without a description, and a file may hold one per language.
+void addLyricsFrames(shelf_tags *tags, TagLib::ID3v2::Tag *tag) {
+    std::vector<std::string> values;
+    for (auto *frame : tag->frameList("USLT")) {
+        auto *lyrics = dynamic_cast<TagLib::ID3v2::UnsynchronizedLyricsFrame *>(frame);
+        if (!lyrics || lyrics->text().isEmpty()) continue;
+        const TagLib::ByteVector language = lyrics->language();
+        std::string value(language.data(), language.size());
+        value += '\x01';
+        value += lyrics->text().to8Bit(true);
+        values.push_back(value);
+    }
+    if (!values.empty()) tags->properties.emplace_back("SHELF:USLT", values);
+}
+
 // Reads tags, properties and picture. With `requireAudio` false, a file TagLib opens but whose
 // stream it cannot decode (an MP4 sample entry or WAV layout TagLib 1.13 does not know) still
 // gives its tags, with zero audio properties: the caller reads those elsewhere.
@@ -355,11 +372,20 @@ int readFile(const char *path, shelf_tags **out, char *message, size_t message_s
         }
         addMP4Freeform(tags, file, properties);
         if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) {
-            if (mpeg->hasID3v2Tag()) addInvolvedPeople(tags, mpeg->ID3v2Tag());
+            if (mpeg->hasID3v2Tag()) {
+                addInvolvedPeople(tags, mpeg->ID3v2Tag());
+                addLyricsFrames(tags, mpeg->ID3v2Tag());
+            }
         } else if (auto *wav = dynamic_cast<TagLib::RIFF::WAV::File *>(file)) {
-            if (wav->hasID3v2Tag()) addInvolvedPeople(tags, wav->ID3v2Tag());
+            if (wav->hasID3v2Tag()) {
+                addInvolvedPeople(tags, wav->ID3v2Tag());
+                addLyricsFrames(tags, wav->ID3v2Tag());
+            }
         } else if (auto *aiff = dynamic_cast<TagLib::RIFF::AIFF::File *>(file)) {
-            if (aiff->hasID3v2Tag()) addInvolvedPeople(tags, aiff->tag());
+            if (aiff->hasID3v2Tag()) {
+                addInvolvedPeople(tags, aiff->tag());
+                addLyricsFrames(tags, aiff->tag());
+            }
         }
         if (auto *audio = ref.audioProperties(); audio && hasAudio(ref)) {
             tags->length_ms = audio->lengthInMilliseconds();

@@ -266,7 +266,9 @@ extension Library {
                 }
                 parsed[index].folderPicture = folders[directory.path] ?? nil
             }
-            if settings.lyrics == .files || SortKey.isBlank(own.lyrics) {
+            // The file beside is read when it may be the track's lyrics, and when the tags hold
+            // lyrics too, as one more text to offer (`LyricsText`).
+            if settings.lyrics == .files || SortKey.isBlank(own.lyrics) || !value.0.embeddedLyrics.isEmpty {
                 let found = LyricsFile.find(beside: parsed[index].url, in: listing)
                 parsed[index].lyricsFile = found.text
                 if let problem = found.problem { report.warnings.append(problem) }
@@ -348,6 +350,7 @@ extension Library {
                     }
                     // Bookkeeping of the import, not of the track: no change is recorded for it.
                     try batch.db.execute("UPDATE track SET sidecars = ? WHERE id = ?", [file.sidecars.isEmpty ? nil : file.sidecars, id.rawValue])
+                    try batch.setLyricsTexts(id, cut.isEmpty ? Self.lyricsTexts(tags, file: file.lyricsFile, shown: track.lyrics) : [])
                 }
             }
             try artistPictures.apply(in: batch)
@@ -360,6 +363,18 @@ extension Library {
         report.failed += outcome.failed
         report.warnings += outcome.warnings
         report.commits += 1
+    }
+
+    /// Every lyrics text a file offers, the one its track shows first: each of its tags' texts,
+    /// then the file beside it, each text once. None when the shown text is all there is and has
+    /// no language (most files: nothing to keep beyond the track's `lyrics`).
+    static func lyricsTexts(_ tags: AudioFileTags, file: String?, shown: String?) -> [LyricsText] {
+        let all = tags.embeddedLyrics + (file.map { [LyricsText(lang: "", source: "file", text: $0)] } ?? [])
+        var seen = Set<String>()
+        var texts: [LyricsText] = []
+        if let shown { texts.append(all.first { $0.text == shown } ?? LyricsText(lang: "", source: "embedded", text: shown)) }
+        for text in all where seen.insert(text.text).inserted && text.text != shown { texts.append(text) }
+        return texts.count == 1 && texts[0].lang.isEmpty ? [] : texts
     }
 
     /// Brings an image's stored tracks in line with how it is read now (`entries`: its sheet's

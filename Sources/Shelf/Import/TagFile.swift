@@ -59,6 +59,9 @@ public struct AudioFileTags: Sendable, Equatable {
     public var bitDepth = 0
     /// An MP3's ID3v2 major version (3 or 4), else 0: 2.3 joins a list's values with "/".
     public var id3v2Version = 0
+    /// Every lyrics text the tags hold: each ID3v2 lyrics frame with its language, else each value
+    /// of a repeated `LYRICS` field (`properties["LYRICS"]` is the first of them).
+    public var embeddedLyrics: [LyricsText] = []
 
     /// Every value of `key`, in the file's order; empty when the file has none.
     public func values(_ key: String) -> [String] {
@@ -159,12 +162,28 @@ public enum TagFile {
         var size = 0
         let picture = shelf_tags_picture(handle, &size).map { Data(bytes: $0, count: size) }
         let mime = String(cString: shelf_tags_picture_mime(handle))
+        var embedded: [LyricsText] = []
+        if let frames = lists.removeValue(forKey: Self.lyricsFrames) ?? properties[Self.lyricsFrames].map({ [$0] }) {
+            for frame in frames {
+                let parts = frame.split(separator: "\u{1}", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, !SortKey.isBlank(String(parts[1])) else { continue }
+                let lang = parts[0].trimmingCharacters(in: .whitespaces.union(.controlCharacters)).lowercased()
+                embedded.append(LyricsText(lang: lang == "xxx" ? "" : lang, source: "embedded", text: String(parts[1])))
+            }
+        } else if let values = lists["LYRICS"] ?? properties["LYRICS"].map({ [$0] }) {
+            embedded = values.filter { !SortKey.isBlank($0) }.map { LyricsText(lang: "", source: "embedded", text: $0) }
+        }
+        properties[Self.lyricsFrames] = nil
         return AudioFileTags(
             properties: properties, durationMilliseconds: Int(shelf_tags_length_ms(handle)), bitrate: Int(shelf_tags_bitrate(handle)),
             sampleRate: Int(shelf_tags_sample_rate(handle)), channels: Int(shelf_tags_channels(handle)),
             codec: String(cString: shelf_tags_codec(handle)), picture: picture, pictureMimeType: picture == nil || mime.isEmpty ? nil : mime,
-            lists: lists, bitDepth: Int(shelf_tags_bit_depth(handle)), id3v2Version: Int(shelf_tags_id3v2_version(handle)))
+            lists: lists, bitDepth: Int(shelf_tags_bit_depth(handle)), id3v2Version: Int(shelf_tags_id3v2_version(handle)),
+            embeddedLyrics: embedded)
     }
+
+    /// The shim's key for ID3v2 lyrics frames (language, U+0001, text), which is no tag's name.
+    static let lyricsFrames = "SHELF:USLT"
 
     /// Sets (a value) or removes (nil) properties by unified key and saves the file in place; a
     /// value holding U+001F (`TagFile.listSeparator`) is several values, written as the format

@@ -62,6 +62,9 @@ enum Migrations {
         Step(name: "tellNamesApartByIdentity", from: 14, to: 15) { db in
             try IdentityMigration.apply(db)
         },
+        Step(name: "addTrackLyrics", from: 15, to: 16) { db in
+            try db.execute(script: Schema.version16Additions)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 15
+    static let currentVersion = 16
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """
@@ -466,5 +466,18 @@ enum Schema {
     /// Version 14: a playlist's comment (Subsonic's `comment`, which tools use to find their playlists).
     static let version14Additions = """
         ALTER TABLE playlist ADD COLUMN comment TEXT;
+        """
+
+    /// Version 16: a track's lyrics beyond the one it shows (`LyricsText`: every language of its
+    /// tags, the file beside it), in the order they were found, rewritten when its file is read.
+    static let version16Additions = """
+        CREATE TABLE track_lyrics (
+          track_id INTEGER NOT NULL REFERENCES track(id) ON DELETE CASCADE,
+          position INTEGER NOT NULL,
+          lang     TEXT    NOT NULL,
+          source   TEXT    NOT NULL,
+          text     TEXT    NOT NULL,
+          PRIMARY KEY (track_id, position)
+        ) WITHOUT ROWID;
         """
 }

@@ -163,15 +163,23 @@ extension SubsonicAPI {
 
     /// getLyricsBySongId (songLyrics): the song's lyrics as structured lines, synced when they are
     /// LRC; with `enhanced=true` (version 2) the layer's `kind` and, for enhanced LRC, each line's
-    /// timed words as `cueLine`s.
+    /// timed words as `cueLine`s. Every text the song has is its own entry: the one it shows, then
+    /// each other language of its tags and the file beside it (`Library.lyricsTexts`), each with
+    /// the language it was tagged in (or its LRC header's).
     func lyricsBySongID(_ call: SubsonicCall) async throws -> SubsonicReply {
         _ = try call.signedIn
         let enhanced = try call.parameters.bool("enhanced") ?? false
         let id = try call.parameters.trackID()
         guard let track = try await library.track(id) else { throw SubsonicError.notFound("song tr-\(id)") }
-        guard let lyrics = track.lyrics, !lyrics.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            return .container("lyricsList", "structuredLyrics", [SubsonicStructuredLyrics]())
+        let texts = try await library.lyricsTexts(of: track)
+        let entries = texts.enumerated().map { index, text in
+            Self.structuredLyrics(text.text, lang: text.lang, kind: index == 0 ? "main" : "translation", of: track, enhanced: enhanced)
         }
+        return .container("lyricsList", "structuredLyrics", entries)
+    }
+
+    /// One lyrics text as a `structuredLyrics` entry (`kind` only for songLyrics version 2).
+    static func structuredLyrics(_ lyrics: String, lang: String, kind: String, of track: Track, enhanced: Bool) -> SubsonicStructuredLyrics {
         let synced = Self.syncedLines(lyrics)
         let header = Self.lrcHeader(lyrics)
         let timed = synced?.map { (start: $0.0, Self.wordTimings($0.1)) }
@@ -181,7 +189,7 @@ extension SubsonicAPI {
             } ?? lyrics.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { SubsonicLyricLine(text: String($0)) }
         var structured = SubsonicStructuredLyrics(displayArtist: track.artist, displayTitle: track.title, synced: synced != nil, lines: lines)
         if enhanced {
-            structured.kind = "main"
+            structured.kind = kind
             let timedLines = timed ?? []
             // The last word of the song ends with the song when nothing after it says when.
             let songEnd = track.duration.flatMap { $0.isFinite && $0 > 0 && $0 < 1e7 ? Int($0 * 1000) : nil }
@@ -205,9 +213,14 @@ extension SubsonicAPI {
                 structured.cueLines.append(SubsonicCueLine(index: index, start: line.start, end: cues.last?.end, value: line.1.text, cues: cues))
             }
         }
-        if let lang = header.lang { structured.lang = lang }
+        // The tagged language first (an ID3v2 frame's), else the LRC header's.
+        if !lang.isEmpty {
+            structured.lang = lang
+        } else if let lang = header.lang {
+            structured.lang = lang
+        }
         if synced != nil, let offset = header.offset { structured.offset = offset }
-        return .container("lyricsList", "structuredLyrics", [structured])
+        return structured
     }
 
     /// getLyrics (artist, title): the first matching song's plain lyrics.

@@ -265,6 +265,29 @@ final class FeedServer: @unchecked Sendable {
             #expect(try channels(ann)["pc-2"] == nil)
             #expect(!FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("library/podcasts/2").path))
             #expect(try ann.errorCode("getPodcastEpisode", [("id", id("First"))]) == 70)
+
+            // Without --podcast-allow-private again: a name that resolves to loopback, IPv4 written
+            // inside IPv6, and a short form are each refused when their address is dialled (after
+            // any lookup), if not at once.
+            server.stop()
+            server = try ServerProcess(library: fixture.library, arguments: ["--config", config.path])
+            let strict = SubsonicClient(server)
+            for host in ["localhost", "[::ffff:127.0.0.1]", "127.1"] {
+                let url = "http://\(host):\(feedServer.port)/feed.xml"
+                let answer = try strict.json("createPodcastChannel", [("url", url)])
+                if answer["status"] as? String == "failed" {
+                    #expect(((answer["error"] as? [String: Any])?["message"] as? String)?.contains("podcast-allow-private") == true, "\(host)")
+                    continue
+                }
+                func listed() throws -> [String: Any]? {
+                    ((try strict.ok("getPodcasts")["podcasts"] as? [String: Any])?["channel"] as? [[String: Any]])?.first { $0["url"] as? String == url }
+                }
+                let channel = try #require(try listed()?["id"] as? String, "\(host)")
+                #expect(server.waitForLine { $0.contains("\(channel): could not fetch the feed") } != nil, "\(host)")
+                let failed = try #require(try listed(), "\(host)")
+                #expect(failed["status"] as? String == "error", "\(host)")
+                #expect((failed["errorMessage"] as? String)?.contains("refused to connect to") == true, "\(host): \(failed)")
+            }
         }
     }
 }

@@ -9,6 +9,84 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let files = repository.appendingPathComponent("Sources/ShelfServer/Web/files")
 
+    // The two browser suites come first: the suite is serialized and they are its longest tests,
+    // so starting them with the run keeps them off the end of `make test`.
+    /// Real audio files: sign in, play and the queue, the edit dialog (the list, `shelf track`
+    /// and the file's tags), `shelf import` from the command line while the page is open, screenshots.
+    @Test func theBrowserSuiteOnSampleFiles() async throws {
+        try await offCooperativePool {
+            guard let python = Self.browserPython() else { return }
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-web-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: root) }
+            let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
+            let library = root.appendingPathComponent("library").path
+            // Three seconds a track, so the position is seen to advance; the later import's files
+            // have other audio (two seconds), so they are new tracks, not the same ones again.
+            for (dir, tracks, seconds) in [("music", 24, "3"), ("more", 6, "2")] {
+                let written = try ChildProcess.run(
+                    bench, ["sample-files", "--tracks", "\(tracks)", "--dir", root.appendingPathComponent(dir).path, "--seconds", seconds])
+                try #require(written.status == 0, "\(written.stderr)")
+            }
+            let shelf = ServedLibrary.shelfBinary()
+            try #require(try ChildProcess.run(shelf, ["--library", library, "import", root.appendingPathComponent("music").path]).status == 0)
+            try #require(
+                try ChildProcess.run(
+                    shelf, ["--library", library, "user", "add", "ann", "--admin", "--password-stdin"], stdin: Data((ServedLibrary.annPassword + "\n").utf8)
+                ).status == 0)
+            // The music folder is the server's, so the admin page's scan has a folder to scan; the
+            // backup folder is too, so its backups are listed and one is taken.
+            let config = root.appendingPathComponent("shelf.toml")
+            try "backup-dir = \"\(root.appendingPathComponent("backups").path)\"\n".write(to: config, atomically: true, encoding: .utf8)
+            let server = try ServerProcess(
+                library: library, arguments: ["--config", config.path, "--music", root.appendingPathComponent("music").path])
+            defer { server.stop() }
+            let result = try Self.runSuite("sample", python: python, server: server, library: library, importDir: root.appendingPathComponent("more").path)
+            print(result.stdout)
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr.suffix(4000))")
+            // Every check ran and passed (a skipped one prints nothing, so each is named here).
+            for check in [
+                "play a track", "edit a title", "shelf import and shelf edit", "gapless joins and ReplayGain", "synced lyrics",
+                "the queue resumed on another device", "a share from the selection", "admin: users", "settings: theme",
+                "the library views", "Japanese everywhere", "the shell offline", "a keyboard walk", "every view at 390x844",
+            ] where ProcessInfo.processInfo.environment["SHELF_WEB_ONLY"] == nil {
+                #expect(result.stdout.contains("ok   \(check)"), "\(check)")
+            }
+            // axe-core comes from PyPI (make subsonic-client); without it the check says it skipped.
+            #expect(result.stdout.contains("ok   axe on every view") || result.stdout.contains("skip axe"))
+        }
+    }
+
+    /// A generated library of 500,500 tracks in `make test-full` (30,000 in `make test`, 10,000
+    /// under a sanitizer; `SHELF_WEB_TRACKS` to change it) with a picture per album: first rows, jumps to M and か, the end of the list, sorting, search
+    /// as you type, a filter mistake, DOM nodes and heap flat over the whole list, the keyboard, covers.
+    @Test func theBrowserSuiteOnAGeneratedLibrary() async throws {
+        try await offCooperativePool {
+            guard let python = Self.browserPython() else { return }
+            // 30,000 in make test: long enough that the memory check measures the list, not the page's
+            // own start; the page's heap is the same there as at 100,000 and 500,500 (1.5 MB at the
+            // top, 1.7 MB after the whole list), and fewer tracks save CPU make test is short of.
+            let scaled = TestScale.full ? 500_500 : TestScale.sanitized ? 10_000 : 30_000
+            let tracks = Int(ProcessInfo.processInfo.environment["SHELF_WEB_TRACKS"] ?? "") ?? scaled
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-web-big-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: root) }
+            let library = root.appendingPathComponent("library").path
+            let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
+            let generated = try ChildProcess.run(bench, ["generate", "--tracks", "\(tracks)", "--library", library, "--artwork-px", "64"])
+            try #require(generated.status == 0, "\(generated.stderr)")
+            let shelf = ServedLibrary.shelfBinary()
+            try #require(
+                try ChildProcess.run(
+                    shelf, ["--library", library, "user", "add", "ann", "--admin", "--password-stdin"], stdin: Data((ServedLibrary.annPassword + "\n").utf8)
+                ).status == 0)
+            let server = try ServerProcess(library: library)
+            defer { server.stop() }
+            let result = try Self.runSuite("big", python: python, server: server, library: library)
+            print(result.stdout)
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr.suffix(4000))")
+            #expect(result.stdout.contains("ok   DOM nodes and heap flat"))
+        }
+    }
+
     @Test func everyFileIsServedWithItsTypeETagAndPolicy() async throws {
         try await offCooperativePool {
             let fixture = try ServedLibrary(tracks: 2)
@@ -240,81 +318,5 @@ import Testing
         var environment = ["SE_AVOID_STATS": "true", "SE_OFFLINE": "true"]
         environment["SHELF_WEB_ONLY"] = ProcessInfo.processInfo.environment["SHELF_WEB_ONLY"]
         return try ChildProcess.run(python, arguments, environment: environment)
-    }
-
-    /// Real audio files: sign in, play and the queue, the edit dialog (the list, `shelf track`
-    /// and the file's tags), `shelf import` from the command line while the page is open, screenshots.
-    @Test func theBrowserSuiteOnSampleFiles() async throws {
-        try await offCooperativePool {
-            guard let python = Self.browserPython() else { return }
-            let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-web-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: root) }
-            let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
-            let library = root.appendingPathComponent("library").path
-            // Three seconds a track, so the position is seen to advance; the later import's files
-            // have other audio (two seconds), so they are new tracks, not the same ones again.
-            for (dir, tracks, seconds) in [("music", 24, "3"), ("more", 6, "2")] {
-                let written = try ChildProcess.run(
-                    bench, ["sample-files", "--tracks", "\(tracks)", "--dir", root.appendingPathComponent(dir).path, "--seconds", seconds])
-                try #require(written.status == 0, "\(written.stderr)")
-            }
-            let shelf = ServedLibrary.shelfBinary()
-            try #require(try ChildProcess.run(shelf, ["--library", library, "import", root.appendingPathComponent("music").path]).status == 0)
-            try #require(
-                try ChildProcess.run(
-                    shelf, ["--library", library, "user", "add", "ann", "--admin", "--password-stdin"], stdin: Data((ServedLibrary.annPassword + "\n").utf8)
-                ).status == 0)
-            // The music folder is the server's, so the admin page's scan has a folder to scan; the
-            // backup folder is too, so its backups are listed and one is taken.
-            let config = root.appendingPathComponent("shelf.toml")
-            try "backup-dir = \"\(root.appendingPathComponent("backups").path)\"\n".write(to: config, atomically: true, encoding: .utf8)
-            let server = try ServerProcess(
-                library: library, arguments: ["--config", config.path, "--music", root.appendingPathComponent("music").path])
-            defer { server.stop() }
-            let result = try Self.runSuite("sample", python: python, server: server, library: library, importDir: root.appendingPathComponent("more").path)
-            print(result.stdout)
-            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr.suffix(4000))")
-            // Every check ran and passed (a skipped one prints nothing, so each is named here).
-            for check in [
-                "play a track", "edit a title", "shelf import and shelf edit", "gapless joins and ReplayGain", "synced lyrics",
-                "the queue resumed on another device", "a share from the selection", "admin: users", "settings: theme",
-                "the library views", "Japanese everywhere", "the shell offline", "a keyboard walk", "every view at 390x844",
-            ] where ProcessInfo.processInfo.environment["SHELF_WEB_ONLY"] == nil {
-                #expect(result.stdout.contains("ok   \(check)"), "\(check)")
-            }
-            // axe-core comes from PyPI (make subsonic-client); without it the check says it skipped.
-            #expect(result.stdout.contains("ok   axe on every view") || result.stdout.contains("skip axe"))
-        }
-    }
-
-    /// A generated library of 500,500 tracks in `make test-full` (50,000 in `make test`, 10,000
-    /// under a sanitizer; `SHELF_WEB_TRACKS` to change it) with a picture per album: first rows, jumps to M and か, the end of the list, sorting, search
-    /// as you type, a filter mistake, DOM nodes and heap flat over the whole list, the keyboard, covers.
-    @Test func theBrowserSuiteOnAGeneratedLibrary() async throws {
-        try await offCooperativePool {
-            guard let python = Self.browserPython() else { return }
-            // 50,000 in make test: long enough that the memory check measures the list, not the page's
-            // own start; the page's heap is the same there as at 100,000 and 500,500 (1.5 MB at the
-            // top, 1.7 MB after the whole list), and generating half the tracks saves a minute of CPU.
-            let scaled = TestScale.full ? 500_500 : TestScale.sanitized ? 10_000 : 50_000
-            let tracks = Int(ProcessInfo.processInfo.environment["SHELF_WEB_TRACKS"] ?? "") ?? scaled
-            let root = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-web-big-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: root) }
-            let library = root.appendingPathComponent("library").path
-            let bench = ChildProcess.productsDirectory().appendingPathComponent("shelf-bench")
-            let generated = try ChildProcess.run(bench, ["generate", "--tracks", "\(tracks)", "--library", library, "--artwork-px", "64"])
-            try #require(generated.status == 0, "\(generated.stderr)")
-            let shelf = ServedLibrary.shelfBinary()
-            try #require(
-                try ChildProcess.run(
-                    shelf, ["--library", library, "user", "add", "ann", "--admin", "--password-stdin"], stdin: Data((ServedLibrary.annPassword + "\n").utf8)
-                ).status == 0)
-            let server = try ServerProcess(library: library)
-            defer { server.stop() }
-            let result = try Self.runSuite("big", python: python, server: server, library: library)
-            print(result.stdout)
-            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr.suffix(4000))")
-            #expect(result.stdout.contains("ok   DOM nodes and heap flat"))
-        }
     }
 }

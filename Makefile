@@ -180,7 +180,7 @@ tsan: deps-test build-info
 # The suite under AddressSanitizer (and its leak checker), in its own build folder, as `make tsan`.
 asan: deps-test build-info
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
-	SHELF_SANITIZER=address ASAN_OPTIONS="detect_leaks=0 $(ASAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
+	SHELF_SANITIZER=address ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/Tests/Sanitizers/asan.supp $(ASAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
 
 # Every fuzz target of `shelf-fuzz` under libFuzzer and AddressSanitizer for FUZZ_SECONDS each
 # (or FUZZ_RUNS executions, whichever comes first; -1: no limit), from its committed seeds (Tests/Fuzz/corpus) plus what earlier runs found (.build/fuzz-corpus);

@@ -44,11 +44,12 @@ import Testing
                 try batch.setGroupsStarred([beatles.beforeIdentity.id, hikaru.beforeIdentity.id, hoshi.id], kind: .albumArtist, by: user, true)
                 try batch.setGroupsStarred([hikaruAlbum.beforeIdentity.id], kind: .album, by: user, true)
             }
-            // As schema 14 wrote them: the old IDs, and the version before this one.
+            // As schema 14 wrote them: the old IDs, the version, and no table a later schema added.
             let db = try Connection(path: library.storeURL.path)
             try db.execute(
                 "INSERT INTO artist_picture (album_artist_id, artist_id, name, artwork_id, path, stamp) VALUES (?, ?, 'ヒカル', ?, '/m/artist.jpg', 'x')",
                 [hikaru.beforeIdentity.id.rawValue, hikaru.beforeIdentity.id.rawValue, picture.rawValue])
+            try db.execute("DROP TABLE track_lyrics")
             try db.execute("PRAGMA user_version = 14")
         }
         try? FileManager.default.removeItem(at: dir.url.appendingPathComponent("mirror.sqlite"))

@@ -277,6 +277,26 @@ def test_queue_resume(kit, driver, tracks):
     stop_playing(kit, driver)
 
 
+def test_stream_only_player(kit, driver, tracks):
+    """The signed-in admin may download, so the player fetches files; for a user who may only
+    stream (the server sends them Opus), it names the format, so a seek asks for a new start
+    (`timeOffset`) instead of a byte range the transcode cannot serve."""
+    assert kit.js(driver, "return window.shelf.player.streamOnly") is False
+    urls = kit.js(driver, """
+        const p = window.shelf.player, t = {id: arguments[0]}, chosen = p.el.transcode.value;
+        p.el.transcode.value = '';
+        const plain = p.streamURL(t, 0);
+        p.streamOnly = true;
+        const urls = [plain, p.streamURL(t, 0), p.streamURL(t, 12)];
+        p.streamOnly = false;
+        p.el.transcode.value = chosen;
+        return urls;
+    """, tracks[0]["id"])
+    assert "format=" not in urls[0], urls
+    assert "format=opus" in urls[1] and "timeOffset" not in urls[1], urls
+    assert "format=opus" in urls[2] and "timeOffset=12.0" in urls[2], urls
+
+
 def accept_confirm(kit, driver):
     """Accepts the page's window.confirm()."""
     from selenium.webdriver.support import expected_conditions

@@ -591,6 +591,7 @@ def sample_suite(driver):
     check("gapless joins and ReplayGain in the audio graph", lambda d: web_checks.test_gapless_and_replaygain(kit, d, tones), driver)
     check("synced lyrics", lambda d: web_checks.test_synced_lyrics(kit, d, tones), driver)
     check("the queue resumed on another device", lambda d: web_checks.test_queue_resume(kit, d, tones), driver)
+    check("a stream-only user's player names Opus and seeks by time", lambda d: web_checks.test_stream_only_player(kit, d, tones), driver)
     check("a share from the selection, listed and revoked", lambda d: web_checks.test_share_a_selection(kit, d), driver)
     check("admin: users, API keys, scans, loudness, backups, statistics", lambda d: web_checks.test_admin(kit, d), driver)
     check("settings: theme, language, playback, sessions", lambda d: web_checks.test_settings(kit, d), driver)

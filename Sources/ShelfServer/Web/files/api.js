@@ -134,6 +134,11 @@ export function encodePassword(password) {
   return `enc:${[...new TextEncoder().encode(password)].map((byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }
 
+/** Whether a user may stream but not download (/api/me's `roles`): the server sends them transcodes only. */
+export function isStreamOnly(user) {
+  return Boolean(user) && !isAdmin(user) && Array.isArray(user.roles) && !user.roles.includes('download');
+}
+
 /** Whether the signed-in user is an admin (/api/me says `admin`; the brief's `isAdmin` also counts). */
 export function isAdmin(user) {
   return Boolean(user && (user.admin ?? user.isAdmin));

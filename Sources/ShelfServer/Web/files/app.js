@@ -2,7 +2,7 @@
 // sidebar of views and playlists, the player, the edit dialog, and live updates from
 // /api/events. State flows one way: the state below → sources → the table renders; events
 // and input change the state.
-import { api, onSignedOut, artworkURL, clock, isAbort, setLibrary, currentLibrary } from './api.js';
+import { api, onSignedOut, artworkURL, clock, isAbort, setLibrary, currentLibrary, isStreamOnly } from './api.js';
 import { VirtualTable } from './virtual-table.js';
 import { JumpBar, sectionOfKey } from './jump-bar.js';
 import { librarySource, searchSource, playlistSource, playlistPageSource, smartSource, albumSource } from './sources.js';
@@ -208,6 +208,7 @@ $('library').addEventListener('change', (event) => {
 
 function signedIn(user) {
   state.user = user;
+  player.streamOnly = isStreamOnly(user);
   // The remembered library first, so that the first rows are already its own.
   let remembered = null;
   try { remembered = localStorage.getItem(libraryKey(user)); } catch { /* storage refused */ }

@@ -78,6 +78,9 @@ export class Player {
     this.failure = '';
     this.loading = false;
     this.shown = { time: '', length: '', max: '', value: '' };
+    // A user who may stream but not download is sent a transcode (Opus when no format is named):
+    // the player names it, so the engine treats it as one and seeks by `timeOffset`.
+    this.streamOnly = false;
 
     const { audio } = elements;
     elements.transcode.value = localStorage.getItem('shelf.transcode') ?? '';
@@ -87,7 +90,7 @@ export class Player {
       trackAt: (index) => this.queue[index] ?? null,
       urlFor: (track, offset) => this.streamURL(track, offset),
       // Opus always decodes at 48 kHz; the other transcodes keep the file's rate.
-      rateOf: (track) => (this.el.transcode.value === 'opus' ? 48000 : track.sampleRate),
+      rateOf: (track) => (this.format === 'opus' ? 48000 : track.sampleRate),
       onTrackStart: (index, info) => this.#started(index, info),
       onEnded: ({ previous }) => this.#ended(previous),
       onTime: () => this.showTime(),
@@ -199,12 +202,17 @@ export class Player {
     this.#queueEdited();
   }
 
+  /** The format asked for: the bar's choice, else Opus for a stream-only user ('' for the file). */
+  get format() {
+    return this.el.transcode.value || (this.streamOnly ? 'opus' : '');
+  }
+
   /** The URL the engine fetches for `track`: the file, or a transcode in the bar's format
    *  (`offset` only for the element, whose transcode is a pipe seeking cannot jump in). */
   streamURL(track, offset = 0) {
     // A podcast episode (`episode`: its number) streams from its own route; a track by its ID.
     const base = track.episode ? `api/podcasts/episodes/${track.episode}/stream` : `api/stream/${track.id}`;
-    const format = this.el.transcode.value;
+    const format = this.format;
     if (!format) return base;
     const params = new URLSearchParams({ format, bitRate: String(BIT_RATES[format] ?? 128) });
     if (offset > 0) params.set('timeOffset', offset.toFixed(1));

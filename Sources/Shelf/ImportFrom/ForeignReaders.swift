@@ -261,6 +261,11 @@ enum ITunesReader {
 
     static func read(_ url: URL) throws -> ForeignData {
         guard let bytes = FileContents.read(url.path) else { throw ForeignReaders.refuse(url, "there is no such file") }
+        // Apple writes the library as an XML property list. Anything else is refused before
+        // Foundation tries it as an old-style list, whose error path leaks (shelf-fuzz).
+        let start = bytes.prefix(64).drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        guard start.starts(with: Array("<?xml".utf8)) || start.starts(with: Array("<!DOCTYPE plist".utf8)) || start.starts(with: Array("<plist".utf8))
+        else { throw ForeignReaders.refuse(url, "it is not an Apple Music or iTunes library export (an XML property list)") }
         guard let plist = try? PropertyListSerialization.propertyList(from: bytes, format: nil) as? [String: Any],
             let entries = plist["Tracks"] as? [String: Any]
         else { throw ForeignReaders.refuse(url, "it is not an Apple Music or iTunes library export (a property list with Tracks)") }

@@ -72,10 +72,10 @@ public enum ChildProcess {
         nonisolated(unsafe) var errData = Data()
         group.enter()
         DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
+            errData = err.fileHandleForReading.allBytes()
             group.leave()
         }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let outData = out.fileHandleForReading.allBytes()
         group.wait()
         process.waitUntilExit()
         return ProcessResult(
@@ -126,7 +126,7 @@ public enum ChildProcess {
         var lines: [String] = []
         var pending = Data()
         while true {
-            let chunk = handle.availableData
+            let chunk = handle.nextBytes()
             if chunk.isEmpty { return lines }
             pending += chunk
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
@@ -180,7 +180,7 @@ public final class LockHolder {
         try process.run()
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("locked") {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.fileHandleForReading.nextBytes()
             if chunk.isEmpty { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "lock holder exited"]) }
             seen += chunk
         }

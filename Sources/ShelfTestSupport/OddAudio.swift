@@ -27,7 +27,7 @@ public enum FFmpegTool {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        let message = errors.fileHandleForReading.allBytes()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

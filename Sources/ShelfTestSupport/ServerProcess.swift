@@ -38,7 +38,7 @@ public final class ServerProcess: @unchecked Sendable {
         Thread.detachNewThread {
             var pending = Data()
             while true {
-                let chunk = reader.availableData
+                let chunk = reader.nextBytes()
                 if chunk.isEmpty { break }
                 pending += chunk
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {

@@ -53,6 +53,8 @@ let package = Package(
             ]),
         // The git commit a build came from (written by `make`, "unknown" without it) for `--version`.
         .target(name: "CShelfBuild", path: "Sources/CShelfBuild"),
+        // glibc's allocator knobs (<malloc.h>), which `shelf serve` turns.
+        .target(name: "CMemory", path: "Sources/CMemory"),
         // libFuzzer's driver when linked in (make fuzz), a corpus replayer otherwise.
         .target(name: "CFuzzDriver", path: "Sources/CFuzzDriver"),
         .target(name: "ShelfDatabase", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
@@ -67,7 +69,7 @@ let package = Package(
             name: "ShelfServer", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "CMicroHTTPD", "CCurl", "CLDAP"],
             resources: [.embedInCode("Web/files")], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfServer", "CShelfBuild"], swiftSettings: swiftSettings),
+            name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfServer", "CShelfBuild", "CMemory"], swiftSettings: swiftSettings),
         .target(name: "ShelfTestSupport", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ShelfBench", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfTestSupport", "ShelfDatabase", "CShelfBuild"],

@@ -540,7 +540,14 @@ static int compare_near(const void *a, const void *b) {
 
 // Built twice, for AVX2 and for baseline x86-64 (SSE2), the loader picking one at run time: the
 // scan is 3.5× faster with 256-bit integer multiply-adds, and a binary must still run on any CPU.
-#if defined(__x86_64__) && defined(__clang__)
+// Not under ThreadSanitizer: the loader calls the picking function (an ifunc resolver) before
+// TSan's runtime is set up, and its instrumented entry crashed every test binary at start.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SHELF_THREAD_SANITIZER 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__clang__) && !defined(SHELF_THREAD_SANITIZER)
 #define SHELF_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define SHELF_CLONES

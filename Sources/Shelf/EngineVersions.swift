@@ -33,3 +33,9 @@ public enum EngineVersions {
 
     private static func nonEmpty(_ text: String) -> String? { text.isEmpty ? nil : text }
 }
+
+extension Library {
+    /// Caps what SQLite keeps in memory in this process, every library's connections together:
+    /// past it, page caches reuse their oldest pages instead of growing. Zero removes the cap.
+    public static func limitDatabaseMemory(toBytes bytes: Int64) { SQLiteLibrary.limitMemory(toBytes: bytes) }
+}

@@ -54,7 +54,11 @@ struct SoakBench {
     struct Sample: Sendable {
         let at: Double
         let rssMiB: Double
+        /// The heap and other private memory (`RssAnon`): what a leak or a growing cache adds to.
+        let anonymousMiB: Double
         let descriptors: Int
+        /// The machine's one-minute load average: a slower last window on a busier machine is the machine.
+        let load: Double
     }
 
     func run(_ results: inout Report) async throws {
@@ -216,11 +220,17 @@ struct SoakBench {
         let sampler = Task {
             while Date() < end {
                 let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-                let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { line in
-                    line.split(separator: " ").compactMap { Double($0) }.first
+                func kibibytes(_ field: String) -> Double {
+                    status.split(separator: "\n").first { $0.hasPrefix(field) }.flatMap { line in
+                        line.split(separator: " ").compactMap { Double($0) }.first
+                    } ?? 0
                 }
+                let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").first.flatMap { Double($0) }
                 let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
-                samples.withLock { $0.append(Sample(at: Date().timeIntervalSince(started), rssMiB: (rss ?? 0) / 1024, descriptors: descriptors)) }
+                let sample = Sample(
+                    at: Date().timeIntervalSince(started), rssMiB: kibibytes("VmRSS:") / 1024, anonymousMiB: kibibytes("RssAnon:") / 1024,
+                    descriptors: descriptors, load: load ?? 0)
+                samples.withLock { $0.append(sample) }
                 try? await Task.sleep(for: .seconds(interval))
             }
         }
@@ -290,6 +300,19 @@ struct SoakBench {
                 .init("no answer", "failed"), .init("incomplete", "incomplete"),
             ], rows)
         let afterWarmup = samples.filter { $0.at >= warm }
+        func meanLoad(_ range: Range<Double>) -> Double {
+            let loads = samples.filter { range.contains($0.at) }.map(\.load)
+            return loads.isEmpty ? .nan : loads.reduce(0, +) / Double(loads.count)
+        }
+        let startAnonymous = afterWarmup.first?.anonymousMiB ?? .nan
+        let endAnonymous = afterWarmup.suffix(3).map(\.anonymousMiB).max() ?? .nan
+        results.table(
+            "The machine and the server's private memory, first window after the warm-up and last", key: "machine",
+            [.init("measure", "measure"), .init("first", "first", decimals: 2), .init("last", "last", decimals: 2)],
+            [
+                ["load average (1 min), mean over the window, 2 cores", meanLoad(warm..<(warm + window)), meanLoad(last..<(minutes * 60 + 1))],
+                ["RssAnon MiB (heap and caches), after the warm-up and at the end", startAnonymous, endAnonymous],
+            ])
         let startRSS = afterWarmup.first?.rssMiB ?? .nan
         let endRSS = afterWarmup.suffix(3).map(\.rssMiB).max() ?? .nan
         let startFDs = afterWarmup.first?.descriptors ?? 0
@@ -322,16 +345,17 @@ struct SoakBench {
         results.sentence("The plot of RSS, descriptors and p99 over time is \(figure: "plot", svg.path).")
     }
 
-    /// RSS (MiB), open descriptors and the p99 of all requests per minute, as three lines over time.
+    /// RSS and its private part (MiB), open descriptors and the p99 of all requests per minute, as three lines over time.
     static func plot(samples: [Sample], outcomes: [Outcome], minutes: Double, warmup: Double) -> String {
         let width = 900.0
         let height = 260.0
         let span = max(1, minutes * 60)
         func x(_ at: Double) -> Double { 50 + (at / span) * (width - 70) }
-        func line(_ points: [(Double, Double)], _ top: Double, _ color: String) -> String {
+        func line(_ points: [(Double, Double)], _ top: Double, _ color: String, dashed: Bool = false) -> String {
             guard top > 0, !points.isEmpty else { return "" }
             let path = points.map { String(format: "%.1f,%.1f", x($0.0), height - 30 - ($0.1 / top) * (height - 50)) }.joined(separator: " ")
-            return "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\" points=\"\(path)\"/>"
+            let dash = dashed ? " stroke-dasharray=\"5 3\"" : ""
+            return "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\"\(dash) points=\"\(path)\"/>"
         }
         var p99s: [(Double, Double)] = []
         for minute in 0..<Int(minutes.rounded(.up)) {
@@ -350,10 +374,11 @@ struct SoakBench {
             <line x1="\(x(warmup))" y1="10" x2="\(x(warmup))" y2="\(height - 30)" stroke="#ccc" stroke-dasharray="4"/>
             <text x="\(x(warmup) + 4)" y="22" fill="#777">warm-up ends</text>
             \(line(rss, rssTop, "#1f77b4"))
+            \(line(samples.map { ($0.at, $0.anonymousMiB) }, rssTop, "#1f77b4", dashed: true))
             \(line(fds, fdTop, "#2ca02c"))
             \(line(p99s, p99Top, "#d62728"))
             <text x="50" y="\(height - 10)">0</text><text x="\(width - 60)" y="\(height - 10)">\(Int(minutes)) min</text>
-            <text x="60" y="40" fill="#1f77b4">RSS (top \(Int(rssTop)) MiB)</text>
+            <text x="60" y="40" fill="#1f77b4">RSS, dashed: its heap (top \(Int(rssTop)) MiB)</text>
             <text x="260" y="40" fill="#2ca02c">open descriptors (top \(Int(fdTop)))</text>
             <text x="500" y="40" fill="#d62728">p99 per minute (top \(Int(p99Top)) ms)</text>
             </svg>

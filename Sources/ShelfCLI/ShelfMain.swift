@@ -1,3 +1,4 @@
+import CMemory
 import Foundation
 import Shelf
 import ShelfCore
@@ -61,6 +62,10 @@ struct ShelfMain {
     static func command(named name: String) -> (any Command.Type)? { commands.first { $0.name == name } }
 
     static func main() async {
+        // First, before another thread allocates: glibc lets threads spread over up to eight malloc
+        // arenas per core, each keeping what its threads freed, and reads the cap only once. One
+        // per core keeps imports' threads apart and a long-running server's RSS near its heap.
+        shelf_memory_limit_arenas(Int32(clamping: max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
         // The analysis worker speaks a pipe protocol to its parent, not to people: no parsing, no help.
         if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "analyze-worker" {
             let nice = CommandLine.arguments.firstIndex(of: "--nice").flatMap {

@@ -18,6 +18,9 @@ public struct TrackListItem: Sendable, Codable, Equatable, Identifiable {
     public var compilation: Bool
     /// The section the row files under in the list's order (A–Z, a kana row, or `#`).
     public var section: String
+    /// The MusicBrainz release ID of the track's album, in lower case: part of which album the
+    /// track is on (two releases of one name are two albums). Nil without one.
+    public var releaseID: String?
 
     /// The list row of a track in a list whose section for it is `section`.
     public init(_ track: Track, section: String) {
@@ -36,13 +39,14 @@ public struct TrackListItem: Sendable, Codable, Equatable, Identifiable {
         hasArtwork = track.hasArtwork
         compilation = track.compilation
         self.section = section
+        releaseID = SortKey.release(track.details.musicBrainz.releaseID)
     }
 
     /// Builds a row from its parts.
     public init(
         id: TrackID, title: String?, artist: String?, album: String?, albumArtist: String?, genre: String?,
         year: Int?, trackNumber: Int?, discNumber: Int?, duration: Double?, rating: Int, playCount: Int,
-        hasArtwork: Bool, compilation: Bool, section: String
+        hasArtwork: Bool, compilation: Bool, section: String, releaseID: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -59,6 +63,7 @@ public struct TrackListItem: Sendable, Codable, Equatable, Identifiable {
         self.hasArtwork = hasArtwork
         self.compilation = compilation
         self.section = section
+        self.releaseID = releaseID
     }
 }
 

@@ -128,6 +128,42 @@ public enum SortKey {
         return Array(key[..<end])
     }
 
+    /// What an album key's release tail starts with: 0x00 keeps the key beside its name's others
+    /// (it sorts below every body byte), and 0xFF, which UTF-8 never holds, says a release follows.
+    public static let releaseMark: [UInt8] = [0x00, 0xFF]
+
+    /// An album's key with its MusicBrainz release ID: two releases of one name (two editions,
+    /// two artists' "Greatest Hits") are two albums, sorted next to each other. A value that is
+    /// not a UUID is no release ID, and the unknown album (`missingKey`) stays itself.
+    public static func withRelease(_ key: [UInt8], _ releaseID: String?) -> [UInt8] {
+        guard key != missingKey, let release = release(releaseID) else { return key }
+        return key + releaseMark + Array(release.utf8)
+    }
+
+    /// A release ID as album keys hold it (a UUID in lower case), or nil for a value that is none.
+    public static func release(_ releaseID: String?) -> String? {
+        guard let releaseID, let uuid = UUID(uuidString: releaseID.trimmingCharacters(in: .whitespaces)) else { return nil }
+        return uuid.uuidString.lowercased()
+    }
+
+    /// The release ID an album key ends with, if it has one.
+    public static func release(ofAlbumKey key: [UInt8]) -> String? {
+        let stripped = withoutRelease(key)
+        guard stripped.count < key.count else { return nil }
+        return String(decoding: key[(stripped.count + releaseMark.count)...], as: UTF8.self)
+    }
+
+    /// An album key without its release tail: the album's key as every key was before releases
+    /// told albums apart (schema 17).
+    public static func withoutRelease(_ key: [UInt8]) -> [UInt8] {
+        var index = key.startIndex
+        while let mark = key[index...].firstIndex(of: 0x00) {
+            if mark + 1 < key.endIndex, key[mark + 1] == 0xFF { return Array(key[..<mark]) }
+            index = mark + 1
+        }
+        return key
+    }
+
     /// The keys of every value that folds as `text` does (all names that sort and search as it,
     /// whatever their identity): from its body, inclusive, to the body and 0x01, exclusive.
     public static func bodyRange(_ text: String?) -> (lower: [UInt8], upper: [UInt8]) {
@@ -365,7 +401,9 @@ public enum SortKey {
         switch field {
         case .title: return .bytes(textKey(track.title, sortTag: track.sortTitle, useSortTags: useSortTags, options: options))
         case .artist: return .bytes(textKey(track.artist, sortTag: track.sortArtist, useSortTags: useSortTags, options: options))
-        case .album: return .bytes(textKey(track.album, sortTag: track.sortAlbum, useSortTags: useSortTags, options: options))
+        case .album:
+            let key = textKey(track.album, sortTag: track.sortAlbum, useSortTags: useSortTags, options: options)
+            return .bytes(withRelease(key, track.details.musicBrainz.releaseID))
         case .albumArtist:
             return .bytes(textKey(track.albumArtist, sortTag: track.sortAlbumArtist, useSortTags: useSortTags, options: options))
         case .composer:

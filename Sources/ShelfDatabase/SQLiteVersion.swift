@@ -5,3 +5,9 @@ public enum SQLiteLibrary {
     /// `sqlite3_libversion()`, e.g. "3.40.1": what `shelf version` reports.
     public static var version: String { String(cString: sqlite3_libversion()) }
 }
+
+extension SQLiteLibrary {
+    /// Caps what SQLite keeps in this process, all connections together: past `bytes`, a page
+    /// cache reuses its least recently used page instead of growing. Zero removes the cap.
+    public static func limitMemory(toBytes bytes: Int64) { sqlite3_soft_heap_limit64(max(0, bytes)) }
+}

@@ -237,6 +237,16 @@ public struct DatasetGenerator: Sendable {
             return track
         }
 
+        /// The MusicBrainz release ID of one album in ten (by a hash of its number and title), nil
+        /// for the others.
+        static func releaseID(of album: AlbumContext) -> String? {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in "\(album.number)|\(album.title)".utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            guard hash % 10 == 0 else { return nil }
+            let hex = Array(Self.hex(hash) + Self.hex(hash &* 0x9E37_79B9_7F4A_7C15))
+            return String(hex[0..<8]) + "-" + String(hex[8..<12]) + "-4" + String(hex[13..<16]) + "-a" + String(hex[17..<20]) + "-" + String(hex[20..<32])
+        }
+
         /// The tagged mode's details, from a stream seeded by the track's place alone.
         private func addDetails(to track: inout Track, album a: AlbumContext, artist: Artist) {
             var r = SeededRandom(seed: generator.seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(made))
@@ -266,6 +276,9 @@ public struct DatasetGenerator: Sendable {
                     recordingID: uuid(), releaseTrackID: uuid(), releaseID: uuid(), releaseGroupID: uuid(), artistIDs: [uuid()],
                     albumArtistIDs: [uuid()])
             }
+            // Picard tags a whole release: every track of a tenth of the albums carries its album's
+            // release ID, and no track of the others does (a release ID is part of an album's identity).
+            details.musicBrainz.releaseID = Self.releaseID(of: a)
             if r.chance(0.8) {
                 let gain = (r.double(-14..<2) * 100).rounded() / 100
                 details.replayGain = ReplayGain(

@@ -66,4 +66,59 @@ import Testing
             #expect(substring.count == 4)
         }
     }
+
+    /// A MusicBrainz release ID decides which album a track is on: two releases named "Greatest
+    /// Hits" by one artist are two albums, each listed with its own tracks, next to each other,
+    /// and a file retagged to the other release moves with the next import. Tagged by mutagen as
+    /// Picard tags them (`MUSICBRAINZ_ALBUMID`, ID3's `TXXX:MusicBrainz Album Id`).
+    @Test(.enabled(if: TagRoundTripTests.hasMutagen, "no .venv with mutagen (make test makes it)"))
+    func releaseIDsTellAlbumsOfOneNameApart() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let music = dir.path("music")
+            try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+            let first = "0b6c5e2a-8f4e-4a55-9a56-6a0f7d4b1c01"
+            let second = "7f0d3c9e-2b1a-4e8f-b5d6-3c2a1f0e9d02"
+            let releases: [(release: String?, ext: String)] = [
+                (first, "flac"), (first, "mp3"), (first, "flac"), (second, "flac"), (second, "mp3"), (nil, "flac"),
+            ]
+            func tag(_ index: Int, _ release: String?, _ ext: String) throws {
+                let url = music.appendingPathComponent("\(index).\(ext)")
+                let name = ext == "mp3" ? "MusicBrainz Album Id" : "MUSICBRAINZ_ALBUMID"
+                let result = try ChildProcess.run(
+                    TagRoundTripTests.python,
+                    [TagRoundTripTests.script.path, "tag-names", url.path, "Kay", "Greatest Hits", "Song \(index)"] + (release.map { ["\(name)=\($0)"] } ?? []))
+                try #require(result.status == 0, "\(result.stderr)")
+            }
+            for (index, file) in releases.enumerated() {
+                let audio = file.ext == "mp3" ? TestAudio.mp3(seconds: 1, seed: UInt64(index)) : TestAudio.flac(seconds: 1, frequency: 300 + 50 * Double(index))
+                try audio.write(to: music.appendingPathComponent("\(index).\(file.ext)"))
+                try tag(index, file.release, file.ext)
+            }
+            let library = dir.path("library").path
+            func importMusic() throws {
+                let imported = try ChildProcess.run(shelf, ["--library", library, "import", music.path])
+                try #require(imported.status == 0, "\(imported.stderr)")
+            }
+            try importMusic()
+
+            var albums = try names(library, ["albums"])
+            #expect(albums.map(\.name) == ["Greatest Hits", "Greatest Hits", "Greatest Hits"], "\(albums)")
+            #expect(albums.map(\.tracks).sorted() == [1, 2, 3], "\(albums)")
+            let kay = try #require(try json(library, ["artists"])["items"] as? [[String: Any]])
+            #expect(kay.count == 1 && kay.first?["albumCount"] as? Int == 3, "\(kay)")
+            // The name alone still finds every release's tracks, and sorted by album each release's stay together.
+            let found = try #require(
+                try json(library, ["tracks", "--filter", "album:=\"greatest hits\"", "--sort", "album", "--limit", "20"])["items"] as? [[String: Any]])
+            #expect(found.count == 6)
+            let order = found.map { (($0["musicBrainz"] as? [String: Any])?["releaseID"] as? String) ?? "" }
+            #expect(order.indices.dropFirst().filter { order[$0] != order[$0 - 1] }.count == 2, "\(order)")
+
+            // The mp3 of the second release retagged to the first: the next import moves it.
+            try tag(4, first, "mp3")
+            try importMusic()
+            albums = try names(library, ["albums"])
+            #expect(albums.map(\.tracks).sorted() == [1, 1, 4], "\(albums)")
+        }
+    }
 }

@@ -68,4 +68,63 @@ import Testing
         #expect(try await library.group(hikaruAlbum.id, kind: .album)?.trackCount == 2)
         #expect(try await library.group(hoshi.id, kind: .albumArtist)?.trackCount == 1)
     }
+
+    /// Schema 17: an album's key ends with its MusicBrainz release ID, so two releases of one name
+    /// are two albums. A star on the album they were is kept by the release holding most of its
+    /// tracks; an album without release IDs keeps its ID and its star.
+    @Test func starsFollowAlbumsToldApartByRelease() async throws {
+        let dir = try TemporaryDirectory()
+        let first = "0b6c5e2a-8f4e-4a55-9a56-6a0f7d4b1c01"
+        let second = "7f0d3c9e-2b1a-4e8f-b5d6-3c2a1f0e9d02"
+        func track(_ number: Int, _ album: String, _ release: String?) -> Track {
+            var track = Track(path: "/m/\(number).flac", title: "Song \(number)", artist: "Kay", album: album)
+            track.trackNumber = number
+            track.details.musicBrainz.releaseID = release
+            return track
+        }
+        let tracks = [
+            track(1, "Greatest Hits", first), track(2, "Greatest Hits", first), track(3, "Greatest Hits", first.uppercased()),
+            track(4, "Greatest Hits", second), track(5, "Greatest Hits", second), track(6, "Solo", nil), track(7, "Solo", "not a UUID"),
+        ]
+        func albumKey(_ album: String, _ release: String?) -> GroupKey {
+            GroupKey(kind: .album, key: SortKey.textKey("Kay"), album: SortKey.withRelease(SortKey.textKey(album), release))
+        }
+        let hitsFirst = albumKey("Greatest Hits", first)
+        let hitsSecond = albumKey("Greatest Hits", second)
+        let solo = albumKey("Solo", nil)
+        #expect(hitsFirst.id != hitsSecond.id && hitsFirst.withoutRelease.id == hitsSecond.withoutRelease.id)
+        #expect(hitsFirst.id == albumKey("Greatest Hits", " \(first.uppercased())").id, "a release ID is one however it is cased")
+        #expect(solo.id == albumKey("Solo", "not a UUID").id, "a value that is no UUID is no release")
+        #expect(SortKey.body(ofKey: hitsFirst.album!) == SortKey.textKey("Greatest Hits"), "sorting and search see the name alone")
+
+        let user: UserID
+        do {
+            let library = Library(directory: dir.url)
+            user = try await library.addUser(name: "ann", password: "pw-ann-123456").id
+            try await library.write { batch in for track in tracks { _ = try batch.insert(track) } }
+            try await library.write { batch in
+                try batch.setGroupsStarred([hitsFirst.withoutRelease.id, solo.id], kind: .album, by: user, true)
+            }
+            // As schema 16 wrote them: one album of that name, under the ID it had then.
+            try Connection(path: library.storeURL.path).execute("PRAGMA user_version = 16")
+        }
+        try? FileManager.default.removeItem(at: dir.url.appendingPathComponent("mirror.sqlite"))
+
+        let library = Library(directory: dir.url)
+        #expect(Set(try await library.starredGroups(of: user, kind: .album).map(\.id)) == [hitsFirst.id, solo.id])
+        #expect(try await library.group(hitsFirst.id, kind: .album)?.trackCount == 3)
+        #expect(try await library.group(hitsSecond.id, kind: .album)?.trackCount == 2)
+        #expect(try await library.group(solo.id, kind: .album)?.trackCount == 2)
+        #expect(try await library.groupLogStart() >= 1, "tokens from before learn the albums again")
+        // The mirror and the direct path agree on the albums and on the order of their tracks.
+        let mirrored = try await library.groups(GroupQuery(kind: .album), offset: 0).items.map(\.id)
+        let sorted = try await library.snapshot(LibraryQuery(sort: .album))
+        try await library.disableMirror()
+        #expect(try await library.groups(GroupQuery(kind: .album), offset: 0).items.map(\.id) == mirrored)
+        #expect(try await library.snapshot(LibraryQuery(sort: .album)) == sorted)
+        #expect(Set(mirrored) == [hitsFirst.id, hitsSecond.id, solo.id])
+        // Sorted by album, each release's tracks stay together.
+        let releases = try await library.tracks(ids: sorted).tracks.map { $0.details.musicBrainz.releaseID.flatMap(UUID.init(uuidString:)) }
+        #expect(releases.indices.dropFirst().filter { releases[$0] != releases[$0 - 1] }.count == 2, "\(releases)")
+    }
 }

@@ -73,7 +73,8 @@ struct GroupMember: Equatable {
         artist = t.artist
         composer = t.composer
         genre = t.genre
-        albumTag = tag(t.sortAlbum)
+        let release = t.details.musicBrainz.releaseID
+        albumTag = tag(t.sortAlbum).map { SortKey.withRelease($0, release) }
         albumArtistTag = tag(t.sortAlbumArtist)
         artistTag = tag(t.sortArtist)
         composerTag = tag(t.sortComposer)
@@ -81,7 +82,7 @@ struct GroupMember: Equatable {
         albumArtistSort = text(t.sortAlbumArtist)
         artistSort = text(t.sortArtist)
         composerSort = text(t.sortComposer)
-        kAlbum = key(t.album)
+        kAlbum = SortKey.withRelease(key(t.album), release)
         kAlbumArtist = key(t.albumArtist)
         kArtist = key(t.artist)
         kComposer = key(t.composer)
@@ -192,6 +193,9 @@ struct GroupKey: Hashable {
     var beforeIdentity: GroupKey {
         GroupKey(kind: kind, key: SortKey.body(ofKey: key), album: album.map(SortKey.body(ofKey:)))
     }
+
+    /// The key this group had before albums were told apart by MusicBrainz release (schema 17).
+    var withoutRelease: GroupKey { GroupKey(kind: kind, key: key, album: album.map(SortKey.withoutRelease)) }
 
     /// FNV-1a (64-bit) of a family byte and the key bytes, as a positive 62-bit number: stable,
     /// cheap, and with about a million groups a collision is a one-in-ten-million event. Artist

@@ -57,7 +57,9 @@ enum MirrorRow {
             var sources: Sources = []
             if old.title != new.title || old.sortTitle != new.sortTitle { sources.insert(.title) }
             if old.artist != new.artist || old.sortArtist != new.sortArtist { sources.insert(.artist) }
-            if old.album != new.album || old.sortAlbum != new.sortAlbum { sources.insert(.album) }
+            if old.album != new.album || old.sortAlbum != new.sortAlbum || old.details.musicBrainz.releaseID != new.details.musicBrainz.releaseID {
+                sources.insert(.album)
+            }
             if old.albumArtist != new.albumArtist || old.sortAlbumArtist != new.sortAlbumArtist { sources.insert(.albumArtist) }
             if old.composer != new.composer || old.sortComposer != new.sortComposer { sources.insert(.composer) }
             if old.genre != new.genre { sources.insert(.genre) }
@@ -118,10 +120,15 @@ enum MirrorRow {
                 index += 2
                 continue
             }
-            let displayKey = SortKey.textKey(display, options: options)
+            // An album's keys carry its release ID, as `GroupMember` and the direct path's do.
+            func key(_ text: String?) -> [UInt8] {
+                let key = SortKey.textKey(text, options: options)
+                return part == .album ? SortKey.withRelease(key, t.details.musicBrainz.releaseID) : key
+            }
+            let displayKey = key(display)
             put(.blob(Data(displayKey)), if: part)
             // Most tracks carry no sort tag, or one that keys like the display value: NULL then.
-            let tagKey = SortKey.isBlank(tag) ? displayKey : SortKey.textKey(tag, options: options)
+            let tagKey = SortKey.isBlank(tag) ? displayKey : key(tag)
             put(tagKey == displayKey ? .null : .blob(Data(tagKey)), if: part)
         }
         if sources.contains(.genre) { put(.blob(Data(SortKey.textKey(t.genre, options: options))), if: .genre) } else { index += 1 }

@@ -328,7 +328,9 @@ extension DirectQueryEngine: GroupEngine {
         var credits = RoleCredits()
         for track in try db.transaction(.deferred, { try db.query(TrackRow.select + TrackRow.present, [], TrackRow.decode) }) {
             for row in MirrorLists.rows(track, options: options) where row.field == code {
-                credits.add(key: row.key ?? [], name: row.text ?? "", track: track.id.rawValue, album: SortKey.textKey(track.album, options: options))
+                credits.add(
+                    key: row.key ?? [], name: row.text ?? "", track: track.id.rawValue,
+                    album: SortKey.withRelease(SortKey.textKey(track.album, options: options), track.details.musicBrainz.releaseID))
             }
         }
         return credits.items()

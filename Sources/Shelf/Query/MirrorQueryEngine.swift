@@ -35,7 +35,11 @@ package struct MirrorQueryEngine: QueryEngine {
 
     /// The columns of a list row, in the order `decode` reads them.
     static let listColumns =
-        "mirror_track.id, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number, n_duration, n_rating, n_play_count, has_artwork, compilation"
+        "mirror_track.id, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number, n_duration, n_rating, n_play_count, has_artwork, compilation, "
+        // The album key's release tail (`SortKey.releaseMark` on): NULL, so nothing to read, for most rows.
+        + "CAST(substr(mirror_track.k_album, nullif(instr(mirror_track.k_album, x'00ff'), 0) + 2) AS TEXT)"
+    /// How many `listColumns` there are: the chain's key columns follow them.
+    static let listColumnCount: Int32 = 15
 
     static func shape(_ query: LibraryQuery) -> Shape {
         let key = ShapeKey(sort: query.sort, descending: query.descending, tags: query.useSortTags && query.sort.dependsOnSortTags)
@@ -151,7 +155,7 @@ package struct MirrorQueryEngine: QueryEngine {
         if withKey {
             key.reserveCapacity(chainCount)
             for offset in 0..<chainCount {
-                let index = Int32(14 + offset)
+                let index = Self.listColumnCount + Int32(offset)
                 key.append(numeric[offset] ? .number(try row.double(index)) : .bytes(try row.bytes(index)))
             }
         }
@@ -160,7 +164,8 @@ package struct MirrorQueryEngine: QueryEngine {
             albumArtist: row.optionalString(4), genre: row.optionalString(5), year: number(6).map { Int($0) },
             trackNumber: number(7).map { Int($0) }, discNumber: number(8).map { Int($0) }, duration: number(9),
             rating: Int(row.nonNullInt64(10)), playCount: Int(row.nonNullInt64(11)), hasArtwork: row.nonNullInt64(12) != 0,
-            compilation: row.nonNullInt64(13) != 0, section: row.firstByte(Int32(14 + chainCount)).map(SortKey.section(ofByte:)) ?? "#")
+            compilation: row.nonNullInt64(13) != 0, section: row.firstByte(Self.listColumnCount + Int32(chainCount)).map(SortKey.section(ofByte:)) ?? "#",
+            releaseID: row.optionalString(14))
         return (item, key)
     }
 
@@ -181,7 +186,7 @@ package struct MirrorQueryEngine: QueryEngine {
         var more = false
         var total: Int?
         let numeric = numericChain(query)
-        let totalColumn = Int32(15 + numeric.count)
+        let totalColumn = Self.listColumnCount + 1 + Int32(numeric.count)
         try db.forEachRow(sql, arguments + [limit + 1] + (offset.map { [$0] } ?? [])) { row in
             if total == nil { total = Int(try row.int64(totalColumn)) }
             guard items.count < limit else {
@@ -305,7 +310,7 @@ package struct MirrorQueryEngine: QueryEngine {
         }
         guard let (sql, arguments) = anchorSQL(section, query, before: before) else { return nil }
         let numeric = Self.shape(query).numeric
-        let beforeColumn = Int32(15 + numeric.count)
+        let beforeColumn = Self.listColumnCount + 1 + Int32(numeric.count)
         guard
             let (item, key, index) = try db.queryOne(
                 sql, arguments,
@@ -382,7 +387,7 @@ package struct MirrorQueryEngine: QueryEngine {
     ) throws -> ListPage {
         let (sql, arguments) = playlistPageSQL(playlist, query, sorted: sorted, cursor: cursor)
         let numeric = numericChain(query)
-        let positionColumn = Int32(15 + numeric.count)
+        let positionColumn = Self.listColumnCount + 1 + Int32(numeric.count)
         return try db.transaction(.deferred) {
             var rows: [(TrackListItem, [SortComponent])] = []
             try db.forEachRow(sql, arguments + [limit + 1]) { row in

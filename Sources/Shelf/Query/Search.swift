@@ -99,7 +99,7 @@ extension MirrorQueryEngine {
                 var scores: [Double] = []
                 try db.forEachRow(sql, arguments + [last.0, last.1.rawValue, limit + 1]) { row in
                     items.append(try decode(row, numeric: [], withKey: false).0)
-                    scores.append(try row.double(15))
+                    scores.append(try row.double(MirrorQueryEngine.listColumnCount + 1))
                 }
                 if items.count > limit {
                     items.removeLast()

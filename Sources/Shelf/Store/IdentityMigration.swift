@@ -7,9 +7,14 @@ import ShelfDatabase
 /// artists, and some groups get a new ID. What the store keeps by group ID follows: stars and
 /// `artist.*` pictures move to the group that holds most of the old group's tracks, and
 /// `group_log` restarts, so a change token from before learns the groups again.
+///
+/// Schema 16 → 17 does the same for albums whose tracks carry a MusicBrainz release ID, which
+/// their keys now end with (`SortKey.withRelease`): two releases of one name are two albums.
 enum IdentityMigration {
-    static func apply(_ db: Connection) throws {
-        let (moves, changed) = try self.moves(db)
+    /// Moves what the store keeps by group ID from the IDs the groups had under `before` (the
+    /// key a group had before the change) to the ones they have now.
+    static func apply(_ db: Connection, before: (GroupKey) -> GroupKey = \.beforeIdentity) throws {
+        let (moves, changed) = try self.moves(db, before: before)
         for (old, new) in moves {
             // A user may have starred both; their newer star stays.
             try db.execute("UPDATE OR IGNORE user_group_star SET group_id = ? WHERE group_id = ?", [new.rawValue, old.rawValue])
@@ -25,7 +30,9 @@ enum IdentityMigration {
     /// Every old group ID that no group has any more, with the new group holding most of its
     /// tracks (ties to the lower ID, so the answer does not depend on the read order); and
     /// whether any group's ID changed at all (a split keeps the old ID for one of its parts).
-    static func moves(_ db: Connection) throws -> (moves: [(old: GroupID, new: GroupID)], changed: Bool) {
+    static func moves(_ db: Connection, before: (GroupKey) -> GroupKey = \.beforeIdentity) throws -> (
+        moves: [(old: GroupID, new: GroupID)], changed: Bool
+    ) {
         var tracks: [GroupID: [GroupID: Int]] = [:]
         var current: Set<GroupID> = []
         let options = SortKeyOptions()
@@ -34,7 +41,7 @@ enum IdentityMigration {
             for key in member.groups + [GroupKey(kind: .albumArtist, key: member.albumOwner.key)] {
                 let id = key.id
                 current.insert(id)
-                let old = key.beforeIdentity.id
+                let old = before(key).id
                 if old != id { tracks[old, default: [:]][id, default: 0] += 1 }
             }
         }

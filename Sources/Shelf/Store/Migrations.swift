@@ -65,6 +65,9 @@ enum Migrations {
         Step(name: "addTrackLyrics", from: 15, to: 16) { db in
             try db.execute(script: Schema.version16Additions)
         },
+        Step(name: "tellReleasesApart", from: 16, to: 17) { db in
+            try IdentityMigration.apply(db, before: \.withoutRelease)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

@@ -1,3 +1,4 @@
+import CMemory
 import Dispatch
 import Foundation
 import Shelf
@@ -82,6 +83,10 @@ struct ServeCommand: Command {
     func configure(_ configuration: inout Library.Configuration) {
         // A server stays up: the mirror is built behind it, and reads use the direct path until then.
         configuration.buildsMirrorInBackground = true
+        // The caches of the store's and the mirror's writers are large for imports (32 and 64
+        // MiB), and a server's writes fill them with pages it never reads again (each rating
+        // appends to the change log): without one budget, RSS grows for an hour as they fill.
+        Library.limitDatabaseMemory(toBytes: Self.databaseMemory)
     }
 
     func run(library: Library, output: Output) async throws {
@@ -193,11 +198,29 @@ struct ServeCommand: Command {
         signals.onHangUp { reloader.reload() }
         log.message("shelf: serving \(library.directory.path) on \(address)")
         notifier.notify("READY=1\nSTATUS=serving on \(address)")
+        let trimmer = Self.trimHeap(every: .seconds(30))
         await signals.waitForStop()
+        trimmer.cancel()
         notifier.notify("STOPPING=1\nSTATUS=stopping")
         log.message("shelf: stopping")
         await server.stop(grace: .seconds(10))
         log.message("shelf: stopped")
+    }
+
+    /// What SQLite may keep in the server, all connections together (measured: `shelf-bench soak`,
+    /// docs/benchmarks.md). The operating system's file cache holds the rest of the files.
+    static let databaseMemory: Int64 = 32 << 20
+
+    /// Hands what malloc holds free back to the system every `interval`. What a request frees
+    /// (a page of JSON, a decoded picture) stays in its arena otherwise, in holes later blocks
+    /// seldom fit, and RSS rises above the live heap for as long as the server runs.
+    static func trimHeap(every interval: Duration) -> Task<Void, Never> {
+        Task.detached(priority: .background) {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                shelf_memory_trim()
+            }
+        }
     }
 
     /// `error` for the lines that report one, `info` for the rest.

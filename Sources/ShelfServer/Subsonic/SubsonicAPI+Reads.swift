@@ -36,13 +36,16 @@ extension SubsonicAPI {
         let data = try await context.library.userTrackData(for: user.id, tracks: ids)
         // The tracks of a page mostly share albums: their keys are computed once per album.
         struct AlbumKey: Hashable {
-            let album, albumArtist, artist: String?
+            let album, albumArtist, artist, release: String?
             let compilation: Bool
+            let albumArtists: [String]
         }
         var groups: [AlbumKey: TrackGroupIDs] = [:]
         return ids.compactMap { id in
             guard let track = byID[id] else { return nil }
-            let key = AlbumKey(album: track.album, albumArtist: track.albumArtist, artist: track.artist, compilation: track.compilation)
+            let key = AlbumKey(
+                album: track.album, albumArtist: track.albumArtist, artist: track.artist, release: track.details.musicBrainz.releaseID,
+                compilation: track.compilation, albumArtists: track.details.albumArtists)
             let known = groups[key] ?? Library.groupIDs(of: track)
             groups[key] = known
             return SubsonicSong(track, data[id], ids: known)

@@ -4,7 +4,9 @@ import ShelfCore
 
 /// Cursors remembered at the end of the pages clients fetched, so the next page of a sync is one
 /// keyset probe that neither skips nor repeats a row while the library changes between pages.
-/// Bounded: the oldest lists are forgotten first.
+/// Bounded: the oldest lists are forgotten first, and the album IDs positions hold (`seen`, which
+/// grows with the offset) have one budget, past which a list's lowest positions go first: a
+/// client paging forward keeps the position it needs next.
 final class SubsonicCursors: Sendable {
     static func scoped(_ list: String) -> String {
         (LibraryScope.current.roots?.joined(separator: "\u{0}") ?? "*") + "\u{1}" + list
@@ -23,20 +25,44 @@ final class SubsonicCursors: Sendable {
         var lists: [String: [Int: Position]] = [:]
         var used: [String: UInt64] = [:]
         var clock: UInt64 = 0
+        /// The album IDs every position's `seen` holds, together.
+        var seenCount = 0
+
+        mutating func remove(_ list: String, at offset: Int) {
+            guard let removed = lists[list]?.removeValue(forKey: offset) else { return }
+            seenCount -= removed.seen.count
+        }
+
+        mutating func remove(_ list: String) {
+            seenCount -= lists[list]?.values.reduce(0) { $0 + $1.seen.count } ?? 0
+            lists[list] = nil
+            used[list] = nil
+        }
     }
 
     private let state = Locked(State())
     private let maxLists = 256
     private let maxPerList = 512
+    /// Album IDs held in `seen` sets, all positions together (about 3 MB). Without it the positions
+    /// of one album list paged at random depths held hundreds of sets of thousands of IDs: the
+    /// hour's soak grew by megabytes of them (`shelf-bench soak`, docs/benchmarks.md).
+    private let maxSeen: Int
+
+    init(maxSeen: Int = 200_000) { self.maxSeen = maxSeen }
+
+    /// How many album IDs the remembered positions hold (for tests).
+    var seenCount: Int { state.withLock { $0.seenCount } }
 
     /// The remembered position of `list` nearest at or before `offset`.
     /// Lists are kept per reader's scope: a position in one user's list is no position in another's.
     func nearest(_ list: String, atMost offset: Int) -> Position? {
         let list = Self.scoped(list)
         return state.withLock { state in
+            // Only lists with positions are counted as used: a search asked once is no list to keep.
+            guard let positions = state.lists[list] else { return nil }
             state.clock += 1
             state.used[list] = state.clock
-            return state.lists[list]?.filter { $0.key <= offset }.max { $0.key < $1.key }?.value
+            return positions.filter { $0.key <= offset }.max { $0.key < $1.key }?.value
         }
     }
 
@@ -46,13 +72,27 @@ final class SubsonicCursors: Sendable {
         state.withLock { state in
             state.clock += 1
             state.used[list] = state.clock
-            var positions = state.lists[list] ?? [:]
-            positions[position.offset] = position
-            if positions.count > maxPerList, let lowest = positions.keys.min() { positions[lowest] = nil }
-            state.lists[list] = positions
+            state.remove(list, at: position.offset)
+            state.lists[list, default: [:]][position.offset] = position
+            state.seenCount += position.seen.count
+            if let positions = state.lists[list], positions.count > maxPerList, let lowest = positions.keys.min() {
+                state.remove(list, at: lowest)
+            }
             if state.lists.count > maxLists, let oldest = state.used.min(by: { $0.value < $1.value })?.key {
-                state.lists[oldest] = nil
-                state.used[oldest] = nil
+                state.remove(oldest)
+            }
+            // Over the budget: the least recently used list's lowest positions first, never the
+            // position just stored.
+            while state.seenCount > maxSeen {
+                var victim: (list: String, offset: Int, used: UInt64)?
+                for (name, positions) in state.lists {
+                    let used = state.used[name, default: 0]
+                    if let victim, victim.used <= used { continue }
+                    let holding = positions.filter { !$0.value.seen.isEmpty && !(name == list && $0.key == position.offset) }
+                    if let lowest = holding.keys.min() { victim = (name, lowest, used) }
+                }
+                guard let victim else { break }
+                state.remove(victim.list, at: victim.offset)
             }
         }
     }
@@ -128,7 +168,9 @@ extension SubsonicAPI {
 
     /// The album ID of a list row (the same keys as the album view).
     static func albumID(_ item: TrackListItem) -> GroupID? {
-        Library.groupIDs(of: Track(path: "", artist: item.artist, album: item.album, albumArtist: item.albumArtist, compilation: item.compilation)).album
+        var track = Track(path: "", artist: item.artist, album: item.album, albumArtist: item.albumArtist, compilation: item.compilation)
+        track.details.musicBrainz.releaseID = item.releaseID
+        return Library.groupIDs(of: track).album
     }
 
     /// `limit` albums from album `offset` of the albums met walking a track list in its order

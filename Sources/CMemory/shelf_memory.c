@@ -1,0 +1,18 @@
+#include "shelf_memory.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+
+int shelf_memory_limit_arenas(int count) { return mallopt(M_ARENA_MAX, count) == 1; }
+
+int shelf_memory_trim(void) { return malloc_trim(0); }
+
+size_t shelf_memory_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
+#else
+int shelf_memory_limit_arenas(int count) { (void)count; return 0; }
+int shelf_memory_trim(void) { return 0; }
+size_t shelf_memory_in_use(void) { return 0; }
+#endif

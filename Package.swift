@@ -88,7 +88,7 @@ let package = Package(
             name: "ShelfWireTests", dependencies: ["ShelfWire", "Shelf", "ShelfCore", "ShelfTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfBench", "ShelfTestSupport", "ShelfDatabase"],
+            name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfBench", "ShelfTestSupport", "ShelfDatabase", "CMemory"],
             swiftSettings: swiftSettings),
     ],
     cxxLanguageStandard: .cxx17

@@ -1,5 +1,8 @@
 #include "shelf_memory.h"
 
+// <stdlib.h> first: it is what defines __GLIBC__ (through <features.h>), which the test below needs.
+#include <stdlib.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 

@@ -19,7 +19,7 @@ import traceback
 from urllib.parse import quote
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -375,7 +375,16 @@ def test_albums_grid(driver):
 
 
 def click_row(driver, index, *modifiers):
-    row = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f'.rows .row[data-index="{index}"][data-id]'), f"row {index}")
+    # A row of the list on screen, laid out: a slow server (ThreadSanitizer's) can leave a view's
+    # rows in the page before it is shown, and a click on one fails ("has no size and location").
+    def shown(d):
+        try:
+            rows = d.find_elements(By.CSS_SELECTOR, f'.rows .row[data-index="{index}"][data-id]')
+            return next((r for r in rows if r.is_displayed() and r.size["height"] > 0), None)
+        except StaleElementReferenceException:  # the list redrew meanwhile
+            return None
+
+    row = wait(driver, shown, f"row {index}")
     actions = webdriver.ActionChains(driver)
     for key in modifiers:
         actions.key_down(key)

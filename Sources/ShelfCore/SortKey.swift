@@ -146,13 +146,6 @@ public enum SortKey {
         return uuid.uuidString.lowercased()
     }
 
-    /// The release ID an album key ends with, if it has one.
-    public static func release(ofAlbumKey key: [UInt8]) -> String? {
-        let stripped = withoutRelease(key)
-        guard stripped.count < key.count else { return nil }
-        return String(decoding: key[(stripped.count + releaseMark.count)...], as: UTF8.self)
-    }
-
     /// An album key without its release tail: the album's key as every key was before releases
     /// told albums apart (schema 17).
     public static func withoutRelease(_ key: [UInt8]) -> [UInt8] {

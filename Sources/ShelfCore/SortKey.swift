@@ -140,6 +140,11 @@ public enum SortKey {
         return key + releaseMark + Array(release.utf8)
     }
 
+    /// A track's album key: its album name's key and its release ID, as every view groups it.
+    public static func albumKey(of track: Track, options: SortKeyOptions = SortKeyOptions()) -> [UInt8] {
+        withRelease(textKey(track.album, options: options), track.details.musicBrainz.releaseID)
+    }
+
     /// A release ID as album keys hold it (a UUID in lower case), or nil for a value that is none.
     public static func release(_ releaseID: String?) -> String? {
         guard let releaseID, let uuid = UUID(uuidString: releaseID.trimmingCharacters(in: .whitespaces)) else { return nil }

@@ -82,7 +82,7 @@ struct GroupMember: Equatable {
         albumArtistSort = text(t.sortAlbumArtist)
         artistSort = text(t.sortArtist)
         composerSort = text(t.sortComposer)
-        kAlbum = SortKey.withRelease(key(t.album), release)
+        kAlbum = SortKey.albumKey(of: t, options: options)
         kAlbumArtist = key(t.albumArtist)
         kArtist = key(t.artist)
         kComposer = key(t.composer)

@@ -76,7 +76,7 @@ extension Library {
         // Only the keys these IDs need, by the rules of `GroupMember.albumOwner` and `groups`
         // (GroupTests checks they agree with the views).
         let options = SortKeyOptions()
-        let album = SortKey.withRelease(SortKey.textKey(track.album, options: options), track.details.musicBrainz.releaseID)
+        let album = SortKey.albumKey(of: track, options: options)
         var owner = GroupMember.variousArtistsKey
         if !track.compilation {
             owner = SortKey.textKey(track.albumArtist, options: options)

@@ -328,9 +328,7 @@ extension DirectQueryEngine: GroupEngine {
         var credits = RoleCredits()
         for track in try db.transaction(.deferred, { try db.query(TrackRow.select + TrackRow.present, [], TrackRow.decode) }) {
             for row in MirrorLists.rows(track, options: options) where row.field == code {
-                credits.add(
-                    key: row.key ?? [], name: row.text ?? "", track: track.id.rawValue,
-                    album: SortKey.withRelease(SortKey.textKey(track.album, options: options), track.details.musicBrainz.releaseID))
+                credits.add(key: row.key ?? [], name: row.text ?? "", track: track.id.rawValue, album: SortKey.albumKey(of: track, options: options))
             }
         }
         return credits.items()

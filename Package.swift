@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "ShelfWire", dependencies: ["Shelf", "ShelfCore"], swiftSettings: swiftSettings),
         // The web page's files are compiled into the binary (`embedInCode`), so `shelf` alone serves them.
         .target(
-            name: "ShelfServer", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "CMicroHTTPD", "CCurl", "CLDAP"],
+            name: "ShelfServer", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "CMicroHTTPD", "CCurl", "CLDAP", "CMemory"],
             resources: [.embedInCode("Web/files")], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ShelfCLI", dependencies: ["Shelf", "ShelfCore", "ShelfWire", "ShelfServer", "CShelfBuild", "CMemory"], swiftSettings: swiftSettings),

@@ -14,8 +14,11 @@ size_t shelf_memory_in_use(void) {
     struct mallinfo2 info = mallinfo2();
     return info.uordblks + info.hblkhd;
 }
+
+size_t shelf_memory_free(void) { return mallinfo2().fordblks; }
 #else
 int shelf_memory_limit_arenas(int count) { (void)count; return 0; }
 int shelf_memory_trim(void) { return 0; }
 size_t shelf_memory_in_use(void) { return 0; }
+size_t shelf_memory_free(void) { return 0; }
 #endif

@@ -38,4 +38,8 @@ extension Library {
     /// Caps what SQLite keeps in memory in this process, every library's connections together:
     /// past it, page caches reuse their oldest pages instead of growing. Zero removes the cap.
     public static func limitDatabaseMemory(toBytes bytes: Int64) { SQLiteLibrary.limitMemory(toBytes: bytes) }
+
+    /// What SQLite holds in this process now and the cap on it (zero for none): the part of a
+    /// server's memory that is the libraries' caches.
+    public static var databaseMemory: (inUse: Int64, limit: Int64) { (SQLiteLibrary.memoryInUse, SQLiteLibrary.memoryLimit) }
 }

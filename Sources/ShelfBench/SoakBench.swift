@@ -59,6 +59,17 @@ struct SoakBench {
         let descriptors: Int
         /// The machine's one-minute load average: a slower last window on a busier machine is the machine.
         let load: Double
+        /// What the server says its memory is (`/api/memory`), nil when it did not answer.
+        let memory: Memory?
+    }
+
+    /// The parts of the server's memory `/api/memory` names, in bytes (IDs for `subsonicListIDs`).
+    struct Memory: Sendable, Decodable {
+        let heapInUse: Double
+        let heapFree: Double
+        let databaseCache: Double
+        let artworkCache: Double
+        let subsonicListIDs: Double
     }
 
     func run(_ results: inout Report) async throws {
@@ -227,9 +238,15 @@ struct SoakBench {
                 }
                 let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").first.flatMap { Double($0) }
                 let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+                var memory: Memory?
+                if let url = URL(string: base + "/api/memory") {
+                    var request = URLRequest(url: url, timeoutInterval: 30)
+                    request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+                    if let (data, _) = try? await session.data(for: request) { memory = try? JSONDecoder().decode(Memory.self, from: data) }
+                }
                 let sample = Sample(
                     at: Date().timeIntervalSince(started), rssMiB: kibibytes("VmRSS:") / 1024, anonymousMiB: kibibytes("RssAnon:") / 1024,
-                    descriptors: descriptors, load: load ?? 0)
+                    descriptors: descriptors, load: load ?? 0, memory: memory)
                 samples.withLock { $0.append(sample) }
                 try? await Task.sleep(for: .seconds(interval))
             }
@@ -306,12 +323,23 @@ struct SoakBench {
         }
         let startAnonymous = afterWarmup.first?.anonymousMiB ?? .nan
         let endAnonymous = afterWarmup.suffix(3).map(\.anonymousMiB).max() ?? .nan
+        /// A part of the server's memory after the warm-up and at the end (the last three samples' largest), in MiB.
+        func part(_ name: String, _ value: KeyPath<Memory, Double>, scale: Double = 1_048_576) -> [any ReportValue] {
+            let first = afterWarmup.lazy.compactMap(\.memory).first.map { $0[keyPath: value] / scale } ?? .nan
+            let end = afterWarmup.suffix(3).compactMap(\.memory).map { $0[keyPath: value] / scale }.max() ?? .nan
+            return [name, first, end]
+        }
         results.table(
             "The machine and the server's private memory, first window after the warm-up and last", key: "machine",
             [.init("measure", "measure"), .init("first", "first", decimals: 2), .init("last", "last", decimals: 2)],
             [
                 ["load average (1 min), mean over the window, 2 cores", meanLoad(warm..<(warm + window)), meanLoad(last..<(minutes * 60 + 1))],
                 ["RssAnon MiB (heap and caches), after the warm-up and at the end", startAnonymous, endAnonymous],
+                part("malloc in use MiB (/api/memory heapInUse)", \.heapInUse),
+                part("malloc free inside its arenas MiB (heapFree)", \.heapFree),
+                part("SQLite caches MiB (databaseCache, cap 32)", \.databaseCache),
+                part("picture cache MiB (artworkCache, cap 16)", \.artworkCache),
+                part("album IDs in Subsonic list positions (subsonicListIDs, budget 200,000)", \.subsonicListIDs, scale: 1),
             ])
         let startRSS = afterWarmup.first?.rssMiB ?? .nan
         let endRSS = afterWarmup.suffix(3).map(\.rssMiB).max() ?? .nan
@@ -345,7 +373,8 @@ struct SoakBench {
         results.sentence("The plot of RSS, descriptors and p99 over time is \(figure: "plot", svg.path).")
     }
 
-    /// RSS and its private part (MiB), open descriptors and the p99 of all requests per minute, as three lines over time.
+    /// RSS and its private part, malloc's live heap and SQLite's caches (MiB), open descriptors and the p99 of all
+    /// requests per minute, as lines over time.
     static func plot(samples: [Sample], outcomes: [Outcome], minutes: Double, warmup: Double) -> String {
         let width = 900.0
         let height = 260.0
@@ -375,12 +404,16 @@ struct SoakBench {
             <text x="\(x(warmup) + 4)" y="22" fill="#777">warm-up ends</text>
             \(line(rss, rssTop, "#1f77b4"))
             \(line(samples.map { ($0.at, $0.anonymousMiB) }, rssTop, "#1f77b4", dashed: true))
+            \(line(samples.compactMap { s in s.memory.map { (s.at, $0.heapInUse / 1_048_576) } }, rssTop, "#9467bd"))
+            \(line(samples.compactMap { s in s.memory.map { (s.at, $0.databaseCache / 1_048_576) } }, rssTop, "#ff7f0e"))
             \(line(fds, fdTop, "#2ca02c"))
             \(line(p99s, p99Top, "#d62728"))
             <text x="50" y="\(height - 10)">0</text><text x="\(width - 60)" y="\(height - 10)">\(Int(minutes)) min</text>
             <text x="60" y="40" fill="#1f77b4">RSS, dashed: its heap (top \(Int(rssTop)) MiB)</text>
             <text x="260" y="40" fill="#2ca02c">open descriptors (top \(Int(fdTop)))</text>
             <text x="500" y="40" fill="#d62728">p99 per minute (top \(Int(p99Top)) ms)</text>
+            <text x="60" y="56" fill="#9467bd">malloc in use</text>
+            <text x="160" y="56" fill="#ff7f0e">SQLite caches (same scale as RSS)</text>
             </svg>
 
             """

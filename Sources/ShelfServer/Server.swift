@@ -37,6 +37,9 @@ public struct ServerContext: Sendable {
     public let scrobbler: Scrobbler
     /// The sonic analysis: the background job and runs an admin starts.
     public let analysis: AnalysisService
+    /// The positions of Subsonic lists remembered for deep pages, kept here so `/api/memory` can
+    /// say what they hold.
+    let subsonicCursors = SubsonicCursors()
     /// The music folders (`shelf serve --music`, the config's `music`): what a scan imports.
     public var musicRoots: [URL] { scans.roots }
 }

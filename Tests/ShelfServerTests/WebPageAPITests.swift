@@ -109,6 +109,31 @@ import Testing
         }
     }
 
+    /// `/api/memory` tells an admin where the server's memory is: the caches it names and their
+    /// caps, and they move when used.
+    @Test func memoryNamesTheCachesAndTheirCaps() async throws {
+        try await offCooperativePool {
+            let fixture = try ServedLibrary(tracks: 2)
+            defer { fixture.remove() }
+            let server = try ServerProcess(library: fixture.library)
+            defer { server.stop() }
+            let ann = try signedIn(server)
+            let bob = try signedIn(server, "bob", ServedLibrary.bobPassword)
+            #expect(try bob.request("GET", "/api/memory").status == 403)
+            let before = try #require(try ann.request("GET", "/api/memory").json as? [String: Any])
+            #expect(before["databaseCacheLimit"] as? Int == 32 << 20, "shelf serve caps SQLite: \(before)")
+            #expect((before["databaseCache"] as? Int ?? 0) > 0, "\(before)")
+            #expect((before["heapInUse"] as? Int ?? 0) > 0 && before["heapFree"] is Int, "\(before)")
+            let resident = before["resident"] as? Int ?? 0
+            #expect(resident > (before["residentPrivate"] as? Int ?? .max) && (before["residentPrivate"] as? Int ?? 0) > 0, "\(before)")
+            #expect(before["artworkCache"] as? Int == 0 && before["subsonicListIDs"] as? Int == 0, "\(before)")
+            let artworkID = try #require((try ann.request("GET", "/api/tracks/1").json as? [String: Any])?["artworkID"] as? String)
+            #expect(try ann.request("GET", "/api/artwork/\(artworkID)?size=64").status == 200)
+            let after = try #require(try ann.request("GET", "/api/memory").json as? [String: Any])
+            #expect((after["artworkCache"] as? Int ?? 0) > 0, "\(after)")
+        }
+    }
+
     @Test func theLoudnessJobAndAScanStartFromThePage() async throws {
         try await offCooperativePool {
             let fixture = try ServedLibrary(tracks: 2)

@@ -17,4 +17,8 @@ int shelf_memory_trim(void);
 /// which RSS exceeds by what the allocator keeps free.
 size_t shelf_memory_in_use(void);
 
+/// Bytes malloc holds free for reuse inside its arenas: what fragmentation or a burst left behind,
+/// which RSS counts until it is trimmed.
+size_t shelf_memory_free(void);
+
 #endif

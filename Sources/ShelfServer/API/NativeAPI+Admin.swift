@@ -1,3 +1,4 @@
+import CMemory
 import Foundation
 import Shelf
 import ShelfCore
@@ -22,7 +23,41 @@ extension NativeAPI {
             },
             Route("GET", "/api/backups", access: .admin, listBackups),
             Route("POST", "/api/backups", access: .admin, takeBackup),
+            Route("GET", "/api/memory", access: .admin) { _ in try .json(Self.memory(context)) },
         ]
+    }
+
+    /// `GET /api/memory`: where a long-running server's memory is, so that growth can be told apart
+    /// as a cache filling to its cap or something else. Bytes, but for `subsonicListIDs`.
+    struct MemoryDocument: Encodable {
+        /// The process's resident set (`VmRSS`), and its private part, heap and caches (`RssAnon`).
+        let resident: Int
+        let residentPrivate: Int
+        /// What malloc has handed out, and what it keeps free inside its arenas.
+        let heapInUse: Int
+        let heapFree: Int
+        /// SQLite's caches, statements and schemas, every connection together, and the cap on them.
+        let databaseCache: Int64
+        let databaseCacheLimit: Int64
+        /// The encoded pictures kept for `/api/artwork` and getCoverArt.
+        let artworkCache: Int
+        /// The album IDs the remembered Subsonic list positions hold (their budget is 200,000).
+        let subsonicListIDs: Int
+    }
+
+    /// The figures now; each is cheap to read (mallinfo2 walks malloc's free lists, fine per request).
+    static func memory(_ context: ServerContext) -> MemoryDocument {
+        // /proc/self/status lines are "VmRSS:\t  123456 kB".
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        func kilobytes(_ name: String) -> Int {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
+            return (line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) } ?? 0) * 1024
+        }
+        let database = Library.databaseMemory
+        return MemoryDocument(
+            resident: kilobytes("VmRSS"), residentPrivate: kilobytes("RssAnon"), heapInUse: shelf_memory_in_use(), heapFree: shelf_memory_free(),
+            databaseCache: database.inUse, databaseCacheLimit: database.limit, artworkCache: context.artwork.cachedBytes,
+            subsonicListIDs: context.subsonicCursors.seenCount)
     }
 
     /// `{"keys":[{id,created,lastUsed}]}`: the key IDs, never the keys.

@@ -31,6 +31,9 @@ public final class ArtworkResponder: Sendable {
     private let limitBytes: Int
     private let cache = Locked(Cache())
 
+    /// The encoded pictures kept now, in bytes (at most the limit given at `init`).
+    public var cachedBytes: Int { cache.withLock { $0.bytes } }
+
     /// A responder over `library`'s pictures keeping at most `limitBytes` of encoded pictures.
     public init(library: Library, limitBytes: Int = 16 << 20) {
         self.library = library

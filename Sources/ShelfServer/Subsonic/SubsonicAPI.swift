@@ -29,7 +29,7 @@ final class SubsonicAPI: Sendable {
     private let report: @Sendable (String) -> Void
     /// The trusted proxy's sign-in, for the web page's own calls (apps use keys or passwords).
     private let headerSignIn: HeaderSignIn?
-    let cursors = SubsonicCursors()
+    var cursors: SubsonicCursors { context.subsonicCursors }
     /// What each user is playing now.
     let nowPlaying = SubsonicNowPlaying()
     /// Each user's current listen, so a play is counted once (reportPlayback and scrobble).

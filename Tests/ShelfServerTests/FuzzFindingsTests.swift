@@ -71,6 +71,34 @@ import Testing
         }
     }
 
+    /// An MP4 box, a DSF chunk or a DSDIFF chunk claiming a 64-bit length near 2⁶³ overflowed the
+    /// walker's offset and trapped, which would have stopped an import at one hostile file.
+    @Test func aChunkOfTheLargestLengthEndsTheWalk() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-fuzz-identity-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func bytes(_ value: Int64, littleEndian: Bool) -> [UInt8] {
+            (0..<8).map { UInt8(truncatingIfNeeded: value >> (littleEndian ? $0 * 8 : (7 - $0) * 8)) }
+        }
+        let found = try Data(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fuzz/crashes/identity/mp4-box-of-largest-64-bit-length-overflowed-the-offset"))
+        let dsf =
+            Array("DSD ".utf8) + bytes(28, littleEndian: true) + bytes(4_096, littleEndian: true) + bytes(0, littleEndian: true)
+            + Array("fmt ".utf8) + bytes(.max, littleEndian: true) + [UInt8](repeating: 7, count: 64)
+        let dff =
+            Array("FRM8".utf8) + bytes(4_096, littleEndian: false) + Array("DSD ".utf8)
+            + Array("FVER".utf8) + bytes(.max, littleEndian: false) + [UInt8](repeating: 7, count: 64)
+        for (name, content) in [("found.m4a", found), ("huge.dsf", Data(dsf)), ("huge.dff", Data(dff))] {
+            let file = folder.appendingPathComponent(name)
+            try content.write(to: file)
+            // The whole file is the payload when no audio chunk is found within it.
+            let identity = try AudioIdentity.identities(file)
+            #expect(identity.current.contains(":"), "\(name): \(identity.current)")
+        }
+        #expect(AudioIdentity.past(28, .max, within: 100) == 100 && AudioIdentity.past(28, 8, within: 100) == 36)
+    }
+
     /// Signed numbers in tags: "-1" was track −1 and "-999" year −999.
     @Test func tagNumbersAreDigitsOnly() throws {
         let tags = AudioFileTags(

@@ -136,9 +136,9 @@ public enum AudioIdentity {
             let header = [UInt8](try read(offset, 12))
             guard header.count == 12 else { return nil }
             let length = AudioLayout.integer(header[4..<12], littleEndian: true)
-            if header[0..<4].elementsEqual(Array("data".utf8)) { return .range(offset + 12, min(size, offset + max(12, length))) }
+            if header[0..<4].elementsEqual(Array("data".utf8)) { return .range(offset + 12, past(offset, max(12, length), within: size)) }
             guard length >= 12 else { return nil }
-            offset += length
+            offset = past(offset, length, within: size)
         }
         return nil
     }
@@ -153,8 +153,8 @@ public enum AudioIdentity {
             let name = String(decoding: header[0..<4], as: UTF8.self)
             let length = AudioLayout.integer(header[4..<12], littleEndian: false)
             guard length >= 0 else { return nil }
-            if name == "DSD " || name == "DST " { return .range(offset + 12, min(size, offset + 12 + length)) }
-            offset += 12 + length + (length & 1)
+            if name == "DSD " || name == "DST " { return .range(offset + 12, past(offset + 12, length, within: size)) }
+            offset = past(past(offset + 12, length, within: size), length & 1, within: size)
         }
         return nil
     }
@@ -203,10 +203,17 @@ public enum AudioIdentity {
                 length = size - offset
             }
             guard length >= headerLength else { return nil }
-            if header[4..<8].elementsEqual(Array(name.utf8)) { return .range(offset + headerLength, min(size, offset + length)) }
-            offset += length
+            if header[4..<8].elementsEqual(Array(name.utf8)) { return .range(offset + headerLength, past(offset, length, within: size)) }
+            offset = past(offset, length, within: size)
         }
         return nil
+    }
+
+    /// `offset + length`, but no further than `size`: a box or chunk may claim 64-bit lengths up to
+    /// 2⁶³ − 1, which overflowed the sum and trapped (shelf-fuzz, identity target). `offset` is at
+    /// most `size` and `length` at least zero.
+    static func past(_ offset: Int64, _ length: Int64, within size: Int64) -> Int64 {
+        length > size - offset ? size : offset + length
     }
 
     /// The length of an ID3v2 tag at the start (0 when there is none).

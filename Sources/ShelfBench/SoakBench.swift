@@ -15,8 +15,9 @@ import ShelfTestSupport
 /// with ranges and transcodes (each read to its end and checked complete), artwork at random
 /// sizes, event streams that connect and drop, ratings, stars and tag edits through the API,
 /// files copied in and deleted under the watcher, and sign-ins with wrong passwords. Every
-/// `--sample` seconds the server's RSS, open descriptors and each kind's p99 are recorded. The
-/// report compares the end with the end of the warm-up, writes the table and `soak.svg`, and
+/// `--sample` seconds the server's RSS, open descriptors and `/api/memory` are recorded. The report
+/// compares the last window (10 minutes) with the first after the warm-up, peak with peak and p99
+/// with p99, writes the table and `soak.svg`, and
 /// checks the store (`integrity_check`) and the mirror against it at the end.
 struct SoakBench {
     let minutes: Double
@@ -335,16 +336,25 @@ struct SoakBench {
             [
                 ["load average (1 min), mean over the window, 2 cores", meanLoad(warm..<(warm + window)), meanLoad(last..<(minutes * 60 + 1))],
                 ["RssAnon MiB (heap and caches), after the warm-up and at the end", startAnonymous, endAnonymous],
+                ["RSS MiB, after the warm-up and at the end", afterWarmup.first?.rssMiB ?? .nan, afterWarmup.suffix(3).map(\.rssMiB).max() ?? .nan],
+                [
+                    "open descriptors, after the warm-up and at the end", Double(afterWarmup.first?.descriptors ?? 0),
+                    Double(afterWarmup.suffix(3).map(\.descriptors).max() ?? 0),
+                ],
                 part("malloc in use MiB (/api/memory heapInUse)", \.heapInUse),
                 part("malloc free inside its arenas MiB (heapFree)", \.heapFree),
                 part("SQLite caches MiB (databaseCache, cap 32)", \.databaseCache),
                 part("picture cache MiB (artworkCache, cap 16)", \.artworkCache),
                 part("album IDs in Subsonic list positions (subsonicListIDs, budget 200,000)", \.subsonicListIDs, scale: 1),
             ])
-        let startRSS = afterWarmup.first?.rssMiB ?? .nan
-        let endRSS = afterWarmup.suffix(3).map(\.rssMiB).max() ?? .nan
-        let startFDs = afterWarmup.first?.descriptors ?? 0
-        let endFDs = afterWarmup.suffix(3).map(\.descriptors).max() ?? 0
+        // Peaks of the first window after the warm-up and of the last, like with like: one sample
+        // against the last three's largest read the descriptors of a few requests in flight as growth.
+        let firstWindow = samples.filter { $0.at >= warm && $0.at < warm + window }
+        let lastWindow = samples.filter { $0.at >= last }
+        let startRSS = firstWindow.map(\.rssMiB).max() ?? .nan
+        let endRSS = lastWindow.map(\.rssMiB).max() ?? .nan
+        let startFDs = firstWindow.map(\.descriptors).max() ?? 0
+        let endFDs = lastWindow.map(\.descriptors).max() ?? 0
         let peakRSS = samples.map(\.rssMiB).max() ?? .nan
         let errors = outcomes.filter { $0.status >= 500 && $0.kind != "events" }.count
         let incomplete = outcomes.filter { $0.incomplete && $0.kind.hasPrefix("stream") }.count
@@ -353,12 +363,12 @@ struct SoakBench {
             [.init("target", "target"), .init("measured", "measured", decimals: 2), .init("limit", "limit", decimals: 2), .init("met", "met")],
             [
                 [
-                    "RSS at the end ÷ after the warm-up (MiB \(Int(startRSS)) → \(Int(endRSS)), peak \(Int(peakRSS)))", endRSS / startRSS, 1.1,
-                    endRSS <= startRSS * 1.1,
+                    "peak RSS, last window ÷ first after the warm-up (MiB \(Int(startRSS)) → \(Int(endRSS)), whole run's peak \(Int(peakRSS)))",
+                    endRSS / startRSS, 1.1, endRSS <= startRSS * 1.1,
                 ],
                 [
-                    "open descriptors at the end ÷ after the warm-up (\(startFDs) → \(endFDs))", Double(endFDs) / Double(max(1, startFDs)), 1.1,
-                    Double(endFDs) <= Double(startFDs) * 1.1 + 2,
+                    "peak open descriptors, last window ÷ first (\(startFDs) → \(endFDs))", Double(endFDs) / Double(max(1, startFDs)), 1.1,
+                    Double(endFDs) <= Double(startFDs) * 1.1,
                 ],
                 ["every kind's p99, last window ÷ first (1 = yes)", steady ? 1.0 : 0.0, 1.0, steady],
                 ["5xx answers", Double(errors), 0.0, errors == 0],

@@ -99,6 +99,27 @@ import Testing
         #expect(AudioIdentity.past(28, .max, within: 100) == 100 && AudioIdentity.past(28, 8, within: 100) == 36)
     }
 
+    /// A feed whose namespace URI was not UTF-8 made Foundation's XMLParser trap: one hostile
+    /// podcast feed stopped the server. Such a feed is refused first; a feed in a declared
+    /// encoding other than UTF-8 still reads.
+    @Test func aFeedThatIsNotUTF8IsRefusedBeforeTheParser() throws {
+        let found = try Data(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fuzz/crashes/podcast/namespace-uri-not-utf-8-trapped-Foundation-XMLParser"))
+        #expect(throws: PodcastFeedError.self) { try PodcastFeed.parse(found) }
+        let latin1 = Data(
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss version=\"2.0\"><channel><title>Caf\u{E9}</title></channel></rss>"
+                .data(using: .isoLatin1)!)
+        #expect(try PodcastFeed.parse(latin1).title == "Café")
+        let undeclared = Data("<rss version=\"2.0\"><channel><title>Caf".utf8) + Data([0xE9]) + Data("</title></channel></rss>".utf8)
+        #expect(PodcastFeed.firstInvalidUTF8(undeclared) == 38)
+        #expect(throws: PodcastFeedError("the feed is not valid UTF-8 (byte 38), the encoding it declares or XML assumes without a declaration")) {
+            try PodcastFeed.parse(undeclared)
+        }
+        #expect(PodcastFeed.readsAsUTF8(Data("<?xml version='1.0' encoding = 'UTF-8'?><rss/>".utf8)))
+        #expect(!PodcastFeed.readsAsUTF8(Data("<?xml version='1.0' encoding='windows-1252'?><rss/>".utf8)))
+    }
+
     /// Signed numbers in tags: "-1" was track −1 and "-999" year −999.
     @Test func tagNumbersAreDigitsOnly() throws {
         let tags = AudioFileTags(

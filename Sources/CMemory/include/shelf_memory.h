@@ -13,6 +13,15 @@ int shelf_memory_limit_arenas(int count);
 /// memory was released.
 int shelf_memory_trim(void);
 
+/// Serves every block of at least `bytes` from its own mapping, returned to the system when freed,
+/// and pins that size: by default glibc raises it to the largest block freed so far (up to 32 MiB),
+/// after which a server's large transient buffers are cut from the arenas and leave holes there.
+/// Returns 1 when the allocator took it.
+int shelf_memory_map_from(size_t bytes);
+
+/// Bytes in blocks served from their own mappings now.
+size_t shelf_memory_mapped(void);
+
 /// Bytes malloc has handed out and not had back (small blocks and mapped ones): the live heap,
 /// which RSS exceeds by what the allocator keeps free.
 size_t shelf_memory_in_use(void);

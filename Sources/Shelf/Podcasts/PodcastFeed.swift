@@ -52,6 +52,12 @@ public struct PodcastFeed: Sendable, Equatable {
     /// Parses a feed document; throws `PodcastFeedError` for malformed XML or a document that is
     /// neither an RSS channel nor an Atom feed.
     public static func parse(_ data: Data) throws(PodcastFeedError) -> PodcastFeed {
+        // Foundation's XMLParser traps on a namespace URI that is not UTF-8, and libxml2 hands one
+        // on from a UTF-8 document (shelf-fuzz, podcast target): a hostile feed stopped the server.
+        // A document in another declared encoding reaches the parser as UTF-8 through libxml2.
+        if readsAsUTF8(data), let offset = firstInvalidUTF8(data) {
+            throw PodcastFeedError("the feed is not valid UTF-8 (byte \(offset)), the encoding it declares or XML assumes without a declaration")
+        }
         let reader = Reader()
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
@@ -188,6 +194,38 @@ public struct PodcastFeed: Sendable, Equatable {
                 if let date = formatter.date(from: text) { return date }
             }
             return nil
+        }
+    }
+
+    /// Whether libxml2 reads `data` as UTF-8: no byte-order mark of UTF-16 or UTF-32, and an XML
+    /// declaration that names UTF-8 or no encoding (or no declaration at all).
+    static func readsAsUTF8(_ data: Data) -> Bool {
+        let head = [UInt8](data.prefix(256))
+        if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0, 0, 0xFE, 0xFF]) { return false }
+        let text = String(decoding: head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...], as: UTF8.self)
+        guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return true }
+        let declaration = text[..<end.lowerBound]
+        guard let name = declaration.range(of: "encoding") else { return true }
+        // encoding = "NAME" or 'NAME', spaces allowed around the equals sign.
+        let rest = declaration[name.upperBound...].drop { $0 == " " || $0 == "\t" }
+        guard rest.first == "=" else { return true }
+        let value = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
+        guard let quote = value.first, quote == "\"" || quote == "'" else { return true }
+        let encoding = value.dropFirst().prefix { $0 != quote }.lowercased()
+        return encoding == "utf-8" || encoding == "utf8"
+    }
+
+    /// The offset of the first byte that does not belong to a well-formed UTF-8 sequence, or nil.
+    static func firstInvalidUTF8(_ data: Data) -> Int? {
+        var bytes = data.makeIterator()
+        var decoder = UTF8()
+        var offset = 0
+        while true {
+            switch decoder.decode(&bytes) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
         }
     }
 

@@ -87,6 +87,7 @@ struct ServeCommand: Command {
         // MiB), and a server's writes fill them with pages it never reads again (each rating
         // appends to the change log): without one budget, RSS grows for an hour as they fill.
         Library.limitDatabaseMemory(toBytes: Self.databaseMemory)
+        shelf_memory_map_from(Self.mappedBlockSize)
     }
 
     func run(library: Library, output: Output) async throws {
@@ -210,6 +211,12 @@ struct ServeCommand: Command {
     /// What SQLite may keep in the server, all connections together (measured: `shelf-bench soak`,
     /// docs/benchmarks.md). The operating system's file cache holds the rest of the files.
     static let databaseMemory: Int64 = 32 << 20
+
+    /// The smallest block malloc serves from a mapping of its own in the server: glibc's starting
+    /// threshold, pinned so that it no longer rises with the largest block freed. A page of JSON,
+    /// a decoded picture or a file read then goes back to the system when freed instead of leaving
+    /// a hole in an arena (`shelf-bench soak`, docs/benchmarks.md).
+    static let mappedBlockSize = 128 << 10
 
     /// Hands what malloc holds free back to the system every `interval`. What a request frees
     /// (a page of JSON, a decoded picture) stays in its arena otherwise, in holes later blocks

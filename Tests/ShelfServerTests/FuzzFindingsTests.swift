@@ -113,11 +113,19 @@ import Testing
         #expect(try PodcastFeed.parse(latin1).title == "Café")
         let undeclared = Data("<rss version=\"2.0\"><channel><title>Caf".utf8) + Data([0xE9]) + Data("</title></channel></rss>".utf8)
         #expect(PodcastFeed.firstInvalidUTF8(undeclared) == 38)
-        #expect(throws: PodcastFeedError("the feed is not valid UTF-8 (byte 38), the encoding it declares or XML assumes without a declaration")) {
+        #expect(throws: PodcastFeedError("the feed is not valid UTF-8 (byte 38), the encoding it declares or XML assumes without one")) {
             try PodcastFeed.parse(undeclared)
         }
-        #expect(PodcastFeed.readsAsUTF8(Data("<?xml version='1.0' encoding = 'UTF-8'?><rss/>".utf8)))
-        #expect(!PodcastFeed.readsAsUTF8(Data("<?xml version='1.0' encoding='windows-1252'?><rss/>".utf8)))
+        // The second finding: an encoding name libxml2 does not know ("u~tf-8") and bytes that are no UTF-8.
+        let unknown =
+            Data("<?xml version=\"1.0\" encoding=\"u~tf-8\"?><rss version=\"2.0\"><channel><title>A</title><i".utf8)
+            + Data(repeating: 0xFF, count: 8) + Data("/></channel></rss>".utf8)
+        #expect(throws: PodcastFeedError.self) { try PodcastFeed.parse(unknown) }
+        #expect(PodcastFeed.declaredEncoding(Array("<?xml version='1.0' encoding = 'UTF-8'?><rss/>".utf8)) == "UTF-8")
+        let cp1252 =
+            Data("<?xml version='1.0' encoding='windows-1252'?><rss version='2.0'><channel><title>".utf8) + Data([0x80])
+            + Data("</title></channel></rss>".utf8)
+        #expect(try PodcastFeed.parse(cp1252).title == "€")
     }
 
     /// Signed numbers in tags: "-1" was track −1 and "-999" year −999.

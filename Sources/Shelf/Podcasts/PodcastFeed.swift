@@ -52,14 +52,8 @@ public struct PodcastFeed: Sendable, Equatable {
     /// Parses a feed document; throws `PodcastFeedError` for malformed XML or a document that is
     /// neither an RSS channel nor an Atom feed.
     public static func parse(_ data: Data) throws(PodcastFeedError) -> PodcastFeed {
-        // Foundation's XMLParser traps on a namespace URI that is not UTF-8, and libxml2 hands one
-        // on from a UTF-8 document (shelf-fuzz, podcast target): a hostile feed stopped the server.
-        // A document in another declared encoding reaches the parser as UTF-8 through libxml2.
-        if readsAsUTF8(data), let offset = firstInvalidUTF8(data) {
-            throw PodcastFeedError("the feed is not valid UTF-8 (byte \(offset)), the encoding it declares or XML assumes without a declaration")
-        }
         let reader = Reader()
-        let parser = XMLParser(data: data)
+        let parser = XMLParser(data: try utf8Document(data))
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = reader
@@ -197,22 +191,51 @@ public struct PodcastFeed: Sendable, Equatable {
         }
     }
 
-    /// Whether libxml2 reads `data` as UTF-8: no byte-order mark of UTF-16 or UTF-32, and an XML
-    /// declaration that names UTF-8 or no encoding (or no declaration at all).
-    static func readsAsUTF8(_ data: Data) -> Bool {
+    /// The document as valid UTF-8 that says so. Foundation's XMLParser traps on a name or namespace
+    /// URI that is not UTF-8, and libxml2 handed such bytes on from a document it read as UTF-8 (a
+    /// garbled or unknown encoding name included; shelf-fuzz, podcast target): one hostile feed
+    /// stopped the server. So Shelf decodes the encodings feeds use itself, and refuses a document
+    /// read as UTF-8 that is not, naming the byte; libxml2 then never transcodes.
+    static func utf8Document(_ data: Data) throws(PodcastFeedError) -> Data {
         let head = [UInt8](data.prefix(256))
-        if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0, 0, 0xFE, 0xFF]) { return false }
+        var encoding = String.Encoding.utf8
+        if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) {
+            encoding = .utf16
+        } else if let name = declaredEncoding(head) {
+            let known: [String: String.Encoding] = [
+                "iso88591": .isoLatin1, "latin1": .isoLatin1, "l1": .isoLatin1, "usascii": .ascii, "ascii": .ascii,
+                "windows1252": .windowsCP1252, "cp1252": .windowsCP1252, "iso88592": .isoLatin2, "windows1250": .windowsCP1250,
+                "windows1251": .windowsCP1251, "shiftjis": .shiftJIS, "sjis": .shiftJIS, "eucjp": .japaneseEUC,
+                "utf16": .utf16, "utf16le": .utf16LittleEndian, "utf16be": .utf16BigEndian,
+            ]
+            encoding = known[String(name.lowercased().filter { $0.isLetter || $0.isNumber })] ?? .utf8
+        }
+        if encoding == .utf8 {
+            if let offset = firstInvalidUTF8(data) {
+                throw PodcastFeedError("the feed is not valid UTF-8 (byte \(offset)), the encoding it declares or XML assumes without one")
+            }
+            return data
+        }
+        guard var text = String(data: data, encoding: encoding) else {
+            throw PodcastFeedError("the feed is not valid \(encoding.description), the encoding it declares")
+        }
+        // The declaration now names UTF-8, which the bytes are.
+        if text.hasPrefix("<?xml"), let end = text.range(of: "?>") {
+            text.replaceSubrange(text.startIndex..<end.upperBound, with: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+        }
+        return Data(text.utf8)
+    }
+
+    /// The encoding an XML declaration at the start of `head` names, as written, or nil.
+    static func declaredEncoding(_ head: [UInt8]) -> String? {
         let text = String(decoding: head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...], as: UTF8.self)
-        guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return true }
-        let declaration = text[..<end.lowerBound]
-        guard let name = declaration.range(of: "encoding") else { return true }
+        guard text.hasPrefix("<?xml"), let end = text.range(of: "?>"), let name = text[..<end.lowerBound].range(of: "encoding") else { return nil }
         // encoding = "NAME" or 'NAME', spaces allowed around the equals sign.
-        let rest = declaration[name.upperBound...].drop { $0 == " " || $0 == "\t" }
-        guard rest.first == "=" else { return true }
+        let rest = text[name.upperBound..<end.lowerBound].drop { $0 == " " || $0 == "\t" }
+        guard rest.first == "=" else { return nil }
         let value = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
-        guard let quote = value.first, quote == "\"" || quote == "'" else { return true }
-        let encoding = value.dropFirst().prefix { $0 != quote }.lowercased()
-        return encoding == "utf-8" || encoding == "utf8"
+        guard let quote = value.first, quote == "\"" || quote == "'" else { return nil }
+        return String(value.dropFirst().prefix { $0 != quote })
     }
 
     /// The offset of the first byte that does not belong to a well-formed UTF-8 sequence, or nil.

@@ -121,6 +121,9 @@ import Testing
             Data("<?xml version=\"1.0\" encoding=\"u~tf-8\"?><rss version=\"2.0\"><channel><title>A</title><i".utf8)
             + Data(repeating: 0xFF, count: 8) + Data("/></channel></rss>".utf8)
         #expect(throws: PodcastFeedError.self) { try PodcastFeed.parse(unknown) }
+        // The third: a processing instruction with nothing in it, which XMLParser read as a C string.
+        let empty = Data("<rss version=\"2.0\"><channel><?x?><title>A</title><?y ?></channel></rss>".utf8)
+        #expect(try PodcastFeed.parse(empty).title == "A")
         #expect(PodcastFeed.declaredEncoding(Array("<?xml version='1.0' encoding = 'UTF-8'?><rss/>".utf8)) == "UTF-8")
         let cp1252 =
             Data("<?xml version='1.0' encoding='windows-1252'?><rss version='2.0'><channel><title>".utf8) + Data([0x80])

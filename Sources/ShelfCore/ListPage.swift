@@ -21,6 +21,10 @@ public struct TrackListItem: Sendable, Codable, Equatable, Identifiable {
     /// The MusicBrainz release ID of the track's album, in lower case: part of which album the
     /// track is on (two releases of one name are two albums). Nil without one.
     public var releaseID: String?
+    /// The MusicBrainz ID of the artist the album files under (its album artist, else its
+    /// artist), in lower case: part of which album the track is on, as the release is. Nil
+    /// without one and for compilations' tracks.
+    public var ownerArtistID: String?
 
     /// The list row of a track in a list whose section for it is `section`.
     public init(_ track: Track, section: String) {
@@ -40,13 +44,16 @@ public struct TrackListItem: Sendable, Codable, Equatable, Identifiable {
         compilation = track.compilation
         self.section = section
         releaseID = SortKey.release(track.details.musicBrainz.releaseID)
+        if !track.compilation {
+            ownerArtistID = SortKey.release(SortKey.isBlank(track.albumArtist) ? track.details.displayArtistID : track.details.displayAlbumArtistID)
+        }
     }
 
     /// Builds a row from its parts.
     public init(
         id: TrackID, title: String?, artist: String?, album: String?, albumArtist: String?, genre: String?,
         year: Int?, trackNumber: Int?, discNumber: Int?, duration: Double?, rating: Int, playCount: Int,
-        hasArtwork: Bool, compilation: Bool, section: String, releaseID: String? = nil
+        hasArtwork: Bool, compilation: Bool, section: String, releaseID: String? = nil, ownerArtistID: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -64,6 +71,7 @@ public struct TrackListItem: Sendable, Codable, Equatable, Identifiable {
         self.compilation = compilation
         self.section = section
         self.releaseID = releaseID
+        self.ownerArtistID = ownerArtistID
     }
 }
 

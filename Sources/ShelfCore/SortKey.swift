@@ -140,6 +140,32 @@ public enum SortKey {
         return key + releaseMark + Array(release.utf8)
     }
 
+    /// An artist's key with its MusicBrainz artist ID, as `withRelease` does for albums: two
+    /// artists of one name ("John Williams" the composer and the guitarist) are two artists,
+    /// sorted next to each other. Without an ID (or with one that is no UUID) the name decides.
+    public static func withArtistID(_ key: [UInt8], _ artistID: String?) -> [UInt8] { withRelease(key, artistID) }
+
+    /// A track's display-artist key: its artist's key and, when it credits one artist with one
+    /// MusicBrainz ID, that ID, as every view groups it.
+    public static func artistKey(of track: Track, options: SortKeyOptions = SortKeyOptions()) -> [UInt8] {
+        withArtistID(textKey(track.artist, options: options), track.details.displayArtistID)
+    }
+
+    /// A track's album-artist key, with the album artist's MusicBrainz ID as `artistKey(of:)`.
+    public static func albumArtistKey(of track: Track, options: SortKeyOptions = SortKeyOptions()) -> [UInt8] {
+        withArtistID(textKey(track.albumArtist, options: options), track.details.displayAlbumArtistID)
+    }
+
+    /// The keys of a credit list (`artists`, `albumArtists`) in order, each name with its
+    /// MusicBrainz ID when the IDs line up with the names one for one (as Picard writes them).
+    public static func creditKeys(_ names: [String], ids: [String], options: SortKeyOptions = SortKeyOptions()) -> [[UInt8]] {
+        let aligned = ids.count == names.count
+        return names.indices.map { index in
+            let key = textKey(names[index], options: options)
+            return aligned ? withArtistID(key, ids[index]) : key
+        }
+    }
+
     /// A track's album key: its album name's key and its release ID, as every view groups it.
     public static func albumKey(of track: Track, options: SortKeyOptions = SortKeyOptions()) -> [UInt8] {
         withRelease(textKey(track.album, options: options), track.details.musicBrainz.releaseID)
@@ -398,12 +424,15 @@ public enum SortKey {
         func date(_ value: Date?) -> SortComponent { .number(value.map(NumberField.seconds) ?? missingNumber) }
         switch field {
         case .title: return .bytes(textKey(track.title, sortTag: track.sortTitle, useSortTags: useSortTags, options: options))
-        case .artist: return .bytes(textKey(track.artist, sortTag: track.sortArtist, useSortTags: useSortTags, options: options))
+        case .artist:
+            let key = textKey(track.artist, sortTag: track.sortArtist, useSortTags: useSortTags, options: options)
+            return .bytes(withArtistID(key, track.details.displayArtistID))
         case .album:
             let key = textKey(track.album, sortTag: track.sortAlbum, useSortTags: useSortTags, options: options)
             return .bytes(withRelease(key, track.details.musicBrainz.releaseID))
         case .albumArtist:
-            return .bytes(textKey(track.albumArtist, sortTag: track.sortAlbumArtist, useSortTags: useSortTags, options: options))
+            let key = textKey(track.albumArtist, sortTag: track.sortAlbumArtist, useSortTags: useSortTags, options: options)
+            return .bytes(withArtistID(key, track.details.displayAlbumArtistID))
         case .composer:
             return .bytes(textKey(track.composer, sortTag: track.sortComposer, useSortTags: useSortTags, options: options))
         case .genre: return .bytes(textKey(track.genre, options: options))

@@ -180,6 +180,15 @@ public struct TrackDetails: Sendable, Equatable {
     private static let valueSeparator: Character = "\u{1F}"
     private static let partSeparator: Character = "\u{1D}"
 
+    /// The MusicBrainz ID of the track's display artist: its one artist ID, when the track
+    /// credits at most one artist (a joined credit's IDs belong to its list's names).
+    public var displayArtistID: String? { musicBrainz.artistIDs.count == 1 && artists.count <= 1 ? musicBrainz.artistIDs[0] : nil }
+
+    /// The MusicBrainz ID of the track's album artist, by the rule of `displayArtistID`.
+    public var displayAlbumArtistID: String? {
+        musicBrainz.albumArtistIDs.count == 1 && albumArtists.count <= 1 ? musicBrainz.albumArtistIDs[0] : nil
+    }
+
     /// The text stored in `track.details` (nil when empty).
     public var encoded: String? {
         if isEmpty { return nil }
@@ -235,11 +244,51 @@ public struct TrackDetails: Sendable, Equatable {
         return out
     }
 
-    /// The artist, genre, composer and album-artist lists of a stored text without decoding the rest: they are
-    /// among its first four fields (`encoded` writes them first), so a view's group refresh,
-    /// which reads every member's lists, splits no more than that.
-    public static func creditLists(encoded: String) -> (artists: [String], genres: [String], composers: [String], albumArtists: [String]) {
-        var result: (artists: [String], genres: [String], composers: [String], albumArtists: [String]) = ([], [], [], [])
+    /// The lists a track is credited by, as the views group it: `creditLists(encoded:)`.
+    public struct CreditLists: Sendable, Equatable {
+        public var artists: [String] = []
+        public var genres: [String] = []
+        public var composers: [String] = []
+        public var albumArtists: [String] = []
+        /// The MusicBrainz IDs of `artists` and `albumArtists` (the `ma` and `mb` fields).
+        public var artistIDs: [String] = []
+        public var albumArtistIDs: [String] = []
+
+        /// Empty lists.
+        public init() {}
+
+        /// The lists as given.
+        public init(artists: [String], genres: [String], composers: [String], albumArtists: [String], artistIDs: [String], albumArtistIDs: [String]) {
+            self.artists = artists
+            self.genres = genres
+            self.composers = composers
+            self.albumArtists = albumArtists
+            self.artistIDs = artistIDs
+            self.albumArtistIDs = albumArtistIDs
+        }
+
+        /// The display artist's MusicBrainz ID, by the rule of `TrackDetails.displayArtistID`.
+        public var displayArtistID: String? { artistIDs.count == 1 && artists.count <= 1 ? artistIDs[0] : nil }
+        /// The album artist's MusicBrainz ID, by the rule of `TrackDetails.displayAlbumArtistID`.
+        public var displayAlbumArtistID: String? { albumArtistIDs.count == 1 && albumArtists.count <= 1 ? albumArtistIDs[0] : nil }
+    }
+
+    /// The starts of the artist-ID fields (`ma`, `mb`) after a field separator.
+    private static let idFields = ["\(fieldSeparator)ma\(valueSeparator)", "\(fieldSeparator)mb\(valueSeparator)"]
+
+    /// The lists `creditLists(encoded:)` reads, from the decoded details.
+    public var creditLists: CreditLists {
+        CreditLists(
+            artists: artists, genres: genres, composers: composers, albumArtists: albumArtists, artistIDs: musicBrainz.artistIDs,
+            albumArtistIDs: musicBrainz.albumArtistIDs)
+    }
+
+    /// The artist, genre, composer and album-artist lists of a stored text without decoding the
+    /// rest: they are among its first four fields (`encoded` writes them first), so a view's group
+    /// refresh, which reads every member's lists, splits no more than that. The artists' IDs are
+    /// further on, so only a track that carries some reads on to them.
+    public static func creditLists(encoded: String) -> CreditLists {
+        var result = CreditLists()
         for field in encoded.split(separator: fieldSeparator, maxSplits: 4, omittingEmptySubsequences: true).prefix(4) {
             let parts = field.split(separator: valueSeparator, omittingEmptySubsequences: false)
             switch parts.first {
@@ -247,7 +296,17 @@ public struct TrackDetails: Sendable, Equatable {
             case "g": result.genres = parts.dropFirst().map(String.init)
             case "c": result.composers = parts.dropFirst().map(String.init)
             case "aa": result.albumArtists = parts.dropFirst().map(String.init)
-            default: return result
+            default: break
+            }
+        }
+        // Most tracks carry no MusicBrainz artist ID; those that do have an `ma` or `mb` field.
+        guard idFields.contains(where: { encoded.hasPrefix($0.dropFirst()) || encoded.contains($0) }) else { return result }
+        for field in encoded.split(separator: fieldSeparator, omittingEmptySubsequences: true) {
+            let parts = field.split(separator: valueSeparator, omittingEmptySubsequences: false)
+            switch parts.first {
+            case "ma": result.artistIDs = parts.dropFirst().map(String.init)
+            case "mb": result.albumArtistIDs = parts.dropFirst().map(String.init)
+            default: break
             }
         }
         return result

@@ -247,6 +247,23 @@ public struct DatasetGenerator: Sendable {
             return String(hex[0..<8]) + "-" + String(hex[8..<12]) + "-4" + String(hex[13..<16]) + "-a" + String(hex[17..<20]) + "-" + String(hex[20..<32])
         }
 
+        /// The MusicBrainz artist ID of one artist name in eight (by a hash of the name), nil for
+        /// the others: an artist carries its ID on every track or on none.
+        static func artistID(of name: String?) -> String? {
+            guard let name else { return nil }
+            var hash: UInt64 = 0x8422_2325_cbf2_9ce4
+            for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            guard hash % 8 == 0 else { return nil }
+            let hex = Array(Self.hex(hash &* 0x9E37_79B9_7F4A_7C15) + Self.hex(hash))
+            return String(hex[0..<8]) + "-" + String(hex[8..<12]) + "-4" + String(hex[13..<16]) + "-b" + String(hex[17..<20]) + "-" + String(hex[20..<32])
+        }
+
+        /// The IDs of `names` when every one of them has one (a tagger identifies a credit whole).
+        static func artistIDs(of names: [String]) -> [String] {
+            let ids = names.compactMap(artistID(of:))
+            return ids.count == names.count ? ids : []
+        }
+
         /// The tagged mode's details, from a stream seeded by the track's place alone.
         private func addDetails(to track: inout Track, album a: AlbumContext, artist: Artist) {
             var r = SeededRandom(seed: generator.seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(made))
@@ -279,6 +296,10 @@ public struct DatasetGenerator: Sendable {
             // Picard tags a whole release: every track of a tenth of the albums carries its album's
             // release ID, and no track of the others does (a release ID is part of an album's identity).
             details.musicBrainz.releaseID = Self.releaseID(of: a)
+            // Artist IDs, likewise, belong to artists, not to random tracks (they are part of an
+            // artist's identity): the lists' names, else the display name, each with its own.
+            details.musicBrainz.artistIDs = Self.artistIDs(of: details.artists.isEmpty ? [track.artist].compactMap { $0 } : details.artists)
+            details.musicBrainz.albumArtistIDs = Self.artistIDs(of: [track.albumArtist].compactMap { $0 })
             if r.chance(0.8) {
                 let gain = (r.double(-14..<2) * 100).rounded() / 100
                 details.replayGain = ReplayGain(

@@ -43,7 +43,7 @@ import Testing
             {
                 #expect(document.keys.contains(key), "missing \(key)")
             }
-            #expect(document["storeSchema"] as? Int == 17)
+            #expect(document["storeSchema"] as? Int == 18)
             #expect((document["mirrorSchema"] as? Int ?? 0) > 0)
             // Every library shelf links is there whenever it runs; only ffmpeg, a separate program, may be null.
             for key in ["sqlite", "taglib", "libjpegTurbo", "libpng", "libwebp", "libmicrohttpd"] {

@@ -121,4 +121,63 @@ import Testing
             #expect(albums.map(\.tracks).sorted() == [1, 1, 4], "\(albums)")
         }
     }
+
+    /// A MusicBrainz artist ID decides which artist a track is by: "John Williams" the composer
+    /// and the guitarist are two artists (and their albums of one name two albums), listed next
+    /// to each other, and a file without an ID is by the name alone. A file retagged to the other
+    /// ID moves with the next import. Tagged by mutagen as Picard tags them
+    /// (`MUSICBRAINZ_ARTISTID`, ID3's `TXXX:MusicBrainz Artist Id`).
+    @Test(.enabled(if: TagRoundTripTests.hasMutagen, "no .venv with mutagen (make test makes it)"))
+    func artistIDsTellArtistsOfOneNameApart() async throws {
+        try await offCooperativePool {
+            let dir = try TemporaryDirectory()
+            let music = dir.path("music")
+            try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+            let composer = "53b106e7-0cc6-42cc-ac95-ed8d30a3a98e"
+            let guitarist = "2f0c9a6e-4a8b-4d55-8f3e-1b7c5d9e0a11"
+            let files: [(id: String?, album: String, ext: String)] = [
+                (composer, "Star Wars", "flac"), (composer, "Star Wars", "mp3"), (composer, "Greatest Hits", "flac"),
+                (guitarist, "Greatest Hits", "flac"), (guitarist, "Greatest Hits", "mp3"), (nil, "Greatest Hits", "flac"),
+            ]
+            func tag(_ index: Int, _ id: String?, _ album: String, _ ext: String) throws {
+                let url = music.appendingPathComponent("\(index).\(ext)")
+                let name = ext == "mp3" ? "MusicBrainz Artist Id" : "MUSICBRAINZ_ARTISTID"
+                let result = try ChildProcess.run(
+                    TagRoundTripTests.python,
+                    [TagRoundTripTests.script.path, "tag-names", url.path, "John Williams", album, "Song \(index)"] + (id.map { ["\(name)=\($0)"] } ?? []))
+                try #require(result.status == 0, "\(result.stderr)")
+            }
+            for (index, file) in files.enumerated() {
+                let audio = file.ext == "mp3" ? TestAudio.mp3(seconds: 1, seed: UInt64(index)) : TestAudio.flac(seconds: 1, frequency: 300 + 50 * Double(index))
+                try audio.write(to: music.appendingPathComponent("\(index).\(file.ext)"))
+                try tag(index, file.id, file.album, file.ext)
+            }
+            let library = dir.path("library").path
+            func importMusic() throws {
+                let imported = try ChildProcess.run(shelf, ["--library", library, "import", music.path])
+                try #require(imported.status == 0, "\(imported.stderr)")
+            }
+            try importMusic()
+
+            var artists = try names(library, ["artists"])
+            #expect(artists.map(\.name) == ["John Williams", "John Williams", "John Williams"], "\(artists)")
+            #expect(artists.map(\.tracks).sorted() == [1, 2, 3], "\(artists)")
+            let owners = try names(library, ["artists", "--by", "albumArtist"])
+            #expect(owners.map(\.tracks).sorted() == [1, 2, 3], "each is its own albums' artist: \(owners)")
+            let albums = try names(library, ["albums"])
+            #expect(albums.filter { $0.name == "Greatest Hits" }.map(\.tracks).sorted() == [1, 1, 2], "\(albums)")
+            // The name alone still finds every artist's tracks, and sorted by artist each artist's stay together.
+            let found = try #require(
+                try json(library, ["tracks", "--filter", "artist:=\"john williams\"", "--sort", "artist", "--limit", "20"])["items"] as? [[String: Any]])
+            #expect(found.count == 6)
+            let order = found.map { (($0["musicBrainz"] as? [String: Any])?["artistIDs"] as? [String])?.first ?? "" }
+            #expect(order.indices.dropFirst().filter { order[$0] != order[$0 - 1] }.count == 2, "\(order)")
+
+            // The guitarist's mp3 retagged to the composer: the next import moves it.
+            try tag(4, composer, "Greatest Hits", "mp3")
+            try importMusic()
+            artists = try names(library, ["artists"])
+            #expect(artists.map(\.tracks).sorted() == [1, 1, 4], "\(artists)")
+        }
+    }
 }

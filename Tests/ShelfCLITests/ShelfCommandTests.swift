@@ -33,12 +33,12 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             let info = try json(result.stdout)
             #expect(info["trackCount"] as? Int == 0)
-            #expect(info["schemaVersion"] as? Int == 17)
+            #expect(info["schemaVersion"] as? Int == 18)
             #expect(info["path"] as? String == dir.path("lib").path)
             for key in ["storeID", "artworkCount", "playlistCount", "bytesOnDisk"] { #expect(info[key] != nil, "missing \(key)") }
             let text = try shelf(["info"], environment: ["SHELF_LIBRARY": dir.path("lib").path])
             #expect(text.status == 0)
-            #expect(text.stdout.contains("schema version: 17"))
+            #expect(text.stdout.contains("schema version: 18"))
         }
     }
 

@@ -19,10 +19,14 @@ import Testing
         sparse.bpm = 120
         var none = TrackDetails()
         none.labels = ["L"]
-        for details in [full, sparse, none] {
+        var identified = full
+        identified.musicBrainz.artistIDs = ["8c1e2f4a-0000-4000-8000-000000000001", "8c1e2f4a-0000-4000-8000-000000000002"]
+        identified.musicBrainz.albumArtistIDs = ["8c1e2f4a-0000-4000-8000-000000000001"]
+        for details in [full, sparse, none, identified] {
             let lists = TrackDetails.creditLists(encoded: details.encoded ?? "")
             #expect(lists.artists == details.artists && lists.genres == details.genres && lists.composers == details.composers, "\(details)")
             #expect(lists.albumArtists == details.albumArtists, "\(details)")
+            #expect(lists.artistIDs == details.musicBrainz.artistIDs && lists.albumArtistIDs == details.musicBrainz.albumArtistIDs, "\(details)")
         }
     }
 

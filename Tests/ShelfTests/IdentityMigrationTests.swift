@@ -127,4 +127,77 @@ import Testing
         let releases = try await library.tracks(ids: sorted).tracks.map { $0.details.musicBrainz.releaseID.flatMap(UUID.init(uuidString:)) }
         #expect(releases.indices.dropFirst().filter { releases[$0] != releases[$0 - 1] }.count == 2, "\(releases)")
     }
+
+    /// Schema 18: an artist's key ends with its MusicBrainz artist ID, so two artists of one name
+    /// ("John Williams" the composer and the guitarist) are two artists, and their albums of one
+    /// name two albums. A star on the artist they were is kept by the one holding most of its
+    /// tracks; so is a star on their album; a name without IDs keeps its ID and its star.
+    @Test func starsFollowArtistsToldApartByMusicBrainzID() async throws {
+        let dir = try TemporaryDirectory()
+        let composer = "53b106e7-0cc6-42cc-ac95-ed8d30a3a98e"
+        let guitarist = "2f0c9a6e-4a8b-4d55-8f3e-1b7c5d9e0a11"
+        func track(_ number: Int, _ artist: String, _ album: String, _ id: String?) -> Track {
+            var track = Track(path: "/m/\(number).flac", title: "Song \(number)", artist: artist, album: album)
+            track.trackNumber = number
+            track.details.musicBrainz.artistIDs = id.map { [$0] } ?? []
+            return track
+        }
+        var duet = track(6, "John Williams feat. Kay", "Duets", nil)
+        duet.details.artists = ["John Williams", "Kay"]
+        duet.details.musicBrainz.artistIDs = [guitarist.uppercased(), "not a UUID"]
+        let tracks = [
+            track(1, "John Williams", "Greatest Hits", composer), track(2, "John Williams", "Greatest Hits", composer),
+            track(3, "John Williams", "Star Wars", composer), track(4, "John Williams", "Greatest Hits", guitarist),
+            track(5, "Kay", "Solo", nil), duet,
+        ]
+        func artistKey(_ name: String, _ id: String?) -> GroupKey { GroupKey(kind: .artist, key: SortKey.withArtistID(SortKey.textKey(name), id)) }
+        func albumKey(_ owner: GroupKey, _ album: String) -> GroupKey { GroupKey(kind: .album, key: owner.key, album: SortKey.textKey(album)) }
+        let first = artistKey("John Williams", composer)
+        let second = artistKey("John Williams", guitarist)
+        let kay = artistKey("Kay", nil)
+        let hitsFirst = albumKey(first, "Greatest Hits")
+        let hitsSecond = albumKey(second, "Greatest Hits")
+        #expect(first.id != second.id && first.withoutArtistID.id == second.withoutArtistID.id)
+        #expect(hitsFirst.id != hitsSecond.id && hitsFirst.withoutArtistID.id == hitsSecond.withoutArtistID.id)
+        #expect(first.id == artistKey("John Williams", " \(composer.uppercased())").id, "an artist ID is one however it is cased")
+        #expect(kay.id == artistKey("Kay", "not a UUID").id, "a value that is no UUID is no artist ID")
+        #expect(SortKey.body(ofKey: first.key) == SortKey.textKey("John Williams"), "sorting and search see the name alone")
+
+        let user: UserID
+        do {
+            let library = Library(directory: dir.url)
+            user = try await library.addUser(name: "ann", password: "pw-ann-123456").id
+            try await library.write { batch in for track in tracks { _ = try batch.insert(track) } }
+            try await library.write { batch in
+                try batch.setGroupsStarred([first.withoutArtistID.id, kay.id], kind: .artist, by: user, true)
+                try batch.setGroupsStarred([hitsFirst.withoutArtistID.id], kind: .album, by: user, true)
+            }
+            // As schema 17 wrote them: one artist and one album of each name, under the IDs they had then.
+            try Connection(path: library.storeURL.path).execute("PRAGMA user_version = 17")
+        }
+        try? FileManager.default.removeItem(at: dir.url.appendingPathComponent("mirror.sqlite"))
+
+        let library = Library(directory: dir.url)
+        #expect(Set(try await library.starredGroups(of: user, kind: .artist).map(\.id)) == [first.id, kay.id])
+        #expect(Set(try await library.starredGroups(of: user, kind: .album).map(\.id)) == [hitsFirst.id])
+        #expect(try await library.group(first.id, kind: .artist)?.trackCount == 3)
+        #expect(try await library.group(second.id, kind: .artist)?.trackCount == 2, "the duet's credit carries the guitarist's ID")
+        #expect(try await library.group(kay.id, kind: .artist)?.trackCount == 2)
+        #expect(try await library.group(hitsSecond.id, kind: .album)?.trackCount == 1)
+        #expect(try await library.groupLogStart() >= 1, "tokens from before learn the artists again")
+        // The mirror and the direct path agree on the artists, the albums and the order by artist.
+        let artists = try await library.groups(GroupQuery(kind: .artist), offset: 0).items.map(\.id)
+        let albums = try await library.groups(GroupQuery(kind: .album), offset: 0).items.map(\.id)
+        let sorted = try await library.snapshot(LibraryQuery(sort: .artist))
+        let appearances = try await library.appearances(of: second.id).map(\.name)
+        try await library.disableMirror()
+        #expect(try await library.groups(GroupQuery(kind: .artist), offset: 0).items.map(\.id) == artists)
+        #expect(try await library.groups(GroupQuery(kind: .album), offset: 0).items.map(\.id) == albums)
+        #expect(try await library.snapshot(LibraryQuery(sort: .artist)) == sorted)
+        #expect(Set(artists) == [first.id, second.id, kay.id], "the duet is credited to its list's names")
+        #expect(appearances == ["Duets"], "the guitarist appears on the duet's album: \(appearances)")
+        // Sorted by artist, each John Williams's tracks stay together.
+        let ids = try await library.tracks(ids: sorted).tracks.map { $0.details.displayArtistID.flatMap(UUID.init(uuidString:)) }
+        #expect(ids.indices.dropFirst().filter { ids[$0] != ids[$0 - 1] }.count == 2, "\(ids)")
+    }
 }

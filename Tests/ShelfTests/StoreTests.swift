@@ -16,7 +16,7 @@ func sampleTrack(_ n: Int, artist: String = "Artist") -> Track {
     @Test func createsTheCurrentVersionWithAStableStoreID() async throws {
         let dir = try TemporaryDirectory()
         let info = try await Library(directory: dir.url).info()
-        #expect(info.schemaVersion == 17)
+        #expect(info.schemaVersion == 18)
         #expect(info.trackCount == 0)
         let again = try await Library(directory: dir.url).info()
         #expect(again.storeID == info.storeID)

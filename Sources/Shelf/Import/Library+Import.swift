@@ -101,7 +101,7 @@ struct KnownFile {
     /// `SidecarStamp` as of the last read ("" for none).
     let sidecars: String
     /// The album artist an `artist.*` picture beside it would belong to.
-    let owner: String?
+    let owner: ArtistPictures.Owner?
 }
 
 /// A read failure's text, `Sendable` and `Error`.
@@ -197,10 +197,10 @@ extension Library {
             // A track marked missing is never "unchanged": its file is back, so it is read again
             // (which clears the mark), whatever its size and time.
             let statement = try db.cachedStatement(
-                "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist, missing_since FROM track WHERE path = ?")
+                "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist, missing_since, details FROM track WHERE path = ?")
             // An image split by its sheet is known by a present track of it (`IMAGE#NN`).
             let image = try db.cachedStatement(
-                "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist, missing_since FROM track "
+                "SELECT id, file_size, file_modified, sidecars, compilation, album_artist, artist, missing_since, details FROM track "
                     + "WHERE path >= ? AND path < ? AND missing_since IS NULL LIMIT 1")
             func lookUp(_ statement: Statement, _ arguments: [String]) throws -> KnownFile? {
                 try statement.bind(arguments)
@@ -210,7 +210,11 @@ extension Library {
                 guard row.optionalDouble(7) == nil else { return nil }
                 return KnownFile(
                     size: try row.int64(1), modified: row.optionalDouble(2), sidecars: row.optionalString(3) ?? "",
-                    owner: try row.int64(4) != 0 ? nil : ArtistPictures.owner(albumArtist: row.optionalString(5), artist: row.optionalString(6)))
+                    owner: try row.int64(4) != 0
+                        ? nil
+                        : ArtistPictures.owner(
+                            albumArtist: row.optionalString(5), artist: row.optionalString(6),
+                            ids: row.optionalString(8).map(TrackDetails.creditLists(encoded:)) ?? TrackDetails.CreditLists()))
             }
             for path in paths {
                 var found = try lookUp(statement, [path])
@@ -273,7 +277,7 @@ extension Library {
                 parsed[index].lyricsFile = found.text
                 if let problem = found.problem { report.warnings.append(problem) }
             }
-            if !own.compilation, let owner = ArtistPictures.owner(albumArtist: own.albumArtist, artist: own.artist) {
+            if !own.compilation, let owner = ArtistPictures.owner(albumArtist: own.albumArtist, artist: own.artist, ids: own.details.creditLists) {
                 owners.add(owner, folder: directory)
             }
         }

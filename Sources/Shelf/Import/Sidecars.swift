@@ -291,35 +291,43 @@ enum SidecarStamp {
 /// artist's folder in `Artist/Album/01.flac`), else in the album's own folder. Stored in
 /// `artist_picture` by the album artist's view ID; served for `ar-` IDs and on `/api/`.
 enum ArtistPictures {
-    /// The name an album's artist picture belongs to; nil when it has none.
-    static func owner(albumArtist: String?, artist: String?) -> String? {
-        if !SortKey.isBlank(albumArtist) { return albumArtist }
-        return SortKey.isBlank(artist) ? nil : artist
+    /// The artist an album's picture belongs to: a name and its MusicBrainz ID, as the views
+    /// tell artists apart.
+    struct Owner: Hashable, Sendable {
+        let name: String
+        let musicBrainzID: String?
+    }
+
+    /// The artist an album's artist picture belongs to; nil when it has none.
+    static func owner(albumArtist: String?, artist: String?, ids: TrackDetails.CreditLists) -> Owner? {
+        if let albumArtist, !SortKey.isBlank(albumArtist) { return Owner(name: albumArtist, musicBrainzID: ids.displayAlbumArtistID) }
+        guard let artist, !SortKey.isBlank(artist) else { return nil }
+        return Owner(name: artist, musicBrainzID: ids.displayArtistID)
     }
 
     /// The album folders of each owner met in one chunk.
     struct Owners {
         fileprivate var byID: [GroupID: (name: String, folders: [String])] = [:]
-        /// Each name's ID, computed once per chunk (a rescan meets the same owner per file).
-        private var ids: [String: GroupID] = [:]
+        /// Each owner's ID, computed once per chunk (a rescan meets the same owner per file).
+        private var ids: [Owner: GroupID] = [:]
 
-        /// Notes that `name`'s album lies in `folder`.
-        mutating func add(_ name: String, folder: URL) { add(name, folderPath: folder.path) }
+        /// Notes that `owner`'s album lies in `folder`.
+        mutating func add(_ owner: Owner, folder: URL) { add(owner, folderPath: folder.path) }
 
-        /// Notes that `name`'s album lies in the folder at `folderPath`.
-        mutating func add(_ name: String, folderPath: String) {
+        /// Notes that `owner`'s album lies in the folder at `folderPath`.
+        mutating func add(_ owner: Owner, folderPath: String) {
             let id: GroupID
-            if let known = ids[name] {
+            if let known = ids[owner] {
                 id = known
             } else {
-                id = Library.artistID(named: name)
-                ids[name] = id
+                id = Library.artistID(named: owner.name, musicBrainzID: owner.musicBrainzID)
+                ids[owner] = id
             }
             if var entry = byID[id] {
                 if entry.folders.last != folderPath && !entry.folders.contains(folderPath) { entry.folders.append(folderPath) }
                 byID[id] = entry
             } else {
-                byID[id] = (name, [folderPath])
+                byID[id] = (owner.name, [folderPath])
             }
         }
     }
@@ -401,7 +409,8 @@ enum ArtistPictures {
                 changes.problems += result.problems
                 if let picture = result.picture {
                     found = Picture(
-                        albumArtist: id, artist: GroupKey(kind: .artist, key: SortKey.textKey(owner.name, options: SortKeyOptions())).id,
+                        // Artists and album artists share their IDs (`GroupKey.id`).
+                        albumArtist: id, artist: id,
                         name: owner.name, path: picture.path, stamp: key, data: picture.data)
                     break
                 }

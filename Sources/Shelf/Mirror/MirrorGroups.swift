@@ -37,27 +37,26 @@ struct GroupMember: Equatable {
         let name: String
     }
 
-    /// The values of `list`, once per key, in list order.
-    static func credits(_ list: [String], options: SortKeyOptions) -> [Credit] {
+    /// The values of `list`, once per key, in list order; artists' names keyed with their
+    /// MusicBrainz IDs when `ids` line up with them (`SortKey.creditKeys`).
+    static func credits(_ list: [String], ids: [String] = [], options: SortKeyOptions) -> [Credit] {
         var seen: Set<[UInt8]> = []
         var credits: [Credit] = []
-        for name in list where !SortKey.isBlank(name) {
-            let key = SortKey.textKey(name, options: options)
+        for (name, key) in zip(list, SortKey.creditKeys(list, ids: ids, options: options)) where !SortKey.isBlank(name) {
             if seen.insert(key).inserted { credits.append(Credit(key: key, name: name)) }
         }
         return credits
     }
 
     mutating func addCredits(_ details: TrackDetails, options: SortKeyOptions) {
-        addCredits(
-            artists: details.artists, genres: details.genres, composers: details.composers, albumArtists: details.albumArtists, options: options)
+        addCredits(details.creditLists, options: options)
     }
 
-    mutating func addCredits(artists: [String], genres: [String], composers: [String], albumArtists: [String] = [], options: SortKeyOptions) {
-        self.artists = Self.credits(artists, options: options)
-        self.composers = Self.credits(composers, options: options)
-        self.genres = Self.credits(genres, options: options)
-        self.albumArtists = Self.credits(albumArtists, options: options)
+    mutating func addCredits(_ lists: TrackDetails.CreditLists, options: SortKeyOptions) {
+        self.artists = Self.credits(lists.artists, ids: lists.artistIDs, options: options)
+        self.composers = Self.credits(lists.composers, options: options)
+        self.genres = Self.credits(lists.genres, options: options)
+        self.albumArtists = Self.credits(lists.albumArtists, ids: lists.albumArtistIDs, options: options)
     }
 
     static let variousArtists = "Various Artists"
@@ -75,16 +74,16 @@ struct GroupMember: Equatable {
         genre = t.genre
         let release = t.details.musicBrainz.releaseID
         albumTag = tag(t.sortAlbum).map { SortKey.withRelease($0, release) }
-        albumArtistTag = tag(t.sortAlbumArtist)
-        artistTag = tag(t.sortArtist)
+        albumArtistTag = tag(t.sortAlbumArtist).map { SortKey.withArtistID($0, t.details.displayAlbumArtistID) }
+        artistTag = tag(t.sortArtist).map { SortKey.withArtistID($0, t.details.displayArtistID) }
         composerTag = tag(t.sortComposer)
         albumSort = text(t.sortAlbum)
         albumArtistSort = text(t.sortAlbumArtist)
         artistSort = text(t.sortArtist)
         composerSort = text(t.sortComposer)
         kAlbum = SortKey.albumKey(of: t, options: options)
-        kAlbumArtist = key(t.albumArtist)
-        kArtist = key(t.artist)
+        kAlbumArtist = SortKey.albumArtistKey(of: t, options: options)
+        kArtist = SortKey.artistKey(of: t, options: options)
         kComposer = key(t.composer)
         kGenre = key(t.genre)
         year = t.year
@@ -141,8 +140,7 @@ struct GroupMember: Equatable {
         compilation = try row.int64(24) != 0
         added = try row.double(25)
         if let encoded = row.optionalString(26) {
-            let lists = TrackDetails.creditLists(encoded: encoded)
-            addCredits(artists: lists.artists, genres: lists.genres, composers: lists.composers, albumArtists: lists.albumArtists, options: options)
+            addCredits(TrackDetails.creditLists(encoded: encoded), options: options)
         }
     }
 
@@ -196,6 +194,10 @@ struct GroupKey: Hashable {
 
     /// The key this group had before albums were told apart by MusicBrainz release (schema 17).
     var withoutRelease: GroupKey { GroupKey(kind: kind, key: key, album: album.map(SortKey.withoutRelease)) }
+
+    /// The key this group had before artists were told apart by MusicBrainz artist ID (schema
+    /// 18): an artist's, or an album's owner's, key without its ID; an album's own key as it was.
+    var withoutArtistID: GroupKey { GroupKey(kind: kind, key: SortKey.withoutRelease(key), album: album) }
 
     /// FNV-1a (64-bit) of a family byte and the key bytes, as a positive 62-bit number: stable,
     /// cheap, and with about a million groups a collision is a one-in-ten-million event. Artist

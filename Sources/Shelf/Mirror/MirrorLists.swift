@@ -61,11 +61,21 @@ enum MirrorLists {
             let list = field.list(of: track)
             guard !list.isEmpty else { continue }
             let display = field.value(of: track).flatMap { SortKey.isBlank($0) ? nil : Filter.fold($0) }
+            // Artists' keys carry their MusicBrainz IDs, as `GroupMember.credits` keys them; the
+            // display value's row is left out only when the track's own key says the same.
+            let keys: [[UInt8]]? =
+                !groupedFields.contains(field)
+                ? nil
+                : field == .artist
+                    ? SortKey.creditKeys(list, ids: track.details.musicBrainz.artistIDs, options: options)
+                    : list.map { SortKey.textKey($0, options: options) }
+            let displayKey = field == .artist ? SortKey.artistKey(of: track, options: options) : nil
             var seen = Set<String>()
-            for value in list where !SortKey.isBlank(value) {
+            for (index, value) in list.enumerated() where !SortKey.isBlank(value) {
                 let folded = Filter.fold(value)
-                guard folded != display, seen.insert(folded).inserted else { continue }
-                let key = groupedFields.contains(field) ? SortKey.textKey(value, options: options) : nil
+                let key = keys?[index]
+                if folded == display && (displayKey == nil || key == displayKey) { continue }
+                guard seen.insert(folded).inserted else { continue }
                 rows.insert(Row(field: code, text: folded, number: nil, key: key))
             }
         }

@@ -56,11 +56,17 @@ enum MirrorRow {
         init(changedFrom old: Track, to new: Track) {
             var sources: Sources = []
             if old.title != new.title || old.sortTitle != new.sortTitle { sources.insert(.title) }
-            if old.artist != new.artist || old.sortArtist != new.sortArtist { sources.insert(.artist) }
+            if old.artist != new.artist || old.sortArtist != new.sortArtist || old.details.displayArtistID != new.details.displayArtistID {
+                sources.insert(.artist)
+            }
             if old.album != new.album || old.sortAlbum != new.sortAlbum || old.details.musicBrainz.releaseID != new.details.musicBrainz.releaseID {
                 sources.insert(.album)
             }
-            if old.albumArtist != new.albumArtist || old.sortAlbumArtist != new.sortAlbumArtist { sources.insert(.albumArtist) }
+            if old.albumArtist != new.albumArtist || old.sortAlbumArtist != new.sortAlbumArtist
+                || old.details.displayAlbumArtistID != new.details.displayAlbumArtistID
+            {
+                sources.insert(.albumArtist)
+            }
             if old.composer != new.composer || old.sortComposer != new.sortComposer { sources.insert(.composer) }
             if old.genre != new.genre { sources.insert(.genre) }
             if old.hasArtwork != new.hasArtwork || old.compilation != new.compilation { sources.insert(.flags) }
@@ -120,10 +126,16 @@ enum MirrorRow {
                 index += 2
                 continue
             }
-            // An album's keys carry its release ID, as `GroupMember` and the direct path's do.
+            // An album's keys carry its release ID and an artist's its MusicBrainz ID, as
+            // `GroupMember` and the direct path's do.
             func key(_ text: String?) -> [UInt8] {
                 let key = SortKey.textKey(text, options: options)
-                return part == .album ? SortKey.withRelease(key, t.details.musicBrainz.releaseID) : key
+                switch part {
+                case .album: return SortKey.withRelease(key, t.details.musicBrainz.releaseID)
+                case .artist: return SortKey.withArtistID(key, t.details.displayArtistID)
+                case .albumArtist: return SortKey.withArtistID(key, t.details.displayAlbumArtistID)
+                default: return key
+                }
             }
             let displayKey = key(display)
             put(.blob(Data(displayKey)), if: part)

@@ -7,7 +7,7 @@ import ShelfDatabase
 /// because SQLite cannot range-search an expression index with a row value), folded filter text,
 /// and one index per sort chain so that every page, either direction, is an index range scan.
 package enum MirrorSchema {
-    static let version = 16
+    static let version = 17
     /// The page size of a new mirror file.
     static let pageSize = 4096
 

@@ -214,7 +214,8 @@ public struct PodcastFeed: Sendable, Equatable {
             if let offset = firstInvalidUTF8(data) {
                 throw PodcastFeedError("the feed is not valid UTF-8 (byte \(offset)), the encoding it declares or XML assumes without one")
             }
-            return withoutEmptyInstructions(data)
+            // Valid, so decoding replaces nothing.
+            return withoutEmptyInstructions(String(decoding: data, as: UTF8.self))
         }
         guard var text = String(data: data, encoding: encoding) else {
             throw PodcastFeedError("the feed is not valid \(encoding.description), the encoding it declares")
@@ -223,15 +224,16 @@ public struct PodcastFeed: Sendable, Equatable {
         if text.hasPrefix("<?xml"), let end = text.range(of: "?>") {
             text.replaceSubrange(text.startIndex..<end.upperBound, with: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
         }
-        return withoutEmptyInstructions(Data(text.utf8))
+        return withoutEmptyInstructions(text)
     }
 
-    /// `data` without processing instructions that carry nothing (`<?name?>`): XMLParser reads the
-    /// missing text as a C string and crashes (shelf-fuzz, podcast target). They mean nothing to a feed.
-    static func withoutEmptyInstructions(_ data: Data) -> Data {
-        guard let text = String(data: data, encoding: .utf8), text.contains("?>"),
-            let pattern = try? NSRegularExpression(pattern: "<\\?[^\\s?>]+\\s*\\?>")
-        else { return data }
+    /// `text` as UTF-8, without processing instructions that carry nothing (`<?name?>`): XMLParser
+    /// reads the missing text as a C string and crashes (shelf-fuzz, podcast target). They mean
+    /// nothing to a feed.
+    static func withoutEmptyInstructions(_ text: String) -> Data {
+        guard text.contains("?>"), let pattern = try? NSRegularExpression(pattern: "<\\?[^\\s?>]+\\s*\\?>") else {
+            return Data(text.utf8)
+        }
         let stripped = pattern.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
         return Data(stripped.utf8)
     }

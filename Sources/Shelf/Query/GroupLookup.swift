@@ -79,24 +79,31 @@ extension Library {
         let album = SortKey.albumKey(of: track, options: options)
         var owner = GroupMember.variousArtistsKey
         if !track.compilation {
-            owner = SortKey.textKey(track.albumArtist, options: options)
-            if owner == SortKey.missingKey { owner = SortKey.textKey(track.artist, options: options) }
+            owner = SortKey.albumArtistKey(of: track, options: options)
+            if owner == SortKey.missingKey { owner = SortKey.artistKey(of: track, options: options) }
         }
         // Every track has both: a blank album is its owner's unknown album, a blank owner the
         // unknown artist (see `GroupMember.groups`). The album artist is the one the album's row
         // names: the owner, unless the track's list names several others (GroupAccumulator).
         var named = owner
         if !track.compilation, track.details.albumArtists.count > 1 {
-            let owners = GroupMember.credits(track.details.albumArtists, options: options).map(\.key)
+            let owners = GroupMember.credits(track.details.albumArtists, ids: track.details.musicBrainz.albumArtistIDs, options: options).map(\.key)
             if !owners.contains(owner), let first = owners.first { named = first }
         }
         return TrackGroupIDs(album: GroupKey(kind: .album, key: owner, album: album).id, albumArtist: GroupKey(kind: .albumArtist, key: named).id)
     }
 
     /// The album-artist view's ID for an artist's name: the one ID every track and album that
-    /// credits the name shares (names are told apart by their sort key, as the views group them).
+    /// credits the name without a MusicBrainz ID shares (names are told apart by their sort key,
+    /// as the views group them). `artistID(named:musicBrainzID:)` adds the ID.
     public static func artistID(named name: String) -> GroupID {
         GroupKey(kind: .albumArtist, key: SortKey.textKey(name, options: SortKeyOptions())).id
+    }
+
+    /// The artist views' ID for a name and its MusicBrainz artist ID (nil or not a UUID: the
+    /// name alone): two artists of one name with different IDs are two artists.
+    public static func artistID(named name: String, musicBrainzID: String?) -> GroupID {
+        GroupKey(kind: .albumArtist, key: SortKey.withArtistID(SortKey.textKey(name, options: SortKeyOptions()), musicBrainzID)).id
     }
 
     /// Lower-case hex MD5 of `password + salt`: Subsonic's token. MD5 only because the protocol
@@ -132,11 +139,13 @@ extension Library {
         for start in stride(from: 0, to: candidates.count, by: 500) {
             let page = Array(candidates[start..<min(candidates.count, start + 500)])
             for track in try await tracks(ids: page, fields: .withoutTexts).tracks {
-                let credited = (track.details.artists.isEmpty ? [track.artist].compactMap { $0 } : track.details.artists)
-                guard credited.contains(where: { Self.artistID(named: $0) == id }) else { continue }
+                // The credits' keys, MusicBrainz IDs included, as the views group them.
+                let member = GroupMember(track, options: SortKeyOptions())
+                let credited = member.artists.isEmpty ? [member.kArtist] : member.artists.map(\.key)
+                guard credited.contains(where: { GroupKey(kind: .artist, key: $0).id == id }) else { continue }
                 let ids = Self.groupIDs(of: track)
                 // An album of several album artists is its own for each of them (GroupMember.albumOwners).
-                let owners = GroupMember(track, options: SortKeyOptions()).albumOwners.map { GroupKey(kind: .albumArtist, key: $0.key).id }
+                let owners = member.albumOwners.map { GroupKey(kind: .albumArtist, key: $0.key).id }
                 guard let album = ids.album, !owners.contains(id), seen.insert(album).inserted else { continue }
                 albums.append(album)
             }

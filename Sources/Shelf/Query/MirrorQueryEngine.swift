@@ -37,9 +37,12 @@ package struct MirrorQueryEngine: QueryEngine {
     static let listColumns =
         "mirror_track.id, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number, n_duration, n_rating, n_play_count, has_artwork, compilation, "
         // The album key's release tail (`SortKey.releaseMark` on): NULL, so nothing to read, for most rows.
-        + "CAST(substr(mirror_track.k_album, nullif(instr(mirror_track.k_album, x'00ff'), 0) + 2) AS TEXT)"
+        + "CAST(substr(mirror_track.k_album, nullif(instr(mirror_track.k_album, x'00ff'), 0) + 2) AS TEXT), "
+        // The album owner's MusicBrainz ID, from the same kind of tail on its key.
+        + "CAST(substr(\(owner), nullif(instr(\(owner), x'00ff'), 0) + 2) AS TEXT)"
+    private static let owner = "(CASE WHEN mirror_track.k_album_artist = x'ff' THEN mirror_track.k_artist ELSE mirror_track.k_album_artist END)"
     /// How many `listColumns` there are: the chain's key columns follow them.
-    static let listColumnCount: Int32 = 15
+    static let listColumnCount: Int32 = 16
 
     static func shape(_ query: LibraryQuery) -> Shape {
         let key = ShapeKey(sort: query.sort, descending: query.descending, tags: query.useSortTags && query.sort.dependsOnSortTags)
@@ -165,7 +168,7 @@ package struct MirrorQueryEngine: QueryEngine {
             trackNumber: number(7).map { Int($0) }, discNumber: number(8).map { Int($0) }, duration: number(9),
             rating: Int(row.nonNullInt64(10)), playCount: Int(row.nonNullInt64(11)), hasArtwork: row.nonNullInt64(12) != 0,
             compilation: row.nonNullInt64(13) != 0, section: row.firstByte(Self.listColumnCount + Int32(chainCount)).map(SortKey.section(ofByte:)) ?? "#",
-            releaseID: row.optionalString(14))
+            releaseID: row.optionalString(14), ownerArtistID: row.optionalString(15))
         return (item, key)
     }
 

@@ -10,6 +10,8 @@ import ShelfDatabase
 ///
 /// Schema 16 → 17 does the same for albums whose tracks carry a MusicBrainz release ID, which
 /// their keys now end with (`SortKey.withRelease`): two releases of one name are two albums.
+/// Schema 17 → 18 for artists whose tracks carry a MusicBrainz artist ID (`SortKey.withArtistID`):
+/// two artists of one name are two artists, and their albums two albums.
 enum IdentityMigration {
     /// Moves what the store keeps by group ID from the IDs the groups had under `before` (the
     /// key a group had before the change) to the ones they have now.

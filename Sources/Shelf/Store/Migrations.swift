@@ -68,6 +68,9 @@ enum Migrations {
         Step(name: "tellReleasesApart", from: 16, to: 17) { db in
             try IdentityMigration.apply(db, before: \.withoutRelease)
         },
+        Step(name: "tellArtistsApartByMusicBrainzID", from: 17, to: 18) { db in
+            try IdentityMigration.apply(db, before: \.withoutArtistID)
+        },
     ]
 
     /// Applies every step from `version` up to `Schema.currentVersion`.

@@ -3,7 +3,7 @@ import Foundation
 /// The canonical store's layouts, one per `PRAGMA user_version`.
 enum Schema {
     /// The version this build writes and reads.
-    static let currentVersion = 17
+    static let currentVersion = 18
 
     /// The track columns shared by both versions, in `TrackRow` order after `id`.
     private static let trackColumns = """

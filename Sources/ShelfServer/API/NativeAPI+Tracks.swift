@@ -57,12 +57,14 @@ extension NativeAPI {
             },
             Route("GET", "/api/composers", query: ["sort", "sortTags", "after", "limit"]) { try await groups(.composer, $0) },
             Route("GET", "/api/albums/sections", query: ["sort", "sortTags", "artist"]) { try await groupSections(.album, $0) },
-            // The ID the artist views give a name, so a page can link each of a track's artists.
-            Route("GET", "/api/artists/named", query: ["name"]) { request in
+            // The ID the artist views give a name (and its MusicBrainz ID, which tells artists of
+            // one name apart), so a page can link each of a track's artists.
+            Route("GET", "/api/artists/named", query: ["name", "musicBrainzId"]) { request in
                 guard let name = request.query("name"), !name.trimmingCharacters(in: .whitespaces).isEmpty else {
                     throw HTTPError.badRequest("name is required", code: "invalidValue")
                 }
-                return try .json(ArtistNameDocument(id: Library.artistID(named: name).rawValue, name: name))
+                let id = Library.artistID(named: name, musicBrainzID: request.query("musicBrainzId"))
+                return try .json(ArtistNameDocument(id: id.rawValue, name: name))
             },
             Route("GET", "/api/artists/sections", query: ["sort", "sortTags", "by"]) { try await groupSections(.artist, $0) },
             Route("GET", "/api/composers/sections", query: ["sort", "sortTags"]) { try await groupSections(.composer, $0) },

@@ -39,13 +39,15 @@ extension SubsonicAPI {
             let album, albumArtist, artist, release: String?
             let compilation: Bool
             let albumArtists: [String]
+            let artistID, albumArtistID: String?
         }
         var groups: [AlbumKey: TrackGroupIDs] = [:]
         return ids.compactMap { id in
             guard let track = byID[id] else { return nil }
             let key = AlbumKey(
                 album: track.album, albumArtist: track.albumArtist, artist: track.artist, release: track.details.musicBrainz.releaseID,
-                compilation: track.compilation, albumArtists: track.details.albumArtists)
+                compilation: track.compilation, albumArtists: track.details.albumArtists, artistID: track.details.displayArtistID,
+                albumArtistID: track.details.displayAlbumArtistID)
             let known = groups[key] ?? Library.groupIDs(of: track)
             groups[key] = known
             return SubsonicSong(track, data[id], ids: known)

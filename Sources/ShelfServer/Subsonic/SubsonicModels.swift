@@ -152,15 +152,25 @@ struct SubsonicSong: SubsonicModel {
         // crediting it shares (the album-artist view's, from the name's key).
         // The owner's name has its ID already (`ids`): a sync page of 500 songs then hashes no
         // name key for the common song whose artist is its album's artist.
-        let owner = track.compilation ? nil : (SortKey.isBlank(track.albumArtist) ? track.artist : track.albumArtist)
-        func ref(_ name: String) -> SubsonicArtistRef {
-            SubsonicArtistRef(name: name, id: name == owner ? ids.albumArtist : nil)
+        // Names are told apart by their MusicBrainz IDs, as the views key them.
+        let ownerIsAlbumArtist = !SortKey.isBlank(track.albumArtist)
+        let owner = track.compilation ? nil : (ownerIsAlbumArtist ? track.albumArtist : track.artist)
+        let ownerID = ownerIsAlbumArtist ? d.displayAlbumArtistID : d.displayArtistID
+        func refs(_ names: [String], _ mbids: [String]) -> [SubsonicArtistRef] {
+            names.indices.map { index in
+                let mbid = mbids.count == names.count ? mbids[index] : nil
+                let name = names[index]
+                return SubsonicArtistRef(name: name, id: name == owner && mbid == ownerID ? ids.albumArtist : nil, musicBrainzID: mbid)
+            }
         }
         w.openSubsonic { w in
             let artists = d.artists.isEmpty ? (track.artist.map { [$0] } ?? []) : d.artists
-            w.list("artists", artists.map(ref))
+            w.list("artists", refs(artists, d.artists.isEmpty ? (d.displayArtistID.map { [$0] } ?? []) : d.musicBrainz.artistIDs))
             let albumArtists = d.albumArtists.isEmpty ? ((track.albumArtist ?? track.artist).map { [$0] } ?? []) : d.albumArtists
-            w.list("albumArtists", albumArtists.map(ref))
+            let albumArtistIDs =
+                !d.albumArtists.isEmpty
+                ? d.musicBrainz.albumArtistIDs : ((SortKey.isBlank(track.albumArtist) ? d.displayArtistID : d.displayAlbumArtistID).map { [$0] } ?? [])
+            w.list("albumArtists", refs(albumArtists, albumArtistIDs))
             let genres = d.genres.isEmpty ? (track.genre.map { [$0] } ?? []) : d.genres
             w.list("genres", genres.map { SubsonicNamed(name: $0) })
             w.strings("moods", d.moods)
@@ -176,11 +186,13 @@ struct SubsonicSong: SubsonicModel {
 /// An artist as a song's or album's `artists` member: its ID and name (OpenSubsonic's ArtistID3).
 struct SubsonicArtistRef: SubsonicModel {
     let name: String
-    /// The name's ID when the caller knows it (else computed from the name).
+    /// The name's ID when the caller knows it (else computed from the name and `musicBrainzID`).
     var id: GroupID?
+    /// The artist's MusicBrainz ID as tagged, which tells two artists of one name apart.
+    var musicBrainzID: String? = nil
 
     func write(to w: inout SubsonicWriter) {
-        w.attribute("id", SubsonicID.artist(id ?? Library.artistID(named: name)))
+        w.attribute("id", SubsonicID.artist(id ?? Library.artistID(named: name, musicBrainzID: musicBrainzID)))
         w.attribute("name", name)
     }
 }
@@ -262,11 +274,18 @@ struct SubsonicAlbum: SubsonicModel {
             w.attribute("musicBrainzId", first.musicBrainz.releaseID)
             w.attribute("version", first.albumVersion)
             let credited = first.albumArtists.isEmpty ? [SubsonicPlaceholder.name(item.artist, SubsonicPlaceholder.artist)] : first.albumArtists
+            let creditedIDs = first.albumArtists.count == first.musicBrainz.albumArtistIDs.count ? first.musicBrainz.albumArtistIDs : []
             w.attribute("displayArtist", SubsonicPlaceholder.name(item.artist, SubsonicPlaceholder.artist))
             // The album's own artist has its ID on the row already: a page of 500 albums then
             // keys no name for the common album credited to its album artist alone.
             w.openSubsonic { w in
-                w.list("artists", credited.map { SubsonicArtistRef(name: $0, id: $0 == item.artist ? item.artistID : nil) })
+                w.list(
+                    "artists",
+                    credited.indices.map { index in
+                        let name = credited[index]
+                        let mbid = creditedIDs.isEmpty ? nil : creditedIDs[index]
+                        return SubsonicArtistRef(name: name, id: name == item.artist && creditedIDs.isEmpty ? item.artistID : nil, musicBrainzID: mbid)
+                    })
                 // Unions over every track: getAlbum only (a list reads one track per album).
                 if songs != nil {
                     w.list(

@@ -170,6 +170,14 @@ extension SubsonicAPI {
     static func albumID(_ item: TrackListItem) -> GroupID? {
         var track = Track(path: "", artist: item.artist, album: item.album, albumArtist: item.albumArtist, compilation: item.compilation)
         track.details.musicBrainz.releaseID = item.releaseID
+        // The owner's ID goes where the owner's name is: the album artist, else the artist.
+        if let owner = item.ownerArtistID {
+            if SortKey.isBlank(item.albumArtist) {
+                track.details.musicBrainz.artistIDs = [owner]
+            } else {
+                track.details.musicBrainz.albumArtistIDs = [owner]
+            }
+        }
         return Library.groupIDs(of: track).album
     }
 

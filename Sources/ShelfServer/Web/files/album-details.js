@@ -27,10 +27,16 @@ function rowButton(text, action, className = 'link-button') {
   return control;
 }
 
-/** Opens the artist named `name`: the page's own way when app.js gives one, else a search. */
-function openArtistByName(deps, name, field = 'albumArtist') {
-  if (typeof deps.openArtistByName === 'function') deps.openArtistByName(name);
+/** Opens the artist named `name` (told apart from others of its name by `mbid`, its MusicBrainz
+ *  ID, when known): the page's own way when app.js gives one, else a search. */
+function openArtistByName(deps, name, field = 'albumArtist', mbid = undefined) {
+  if (typeof deps.openArtistByName === 'function') deps.openArtistByName(name, mbid);
   else deps.search(`${field}:=${quoted(name)}`);
+}
+
+/** The MusicBrainz ID of `names[index]` from a track's `ids`, when the IDs line up with the names. */
+function idOf(ids, names, index) {
+  return Array.isArray(ids) && ids.length === names.length ? ids[index] : undefined;
 }
 
 /** The distinct values of `key` (a list field) over `tracks`, in first-seen order. */
@@ -72,7 +78,11 @@ export function albumHeader(tracks, deps) {
   let artists = distinct(tracks.slice(0, 1), 'albumArtists');
   if (!artists.length && first.albumArtist) artists = [first.albumArtist];
   if (artists.length) {
-    row(tn('album.details.albumArtists', artists.length), joined(artists.map((name) => rowButton(name, () => openArtistByName(deps, name)))));
+    const ids = first.musicBrainz?.albumArtistIDs;
+    row(
+      tn('album.details.albumArtists', artists.length),
+      joined(artists.map((name, index) => rowButton(name, () => openArtistByName(deps, name, 'albumArtist', idOf(ids, artists, index))))),
+    );
   }
   const released = taggedDate(first.releaseDate) || (first.year ? String(first.year) : '');
   if (released) row(t('album.details.released'), released);
@@ -130,7 +140,10 @@ export function artistLinks(track, deps) {
   const fragment = document.createDocumentFragment();
   const names = track.artists?.length ? track.artists : (track.artist ? [track.artist] : []);
   if (names.length) {
-    fragment.append(h('span', { class: 'track-artists' }, joined(names.map((name) => rowButton(name, () => openArtistByName(deps, name, 'artist'))))));
+    const ids = track.musicBrainz?.artistIDs;
+    fragment.append(
+      h('span', { class: 'track-artists' }, joined(names.map((name, index) => rowButton(name, () => openArtistByName(deps, name, 'artist', idOf(ids, names, index)))))),
+    );
   }
   const roles = new Map();
   for (const contributor of track.contributors ?? []) {

@@ -468,7 +468,7 @@ function pageDeps() {
     player, user: state.user, mixer,
     openAlbum: (album) => openAlbum(album),
     openArtist: (id, name) => openPage('artist', { id, name }),
-    openArtistByName: (name) => openArtistByName(name),
+    openArtistByName: (name, mbid) => openArtistByName(name, mbid),
     search: (text) => searchFor(text),
   };
 }
@@ -496,9 +496,10 @@ async function openPage(view, args = {}) {
   section.querySelector('h1')?.focus();
 }
 
-/** The artist page of a name (one of a track's several artists). */
-async function openArtistByName(name) {
-  const { id } = await api('api/artists/named', { params: { name } });
+/** The artist page of a name (one of a track's several artists), with its MusicBrainz ID when
+ *  the track gives one: two artists of one name are told apart by it. */
+async function openArtistByName(name, mbid) {
+  const { id } = await api('api/artists/named', { params: { name, musicBrainzId: mbid } });
   await openPage('artist', { id, name });
 }
 

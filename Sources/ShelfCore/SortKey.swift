@@ -143,7 +143,21 @@ public enum SortKey {
     /// An artist's key with its MusicBrainz artist ID, as `withRelease` does for albums: two
     /// artists of one name ("John Williams" the composer and the guitarist) are two artists,
     /// sorted next to each other. Without an ID (or with one that is no UUID) the name decides.
-    public static func withArtistID(_ key: [UInt8], _ artistID: String?) -> [UInt8] { withRelease(key, artistID) }
+    /// MusicBrainz's "Various Artists" gives no identity: Picard tags compilations with it, and
+    /// they file under the one "Various Artists" whether flagged as compilations or not.
+    public static func withArtistID(_ key: [UInt8], _ artistID: String?) -> [UInt8] {
+        release(artistID) == variousArtistsID ? key : withRelease(key, artistID)
+    }
+
+    /// MusicBrainz's ID of "Various Artists", the special artist compilations are credited to.
+    public static let variousArtistsID = "89ad4ac3-39f7-470e-963a-56509c546377"
+
+    /// The MusicBrainz ID a key ends with (an album's release, an artist's ID), or nil.
+    public static func musicBrainzID(ofKey key: [UInt8]) -> String? {
+        let bare = withoutRelease(key)
+        guard bare.count < key.count else { return nil }
+        return String(decoding: key[(bare.count + releaseMark.count)...], as: UTF8.self)
+    }
 
     /// A track's display-artist key: its artist's key and, when it credits one artist with one
     /// MusicBrainz ID, that ID, as every view groups it.
@@ -164,6 +178,20 @@ public enum SortKey {
             let key = textKey(names[index], options: options)
             return aligned ? withArtistID(key, ids[index]) : key
         }
+    }
+
+    /// A role credit's key (performer, producer, …; `Contributor`): its name's, with the
+    /// MusicBrainz ID of the track's artist or album artist of that name when the track gives
+    /// one, so the credit leads to the artist that name is on this track.
+    public static func contributorKey(_ name: String, of track: Track, options: SortKeyOptions = SortKeyOptions()) -> [UInt8] {
+        let key = textKey(name, options: options)
+        let ids = track.details.musicBrainz
+        guard !ids.artistIDs.isEmpty || !ids.albumArtistIDs.isEmpty else { return key }
+        let known =
+            creditKeys(track.details.artists, ids: ids.artistIDs, options: options)
+            + creditKeys(track.details.albumArtists, ids: ids.albumArtistIDs, options: options)
+            + [artistKey(of: track, options: options), albumArtistKey(of: track, options: options)]
+        return known.first { $0.count > key.count && withoutRelease($0) == key } ?? key
     }
 
     /// A track's album key: its album name's key and its release ID, as every view groups it.

@@ -26,6 +26,9 @@ struct TrackMatcher: Sendable {
     var byMBID: [String: [Int]] = [:]
     var byName: [String: [Int]] = [:]
     var byAlbum: [String: GroupID] = [:]
+    /// Each album artist's name (folded) with the ID of its first album: a name whose tracks carry
+    /// a MusicBrainz artist ID has no ID of the name alone (of namesakes, the first met).
+    var byArtist: [String: GroupID] = [:]
 
     /// Letters folded as people compare names: case, accents and width ignored, spaces collapsed.
     static func fold(_ text: String) -> String {
@@ -54,6 +57,10 @@ struct TrackMatcher: Sendable {
             matcher.byName[nameKey(track.artist ?? "", track.title ?? ""), default: []].append(index)
             if let album = groups.album {
                 matcher.byAlbum[fold(track.album ?? "") + "\u{1}" + fold(track.albumArtist ?? track.artist ?? ""), default: album] = album
+            }
+            let ownerName = SortKey.isBlank(track.albumArtist) ? track.artist : track.albumArtist
+            if let owner = groups.albumArtist, !track.compilation, track.details.albumArtists.count <= 1, let ownerName {
+                matcher.byArtist[fold(ownerName), default: owner] = owner
             }
         }
         return matcher
@@ -143,7 +150,9 @@ extension Library {
                             kind: "album", item: "\(artist) – \(album)", outcome: "unmatched", reason: "no album in Shelf has this name and album artist"))
                 }
             }
-            for (name, starred) in user.artistStars { plan.artistStars.append((Library.artistID(named: name), starred)) }
+            for (name, starred) in user.artistStars {
+                plan.artistStars.append((matcher.byArtist[TrackMatcher.fold(name)] ?? Library.artistID(named: name), starred))
+            }
             for list in user.playlists { plan.playlists.append((list, list.items.compactMap { resolve($0, kind: "playlist item") })) }
             if let queue = user.queue {
                 // A song of the queue that is not in Shelf leaves; the current one is found again by position.

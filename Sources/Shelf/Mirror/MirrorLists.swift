@@ -85,7 +85,7 @@ enum MirrorLists {
         if FlagField.replayGain.value(of: track) { rows.insert(Row(field: replayGainCode, text: nil, number: 1)) }
         for contributor in track.details.contributors where !SortKey.isBlank(contributor.name) {
             guard let code = code(role: contributor.role) else { continue }
-            rows.insert(Row(field: code, text: contributor.name, number: nil, key: SortKey.textKey(contributor.name, options: options)))
+            rows.insert(Row(field: code, text: contributor.name, number: nil, key: SortKey.contributorKey(contributor.name, of: track, options: options)))
         }
         return rows
     }

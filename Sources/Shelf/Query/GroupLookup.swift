@@ -125,6 +125,34 @@ extension Library {
 }
 
 extension Library {
+    /// The keys `track` credits artists by, as the artist views group them: its artists (the
+    /// list's names, else its display credit) and every album artist its album files under.
+    static func creditedArtistKeys(_ track: Track) -> [[UInt8]] {
+        let member = GroupMember(track, options: SortKeyOptions())
+        let credited = member.artists.isEmpty ? [member.kArtist] : member.artists.map(\.key)
+        return credited + member.albumOwners.map(\.key)
+    }
+
+    /// The MusicBrainz ID by which `track` credits artist `id` (its key's tail), or nil when it
+    /// credits the name without one, or not at all.
+    public static func artistMusicBrainzID(_ id: GroupID, on track: Track) -> String? {
+        creditedArtistKeys(track).first { GroupKey(kind: .artist, key: $0).id == id }.flatMap(SortKey.musicBrainzID(ofKey:))
+    }
+
+    /// Of `candidates` (tracks found by an artist's name, in their order), the first `limit`
+    /// that credit artist `id` as a track artist or an album artist: a name's tracks less those
+    /// of the other artists of that name, told apart by MusicBrainz ID.
+    public func tracks(_ candidates: [TrackID], creditedTo id: GroupID, limit: Int = .max) async throws -> [TrackID] {
+        var kept: [TrackID] = []
+        for start in stride(from: 0, to: candidates.count, by: 500) where kept.count < limit {
+            let page = Array(candidates[start..<min(candidates.count, start + 500)])
+            for track in try await tracks(ids: page, fields: .withoutTexts).tracks where kept.count < limit {
+                if Self.creditedArtistKeys(track).contains(where: { GroupKey(kind: .artist, key: $0).id == id }) { kept.append(track.id) }
+            }
+        }
+        return kept
+    }
+
     /// The albums artist `id` is credited on (as a track's artist, or in its `artists` list)
     /// whose album artist is someone else: an artist page's "Appears on". Within the current
     /// scope; oldest first, undated last, then by name.

@@ -38,8 +38,9 @@ package struct MirrorQueryEngine: QueryEngine {
         "mirror_track.id, title, artist, album, album_artist, genre, n_year, n_track_number, n_disc_number, n_duration, n_rating, n_play_count, has_artwork, compilation, "
         // The album key's release tail (`SortKey.releaseMark` on): NULL, so nothing to read, for most rows.
         + "CAST(substr(mirror_track.k_album, nullif(instr(mirror_track.k_album, x'00ff'), 0) + 2) AS TEXT), "
-        // The album owner's MusicBrainz ID, from the same kind of tail on its key.
-        + "CAST(substr(\(owner), nullif(instr(\(owner), x'00ff'), 0) + 2) AS TEXT)"
+        // The album owner's MusicBrainz ID, from the same kind of tail on its key (none for a
+        // compilation, which files under "Various Artists").
+        + "CASE WHEN mirror_track.compilation THEN NULL ELSE CAST(substr(\(owner), nullif(instr(\(owner), x'00ff'), 0) + 2) AS TEXT) END"
     private static let owner = "(CASE WHEN mirror_track.k_album_artist = x'ff' THEN mirror_track.k_artist ELSE mirror_track.k_album_artist END)"
     /// How many `listColumns` there are: the chain's key columns follow them.
     static let listColumnCount: Int32 = 16

@@ -40,7 +40,9 @@ enum IdentityMigration {
         let options = SortKeyOptions()
         try db.forEachRow(TrackRow.selectWithoutTexts) { row in
             let member = GroupMember(try TrackRow.decode(row), options: options)
-            for key in member.groups + [GroupKey(kind: .albumArtist, key: member.albumOwner.key)] {
+            // Every album artist the album files under, so a star on a co-album-artist follows too.
+            let owners = Set(member.albumOwners.map(\.key) + [member.albumOwner.key]).map { GroupKey(kind: .albumArtist, key: $0) }
+            for key in member.groups + owners {
                 let id = key.id
                 current.insert(id)
                 let old = before(key).id

@@ -31,8 +31,9 @@ extension NativeAPI {
                     var found = try await library.group(GroupID(id), kind: .albumArtist)
                     if found == nil { found = try await library.group(GroupID(id), kind: .artist) }
                     guard let artist = found else { throw HTTPError.notFound("there is no artist \(id)") }
-                    seeds = try await library.snapshot(
+                    let named = try await library.snapshot(
                         LibraryQuery(filter: .or([.text(.albumArtist, .equals(artist.name)), .text(.artist, .equals(artist.name))])))
+                    seeds = try await library.tracks(named, creditedTo: GroupID(id))
                 } else {
                     throw HTTPError.badRequest("give track, album or artist", code: "missingParameter")
                 }

@@ -142,9 +142,11 @@ extension SubsonicAPI {
     func topSongs(_ call: SubsonicCall) async throws -> SubsonicReply {
         let p = call.parameters
         let artist: String
+        var artistID: GroupID?
         if p.has("id") {
             guard case .artist(let id) = try p.id() else { throw SubsonicError.notFound("artist '\(p.value("id") ?? "")'") }
             artist = try await artistItem(id).name
+            artistID = id
         } else {
             artist = try p.required("artist")
         }
@@ -152,7 +154,13 @@ extension SubsonicAPI {
         let query = LibraryQuery(
             sort: .playCount, descending: true,
             filter: .and([.or([.text(.artist, .equals(artist)), .text(.albumArtist, .equals(artist))]), .range(.playCount, lower: 1, upper: nil)]))
-        let ids = try await trackRows(query, offset: 0, limit: count)
+        let ids: [TrackID]
+        if let artistID {
+            // By ID: the name's tracks less those of its namesakes (told apart by MusicBrainz ID).
+            ids = try await library.tracks(try await library.snapshot(query), creditedTo: artistID, limit: count)
+        } else {
+            ids = try await trackRows(query, offset: 0, limit: count)
+        }
         return .container("topSongs", "song", try await songs(ids, for: try call.signedIn))
     }
 

@@ -40,6 +40,7 @@ extension SubsonicAPI {
             let compilation: Bool
             let albumArtists: [String]
             let artistID, albumArtistID: String?
+            let albumArtistIDs: [String]
         }
         var groups: [AlbumKey: TrackGroupIDs] = [:]
         return ids.compactMap { id in
@@ -47,7 +48,7 @@ extension SubsonicAPI {
             let key = AlbumKey(
                 album: track.album, albumArtist: track.albumArtist, artist: track.artist, release: track.details.musicBrainz.releaseID,
                 compilation: track.compilation, albumArtists: track.details.albumArtists, artistID: track.details.displayArtistID,
-                albumArtistID: track.details.displayAlbumArtistID)
+                albumArtistID: track.details.displayAlbumArtistID, albumArtistIDs: track.details.musicBrainz.albumArtistIDs)
             let known = groups[key] ?? Library.groupIDs(of: track)
             groups[key] = known
             return SubsonicSong(track, data[id], ids: known)
@@ -75,15 +76,11 @@ extension SubsonicAPI {
         return Dictionary(items.map { ($0.id, credited.contains($0.id) ? ["albumartist", "artist"] : ["albumartist"]) }, uniquingKeysWith: { a, _ in a })
     }
 
-    /// The MusicBrainz ID of an album artist, from its first track: the album-artist ID listed
-    /// beside its name (or the only one).
+    /// The MusicBrainz ID of an artist, from its first track: the ID its key there carries, the
+    /// one that tells it apart ("A feat. B" carries none, and is not A).
     func artistMusicBrainzID(_ item: GroupItem) async throws -> String? {
         guard let first = item.firstTrack, let track = try await library.tracks(ids: [first], fields: .song).tracks.first else { return nil }
-        let details = track.details
-        let ids = details.musicBrainz.albumArtistIDs
-        if let index = details.albumArtists.firstIndex(of: item.name), index < ids.count { return ids[index] }
-        // One album artist with one ID, named as the view names it: nothing else is safe ("A feat. B" is not A).
-        return ids.count == 1 && details.albumArtists.count <= 1 && (details.albumArtists.first ?? item.name) == item.name ? ids[0] : nil
+        return Library.artistMusicBrainzID(item.id, on: track)
     }
 
     /// The album view row of `id`, or error 70.

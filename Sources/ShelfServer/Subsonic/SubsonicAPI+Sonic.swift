@@ -63,8 +63,9 @@ extension SubsonicAPI {
             artistName = tracks.first.map { $0.albumArtist ?? $0.artist ?? "" } ?? ""
         case .artist(let id):
             artistName = try await artistItem(id).name
-            seeds = try await library.snapshot(
+            let named = try await library.snapshot(
                 LibraryQuery(filter: .or([.text(.albumArtist, .equals(artistName)), .text(.artist, .equals(artistName))])))
+            seeds = try await library.tracks(named, creditedTo: id)
         default:
             throw SubsonicError.notFound("artist, album or song '\(p.value("id") ?? "")'")
         }

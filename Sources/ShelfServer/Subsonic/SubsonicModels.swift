@@ -177,7 +177,9 @@ struct SubsonicSong: SubsonicModel {
             w.strings("isrc", d.isrcs)
             var credits = composers.map { Contributor(role: "composer", name: $0) }
             credits += d.contributors
-            w.list("contributors", credits.map { SubsonicContributor(credit: $0) })
+            w.list(
+                "contributors",
+                credits.map { SubsonicContributor(credit: $0, musicBrainzID: SortKey.musicBrainzID(ofKey: SortKey.contributorKey($0.name, of: track))) })
             if let gain = d.replayGain { w.element("replayGain", SubsonicReplayGain(gain: gain)) }
         }
     }
@@ -208,11 +210,14 @@ struct SubsonicNamed: SubsonicModel {
 /// A credit in a role (OpenSubsonic's Contributor): role, the part played, the artist.
 struct SubsonicContributor: SubsonicModel {
     let credit: Contributor
+    /// The MusicBrainz ID of the track's artist of that name, when it has one
+    /// (`SortKey.contributorKey`): the credit then leads to that artist.
+    var musicBrainzID: String? = nil
 
     func write(to w: inout SubsonicWriter) {
         w.attribute("role", credit.role)
         w.attribute("subRole", credit.subRole)
-        w.element("artist", SubsonicArtistRef(name: credit.name))
+        w.element("artist", SubsonicArtistRef(name: credit.name, musicBrainzID: musicBrainzID))
     }
 }
 

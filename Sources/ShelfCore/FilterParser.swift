@@ -137,18 +137,7 @@ public enum FilterParser {
             parts.allSatisfy({ $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
             let year = Int(parts[0]), year >= 1, let month = Int(parts[1]), let day = Int(parts[2]), (1...12).contains(month), day >= 1
         else { return nil }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard day <= monthDays[month - 1] else { return nil }
-        // Count days in 400-year cycles of a calendar whose years begin in March, so that the leap day
-        // is the last day of its year and every month's offset follows one formula.
-        let marchYear = month <= 2 ? year - 1 : year
-        let cycle = marchYear / 400
-        let yearOfCycle = marchYear - cycle * 400
-        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        let dayOfCycle = yearOfCycle * 365 + yearOfCycle / 4 - yearOfCycle / 100 + dayOfYear
-        // 719,468 days lie between 0000-03-01 and 1970-01-01.
-        return Double(cycle * 146_097 + dayOfCycle - 719_468) * 86_400
+        return InternetDate.days(year: year, month: month, day: day).map { Double($0) * 86_400 }
     }
 
     static func numberFilter(_ field: NumberField, _ value: String, position: Int) throws -> Filter {

@@ -131,6 +131,24 @@ import Testing
         #expect(try PodcastFeed.parse(cp1252).title == "€")
     }
 
+    /// An item date whose text ran into a combining mark ("Mon, 01" and U+05BB) made Foundation's
+    /// DateFormatter trap: one hostile feed stopped the server (the fourth podcast finding). Feed
+    /// dates are read by Shelf (`InternetDate`); the item stays, without a date, and a Last.fm
+    /// export's date of that kind is no date either.
+    @Test func aFeedDateThatRunsIntoACombiningMarkIsNoDate() throws {
+        let found = try Data(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fuzz/crashes/podcast/pub-date-into-a-combining-mark-trapped-Foundation-DateFormatter"))
+        _ = try? PodcastFeed.parse(found)
+        let feed = try PodcastFeed.parse(
+            Data(
+                ("<rss version=\"2.0\"><channel><title>A</title><item><guid>1</guid><pubDate>Mon, 01\u{5BB}eg 2026</pubDate></item>"
+                    + "<item><guid>2</guid><pubDate>Tue, 01 Dec 2026 08:56:01 GMT</pubDate></item></channel></rss>").utf8))
+        #expect(feed.items.map(\.guid) == ["1", "2"])
+        #expect(feed.items.map(\.published) == [nil, Date(timeIntervalSince1970: 1_796_115_361)])
+        #expect(ListenExportReader.date("31\u{301}Jan 2021 12:34") == nil && ListenExportReader.date("31 Jan 2021, 12:34") != nil)
+    }
+
     /// Signed numbers in tags: "-1" was track −1 and "-999" year −999.
     @Test func tagNumbersAreDigitsOnly() throws {
         let tags = AudioFileTags(

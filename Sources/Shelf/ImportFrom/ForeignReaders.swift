@@ -369,20 +369,13 @@ enum ListenExportReader {
         return listens
     }
 
-    /// Last.fm exports' dates: `31 Jan 2021 12:34` (UTC), ISO 8601, or Unix seconds.
+    /// Last.fm exports' dates: `31 Jan 2021 12:34` or `31 Jan 2021, 12:34` (UTC), ISO 8601, or
+    /// Unix seconds. Read by Shelf itself (`InternetDate`), not Foundation's DateFormatter, which
+    /// traps on a date whose text runs into a combining mark.
     static func date(_ text: String) -> Date? {
         let text = text.trimmingCharacters(in: .whitespaces)
         if let seconds = Double(text), seconds > 0 { return Date(timeIntervalSince1970: seconds > 1e11 ? seconds / 1000 : seconds) }
-        if let iso = ISO8601DateFormatter().date(from: text) { return iso }
-        if let plain = ForeignReaders.time(text) { return plain }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        for format in ["dd MMM yyyy HH:mm", "d MMM yyyy HH:mm", "dd MMM yyyy, HH:mm", "yyyy-MM-dd HH:mm"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
+        return InternetDate.parse(text) ?? ForeignReaders.time(text)
     }
 }
 

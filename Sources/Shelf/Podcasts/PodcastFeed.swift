@@ -160,35 +160,11 @@ public struct PodcastFeed: Sendable, Equatable {
     /// zones), and ISO 8601 (Atom).
     static func date(_ text: String) -> Date? { DateReader().date(text) }
 
-    /// The formatters of `date`, made once per feed rather than once per item.
-    final class DateReader {
-        private let iso = ISO8601DateFormatter()
-        private let isoFractional = ISO8601DateFormatter()
-        private let formatters: [DateFormatter]
-
-        init() {
-            isoFractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            formatters = [
-                "EEE, d MMM yyyy HH:mm:ss Z", "EEE, d MMM yyyy HH:mm:ss zzz", "d MMM yyyy HH:mm:ss Z", "d MMM yyyy HH:mm:ss zzz",
-                "EEE, d MMM yyyy HH:mm Z", "EEE, d MMM yyyy HH:mm zzz", "EEE, d MMM yyyy", "yyyy-MM-dd",
-            ].map { format in
-                let formatter = DateFormatter()
-                formatter.locale = Locale(identifier: "en_US_POSIX")
-                formatter.timeZone = TimeZone(identifier: "GMT")
-                formatter.dateFormat = format
-                return formatter
-            }
-        }
-
-        func date(_ text: String) -> Date? {
-            let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if text.isEmpty { return nil }
-            if let date = iso.date(from: text) ?? isoFractional.date(from: text) { return date }
-            for formatter in formatters {
-                if let date = formatter.date(from: text) { return date }
-            }
-            return nil
-        }
+    /// The dates of a feed's items: RFC 822 (RSS), ISO 8601 (Atom), read by Shelf itself
+    /// (`InternetDate`): Foundation's DateFormatter trapped on a date whose text ran into a
+    /// combining mark, so one hostile feed stopped the server (shelf-fuzz, podcast target).
+    struct DateReader {
+        func date(_ text: String) -> Date? { InternetDate.parse(text) }
     }
 
     /// The document as valid UTF-8 that says so. Foundation's XMLParser traps on a name or namespace

@@ -137,15 +137,8 @@ struct HistoryCommand: Command {
     /// A day (`2026-11-30`, midnight UTC), a time (`2026-11-30T09:00:00Z`) or seconds since 1970.
     static func date(_ text: String) throws -> Date {
         if let seconds = Double(text), seconds.isFinite { return Date(timeIntervalSince1970: seconds) }
-        let day = DateFormatter()
-        day.locale = Locale(identifier: "en_US_POSIX")
-        day.timeZone = TimeZone(identifier: "UTC")
-        day.dateFormat = "yyyy-MM-dd"
-        if let date = day.date(from: text) { return date }
-        let full = ISO8601DateFormatter()
-        if let date = full.date(from: text) { return date }
-        full.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = full.date(from: text) { return date }
+        // Shelf's own reader: Foundation's DateFormatter traps on some text (`InternetDate`).
+        if let date = InternetDate.iso8601(text) { return date }
         throw UsageError("--since expects a day (2026-11-30), a time (2026-11-30T09:00:00Z) or seconds since 1970; got '\(text)'")
     }
 

@@ -142,7 +142,7 @@ extension NativeAPI {
     static func time(_ request: RouteRequest, _ name: String) throws(HTTPError) -> Date? {
         guard let text = request.query(name) else { return nil }
         if let seconds = Double(text), seconds.isFinite { return Date(timeIntervalSince1970: seconds) }
-        if let date = ISO8601DateFormatter().date(from: text) { return date }
+        if let date = InternetDate.iso8601(text) { return date }
         throw HTTPError.badRequest("\(name) expects seconds since 1970 or an ISO 8601 time, got '\(text)'", code: "invalidValue")
     }
 

@@ -63,8 +63,11 @@ DEBUG_FLAGS := -Xswiftc -gnone
 build: deps build-info
 	$(SWIFT) build $(DEBUG_FLAGS)
 
+# The two programs `make demo` and `make bench` run. Not every product: shelf-fuzz reaches the
+# engine's internals through @testable imports, which a release build refuses; `make fuzz` builds it.
 release: deps build-info
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --product shelf
+	$(SWIFT) build -c release --product shelf-bench
 
 # The Swift runtime linked into the binary. SwiftPM's --static-swift-stdlib can relink objects that
 # were compiled against the shared runtime's module files, whose link entries name Foundation's top

@@ -191,5 +191,10 @@ import Testing
         try Data("library: x.db\r\ndirectory: ~/Music\r\nimport:\r\n  move: yes\r\n".utf8).write(to: dir.appendingPathComponent("config.yaml"))
         let folder = BeetsReader.directory(besides: dir.appendingPathComponent("library.db"))
         #expect(folder?.hasSuffix("/Music") == true && folder?.contains("\n") == false, "\(folder ?? "nil")")
+        // An empty config (Foundation's read leaked its buffer for it) and one that is no UTF-8: no folder.
+        for bytes in [Data(), Data([0x64, 0x69, 0xFF, 0x0A])] {
+            try bytes.write(to: dir.appendingPathComponent("config.yaml"))
+            #expect(BeetsReader.directory(besides: dir.appendingPathComponent("library.db")) == nil)
+        }
     }
 }

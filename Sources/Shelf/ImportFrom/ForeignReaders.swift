@@ -239,7 +239,9 @@ enum BeetsReader {
     /// `directory:` of the `config.yaml` beside the database (a top-level key; `~` is the home folder).
     static func directory(besides database: URL) -> String? {
         let config = database.deletingLastPathComponent().appendingPathComponent("config.yaml")
-        guard let text = try? String(contentsOf: config, encoding: .utf8) else { return nil }
+        // Read and decoded apart: Foundation's `String(contentsOf:encoding:)` leaks its 4 KiB buffer
+        // when the file is not in the encoding (shelf-fuzz, import-from target).
+        guard let bytes = FileContents.read(config.path), let text = String(validating: bytes, as: UTF8.self) else { return nil }
         // Any line ending: a config written on Windows ends its lines with CRLF (shelf-fuzz).
         for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("directory:") {
             var value = line.dropFirst("directory:".count).trimmingCharacters(in: .whitespaces)

@@ -135,9 +135,12 @@ public enum SortKey {
     /// An album's key with its MusicBrainz release ID: two releases of one name (two editions,
     /// two artists' "Greatest Hits") are two albums, sorted next to each other. A value that is
     /// not a UUID is no release ID, and the unknown album (`missingKey`) stays itself.
-    public static func withRelease(_ key: [UInt8], _ releaseID: String?) -> [UInt8] {
-        guard key != missingKey, let release = release(releaseID) else { return key }
-        return key + releaseMark + Array(release.utf8)
+    public static func withRelease(_ key: [UInt8], _ releaseID: String?) -> [UInt8] { appending(release(releaseID), to: key) }
+
+    /// `key` with the tail of an ID already read as `release(_:)` reads it (nil: `key` as it is).
+    private static func appending(_ id: String?, to key: [UInt8]) -> [UInt8] {
+        guard key != missingKey, let id else { return key }
+        return key + releaseMark + Array(id.utf8)
     }
 
     /// An artist's key with its MusicBrainz artist ID, as `withRelease` does for albums: two
@@ -146,7 +149,8 @@ public enum SortKey {
     /// MusicBrainz's "Various Artists" gives no identity: Picard tags compilations with it, and
     /// they file under the one "Various Artists" whether flagged as compilations or not.
     public static func withArtistID(_ key: [UInt8], _ artistID: String?) -> [UInt8] {
-        release(artistID) == variousArtistsID ? key : withRelease(key, artistID)
+        let id = release(artistID)
+        return appending(id == variousArtistsID ? nil : id, to: key)
     }
 
     /// MusicBrainz's ID of "Various Artists", the special artist compilations are credited to.

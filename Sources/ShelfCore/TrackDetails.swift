@@ -182,12 +182,14 @@ public struct TrackDetails: Sendable, Equatable {
 
     /// The MusicBrainz ID of the track's display artist: its one artist ID, when the track
     /// credits at most one artist (a joined credit's IDs belong to its list's names).
-    public var displayArtistID: String? { musicBrainz.artistIDs.count == 1 && artists.count <= 1 ? musicBrainz.artistIDs[0] : nil }
+    public var displayArtistID: String? { Self.soleID(musicBrainz.artistIDs, of: artists) }
 
     /// The MusicBrainz ID of the track's album artist, by the rule of `displayArtistID`.
-    public var displayAlbumArtistID: String? {
-        musicBrainz.albumArtistIDs.count == 1 && albumArtists.count <= 1 ? musicBrainz.albumArtistIDs[0] : nil
-    }
+    public var displayAlbumArtistID: String? { Self.soleID(musicBrainz.albumArtistIDs, of: albumArtists) }
+
+    /// The one ID of a credit that names at most one artist in its list; nil otherwise (a joined
+    /// credit's IDs belong to its list's names). The rule of both display IDs, here and in `CreditLists`.
+    static func soleID(_ ids: [String], of names: [String]) -> String? { ids.count == 1 && names.count <= 1 ? ids[0] : nil }
 
     /// The text stored in `track.details` (nil when empty).
     public var encoded: String? {
@@ -268,9 +270,9 @@ public struct TrackDetails: Sendable, Equatable {
         }
 
         /// The display artist's MusicBrainz ID, by the rule of `TrackDetails.displayArtistID`.
-        public var displayArtistID: String? { artistIDs.count == 1 && artists.count <= 1 ? artistIDs[0] : nil }
+        public var displayArtistID: String? { TrackDetails.soleID(artistIDs, of: artists) }
         /// The album artist's MusicBrainz ID, by the rule of `TrackDetails.displayAlbumArtistID`.
-        public var displayAlbumArtistID: String? { albumArtistIDs.count == 1 && albumArtists.count <= 1 ? albumArtistIDs[0] : nil }
+        public var displayAlbumArtistID: String? { TrackDetails.soleID(albumArtistIDs, of: albumArtists) }
     }
 
     /// The starts of the artist-ID fields (`ma`, `mb`) after a field separator.
